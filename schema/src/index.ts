@@ -1,0 +1,174 @@
+// The REST API v1 contract, written once: the server validates requests and
+// builds its OpenAPI document from these schemas; the client parses replies.
+import { z } from 'zod';
+
+export const API_PREFIX = '/api/v1';
+
+export const ErrorBody = z.object({
+  error: z.object({
+    code: z.string().describe('machine-readable reason, e.g. "bad_request", "parse_error", "not_found"'),
+    message: z.string(),
+    field: z.string().optional().describe('the request field at fault'),
+    line: z.number().int().optional().describe('1-based line of the uploaded file at fault'),
+    file: z.string().optional().describe('entry of an uploaded archive at fault'),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const Username = z.string().regex(/^[A-Za-z0-9_.-]{3,40}$/, '3–40 letters, digits, "_", "." or "-"');
+export const Password = z.string().min(10, 'at least 10 characters').max(200);
+export const Credentials = z.object({ username: Username, password: Password });
+export type Credentials = z.infer<typeof Credentials>;
+
+export const Me = z.object({ username: z.string(), csrfToken: z.string().optional() });
+export type Me = z.infer<typeof Me>;
+
+export const TokenCreate = Credentials.extend({ name: z.string().max(100).optional() });
+export const TokenInfo = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().describe('first characters of the token, to recognise it'),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+});
+export type TokenInfo = z.infer<typeof TokenInfo>;
+export const TokenCreated = TokenInfo.extend({ token: z.string().describe('shown once; send as "Authorization: Bearer <token>"') });
+export type TokenCreated = z.infer<typeof TokenCreated>;
+
+export const Visibility = z.enum(['private', 'public']);
+export type Visibility = z.infer<typeof Visibility>;
+
+/** PlotViz glyphs: 0 disc, 1 ball, 2 star, 3 cube, 4 pyramid, 5 cone, 6 cylinder. */
+export const Shape = z.number().int().min(0).max(6);
+export const Rgba = z.object({
+  r: z.number().int().min(0).max(255),
+  g: z.number().int().min(0).max(255),
+  b: z.number().int().min(0).max(255),
+  a: z.number().int().min(0).max(255),
+});
+export type Rgba = z.infer<typeof Rgba>;
+
+export const Cluster = z.object({
+  key: z.number().int().min(0).max(0xffffffff),
+  label: z.string(),
+  color: Rgba,
+  shape: Shape,
+  size: z.number().positive(),
+  visible: z.boolean(),
+  count: z.number().int().min(0).describe('points of this cluster, over all frames'),
+});
+export type Cluster = z.infer<typeof Cluster>;
+
+export const Vec3 = z.tuple([z.number(), z.number(), z.number()]);
+export const BoundingBox = z.object({ min: Vec3, max: Vec3 });
+export type BoundingBox = z.infer<typeof BoundingBox>;
+
+export const FrameInfo = z.object({
+  index: z.number().int(),
+  title: z.string(),
+  points: z.number().int(),
+  edges: z.number().int(),
+});
+export type FrameInfo = z.infer<typeof FrameInfo>;
+
+export const TagList = z.array(z.string().trim().min(1).max(60)).max(50);
+
+export const Plot = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  owner: z.string(),
+  visibility: Visibility,
+  collection: z.string().nullable().describe('collection id'),
+  tags: z.array(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  format: z.enum(['pviz', 'text', 'csv', 'zip']),
+  originalName: z.string(),
+  frames: z.number().int().describe('frame count (1 for a single plot)'),
+  points: z.number().int().describe('points per frame, the largest frame'),
+  clusters: z.array(Cluster),
+  bbox: BoundingBox,
+  frameList: z.array(FrameInfo),
+  views: z.record(z.string(), z.unknown()).describe('saved view settings by name'),
+});
+export type Plot = z.infer<typeof Plot>;
+
+export const PlotCreated = Plot.extend({ warnings: z.array(z.string()) });
+export type PlotCreated = z.infer<typeof PlotCreated>;
+
+export const PlotSummary = Plot.omit({ clusters: true, frameList: true, views: true }).extend({
+  clusterCount: z.number().int(),
+});
+export type PlotSummary = z.infer<typeof PlotSummary>;
+
+export const PlotPage = z.object({
+  items: z.array(PlotSummary),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  total: z.number().int(),
+});
+export type PlotPage = z.infer<typeof PlotPage>;
+
+export const PlotUploadFields = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  description: z.string().max(10_000).default(''),
+  visibility: Visibility.default('private'),
+  collection: z.string().optional(),
+  tags: TagList.default([]),
+});
+
+export const ClusterPatch = Cluster.omit({ count: true }).partial().extend({ key: Cluster.shape.key });
+
+export const PlotPatch = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(10_000),
+    visibility: Visibility,
+    collection: z.string().nullable(),
+    tags: TagList,
+    clusters: z.array(ClusterPatch).max(100_000),
+  })
+  .partial()
+  .strict();
+export type PlotPatch = z.infer<typeof PlotPatch>;
+
+export const PlotQuery = z.object({
+  q: z.string().max(200).optional(),
+  tag: z.string().max(60).optional(),
+  collection: z.string().optional(),
+  owner: z.string().optional(),
+  scope: z.enum(['all', 'mine', 'public']).default('all'),
+  sort: z.enum(['updated', 'created', 'name', 'points']).default('updated'),
+  page: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(100).default(24),
+});
+export type PlotQuery = z.infer<typeof PlotQuery>;
+
+export const SearchResult = z.object({
+  frame: z.number().int(),
+  indices: z.array(z.number().int()),
+  truncated: z.boolean(),
+});
+export type SearchResult = z.infer<typeof SearchResult>;
+
+/** An edge is a polyline through points given by their indices in the frame. */
+export const Edge = z.object({ key: z.string(), vertices: z.array(z.number().int()) });
+export type Edge = z.infer<typeof Edge>;
+
+export const Collection = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  owner: z.string(),
+  createdAt: z.string(),
+  plots: z.number().int(),
+});
+export type Collection = z.infer<typeof Collection>;
+export const CollectionInput = z.object({
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(2000).default(''),
+});
+export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
+
+export const Health = z.object({ mongo: z.string(), amqp: z.string() });

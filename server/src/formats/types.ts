@@ -1,0 +1,60 @@
+// One interface for every plot file format. A parser reads an uploaded file
+// from disk (streaming; never the whole text in memory) into typed arrays.
+import type { Rgba } from '@wpv/schema';
+
+export type FormatName = 'pviz' | 'text' | 'csv' | 'zip';
+
+/** A cluster declared by the file (or auto-declared for an undeclared key). */
+export interface ClusterDef {
+  key: number;
+  label: string;
+  color: Rgba | null; // null: the store assigns a palette colour
+  shape: number; // 0–6
+  size: number;
+  visible: boolean;
+}
+
+export interface ParsedEdge {
+  key: string;
+  vertices: number[]; // point indices in the frame, two or more
+}
+
+export interface ParsedFrame {
+  title: string;
+  positions: Float32Array; // x,y,z per point
+  clusterKeys: Uint32Array; // one per point
+  labels: string[]; // one per point, '' when the file has none
+  edges: ParsedEdge[];
+}
+
+export interface ParsedPlot {
+  title: string;
+  clusters: ClusterDef[]; // union over frames, sorted by key
+  frames: ParsedFrame[];
+  warnings: string[];
+}
+
+export interface ParseLimits {
+  maxPoints: number; // per frame
+  maxFrames: number;
+  maxUncompressedBytes: number; // ZIP: total of all entries
+  maxCompressionRatio: number; // ZIP: per entry and overall
+}
+
+export interface FormatParser {
+  readonly name: FormatName;
+  /** `path` is a server-side temporary file; `originalName` is only for messages. */
+  parse(path: string, originalName: string, limits: ParseLimits): Promise<ParsedPlot>;
+}
+
+/** A problem with the uploaded file: answered as HTTP `status` with this code. */
+export class InputError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details: { line?: number; file?: string; field?: string; status?: number } = {},
+  ) {
+    super(message);
+    this.name = 'InputError';
+  }
+}
