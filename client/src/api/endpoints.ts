@@ -1,0 +1,61 @@
+// Typed calls to every /api/v1 endpoint the client uses.
+import {
+  Collection, Edge, Me, Plot, PlotCreated, PlotPage, SearchResult, TagCount, TokenCreated, TokenInfo,
+} from '@wpv/schema';
+import type { Credentials, PlotPatch, PlotQuery } from '@wpv/schema';
+import { z } from 'zod';
+import { api, apiBinary, apiRaw, uploadWithProgress } from './http';
+
+export const auth = {
+  me: () => api('/auth/me', Me),
+  login: (c: Credentials) => api('/auth/login', Me, { method: 'POST', json: c }),
+  register: (c: Credentials) => api('/auth/register', null, { method: 'POST', json: c }),
+  logout: () => api('/auth/logout', null, { method: 'POST' }),
+  createToken: (c: Credentials & { name?: string }) => api('/auth/token', TokenCreated, { method: 'POST', json: c }),
+  tokens: () => api('/auth/tokens', z.array(TokenInfo)),
+  revokeToken: (id: string) => api(`/auth/tokens/${encodeURIComponent(id)}`, null, { method: 'DELETE' }),
+};
+
+export type PlotListQuery = Partial<PlotQuery>;
+
+function queryString(q: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== '') params.set(k, String(v));
+  const s = params.toString();
+  return s ? '?' + s : '';
+}
+
+const plotPath = (id: string) => `/plots/${encodeURIComponent(id)}`;
+const framePath = (id: string, frame: number, what: string) => `${plotPath(id)}/frames/${frame}/${what}`;
+
+export const plots = {
+  list: (q: PlotListQuery) => api('/plots' + queryString(q), PlotPage),
+  get: (id: string) => api(plotPath(id), Plot),
+  patch: (id: string, patch: PlotPatch) => api(plotPath(id), Plot, { method: 'PATCH', json: patch }),
+  remove: (id: string) => api(plotPath(id), null, { method: 'DELETE' }),
+  upload: (form: FormData, onProgress: (f: number) => void) => uploadWithProgress('/plots', form, PlotCreated, onProgress),
+  positions: async (id: string, frame: number, signal?: AbortSignal) =>
+    new Float32Array(await apiBinary(framePath(id, frame, 'positions'), signal)),
+  clusters: async (id: string, frame: number, signal?: AbortSignal) =>
+    new Uint32Array(await apiBinary(framePath(id, frame, 'clusters'), signal)),
+  labels: (id: string, frame: number) => api(framePath(id, frame, 'labels'), z.array(z.string())),
+  edges: (id: string, frame: number) => api(framePath(id, frame, 'edges'), z.array(Edge)),
+  search: (id: string, label: string, frame: number) =>
+    api(`${plotPath(id)}/search` + queryString({ label, frame }), SearchResult),
+  thumbnailUrl: (id: string, version: string) => `/api/v1${plotPath(id)}/thumbnail?v=${encodeURIComponent(version)}`,
+  putThumbnail: (id: string, png: Blob) =>
+    apiRaw(`${plotPath(id)}/thumbnail`, { method: 'PUT', body: png, contentType: 'image/png' }),
+  views: (id: string) => api(`${plotPath(id)}/views`, z.record(z.string(), z.unknown())),
+  saveView: (id: string, name: string, state: unknown) =>
+    api(`${plotPath(id)}/views/${encodeURIComponent(name)}`, null, { method: 'PUT', json: state }),
+  deleteView: (id: string, name: string) =>
+    api(`${plotPath(id)}/views/${encodeURIComponent(name)}`, null, { method: 'DELETE' }),
+  exportUrl: (id: string, format: 'pviz' | 'original') => `/api/v1${plotPath(id)}/export?format=${format}`,
+};
+
+export const collections = {
+  list: () => api('/collections', z.array(Collection)),
+  create: (name: string, description = '') => api('/collections', Collection, { method: 'POST', json: { name, description } }),
+};
+
+export const tags = { list: () => api('/tags', z.array(TagCount)) };

@@ -1,0 +1,49 @@
+import { LibraryPage } from '../library/LibraryPage';
+import { LoginPage } from '../pages/LoginPage';
+import { TokensPage } from '../pages/TokensPage';
+import { JobsPage } from '../pages/JobsPage';
+import { ViewerPage } from '../viewer/ViewerPage';
+import { linkClick, matchRoute, navigate, useLocation } from './router';
+import { SessionProvider, useSession } from './session';
+
+function NavBar() {
+  const { username, logout } = useSession();
+  return (
+    <header className="nav">
+      <a href="/" onClick={linkClick} className="brand">WebPlotViz</a>
+      <a href="/" onClick={linkClick}>Library</a>
+      <a href="/jobs" onClick={linkClick}>Jobs</a>
+      {username && <a href="/tokens" onClick={linkClick}>API tokens</a>}
+      <span className="spacer" />
+      {username === null && <a href="/login" onClick={linkClick}>Log in</a>}
+      {username && (
+        <>
+          <span className="user" data-testid="username">{username}</span>
+          <button onClick={() => logout().then(() => navigate('/'))}>Log out</button>
+        </>
+      )}
+    </header>
+  );
+}
+
+function Page() {
+  const location = useLocation();
+  const route = matchRoute(location.pathname);
+  switch (route.name) {
+    case 'library': return <LibraryPage />;
+    case 'viewer': return <ViewerPage key={route.id} plotId={route.id} />;
+    case 'login': return <LoginPage />;
+    case 'tokens': return <TokensPage />;
+    case 'jobs': case 'job': return <JobsPage />;
+    case 'notFound': return <main className="page"><h1>Page not found</h1><a href="/" onClick={linkClick}>Back to the library</a></main>;
+  }
+}
+
+export function App() {
+  return (
+    <SessionProvider>
+      <NavBar />
+      <Page />
+    </SessionProvider>
+  );
+}

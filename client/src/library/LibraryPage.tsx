@@ -1,0 +1,104 @@
+// The plot library: my / public plots, search, tag and collection filters, sort, paging, upload.
+import { useCallback, useEffect, useState } from 'react';
+import type { Collection, PlotPage, PlotQuery, PlotSummary } from '@wpv/schema';
+import { collections as collectionsApi, plots, tags as tagsApi } from '../api/endpoints';
+import { linkClick, navigate } from '../app/router';
+import { useSession } from '../app/session';
+import { ErrorMessage } from '../pages/ErrorMessage';
+import { PlotEditor } from './PlotEditor';
+import { UploadPanel } from './UploadPanel';
+
+type Scope = PlotQuery['scope'];
+type Sort = PlotQuery['sort'];
+const PAGE_SIZE = 24;
+
+function Thumbnail({ plot }: { plot: PlotSummary }) {
+  const [missing, setMissing] = useState(false);
+  if (missing) return <div className="thumb empty">{plot.points.toLocaleString()} pts</div>;
+  return <img className="thumb" alt="" loading="lazy" src={plots.thumbnailUrl(plot.id, plot.updatedAt)} onError={() => setMissing(true)} />;
+}
+
+export function LibraryPage() {
+  const { username } = useSession();
+  const [scope, setScope] = useState<Scope>('all');
+  const [q, setQ] = useState('');
+  const [tag, setTag] = useState('');
+  const [collection, setCollection] = useState('');
+  const [sort, setSort] = useState<Sort>('updated');
+  const [page, setPage] = useState(1);
+  const [result, setResult] = useState<PlotPage | null>(null);
+  const [collections, setCollections] = useState<Collection[]>([]);
+  const [tagList, setTagList] = useState<{ tag: string; count: number }[]>([]);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const load = useCallback(() => {
+    setError(null);
+    plots.list({ scope, q, tag, collection, sort, page, pageSize: PAGE_SIZE }).then(setResult, setError);
+  }, [scope, q, tag, collection, sort, page]);
+
+  useEffect(() => {
+    const t = setTimeout(load, 200); // debounce typing in the search box
+    return () => clearTimeout(t);
+  }, [load]);
+  useEffect(() => {
+    collectionsApi.list().then(setCollections, () => setCollections([]));
+    tagsApi.list().then(setTagList, () => setTagList([]));
+  }, [username]);
+
+  const pages = result ? Math.max(1, Math.ceil(result.total / result.pageSize)) : 1;
+  const resetPage = <T,>(set: (v: T) => void) => (v: T) => { set(v); setPage(1); };
+
+  return (
+    <main className="page">
+      {username && <UploadPanel collections={collections} onUploaded={(p) => navigate(`/plots/${encodeURIComponent(p.id)}`)} />}
+      {username === null && <p><a href="/login" onClick={linkClick}>Log in</a> to upload plots and see your own. Public plots:</p>}
+      <div className="filters row">
+        {username && (['all', 'mine', 'public'] as const).map((s) => (
+          <button key={s} className={scope === s ? 'active' : ''} onClick={() => resetPage(setScope)(s)}>
+            {s === 'all' ? 'All' : s === 'mine' ? 'My plots' : 'Public'}
+          </button>
+        ))}
+        <input type="search" placeholder="Search name, description, tags" value={q} onChange={(e) => resetPage(setQ)(e.target.value)} data-testid="library-search" />
+        <select value={tag} onChange={(e) => resetPage(setTag)(e.target.value)} aria-label="tag">
+          <option value="">any tag</option>
+          {tagList.map((t) => <option key={t.tag} value={t.tag}>{t.tag} ({t.count})</option>)}
+        </select>
+        <select value={collection} onChange={(e) => resetPage(setCollection)(e.target.value)} aria-label="collection">
+          <option value="">any collection</option>
+          {collections.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+        </select>
+        <select value={sort} onChange={(e) => setSort(e.target.value as Sort)} aria-label="sort">
+          <option value="updated">recently updated</option><option value="created">recently created</option>
+          <option value="name">name</option><option value="points">points</option>
+        </select>
+      </div>
+      <ErrorMessage error={error} />
+      {result && result.items.length === 0 && <p>No plots match.</p>}
+      <ul className="plots">
+        {result?.items.map((p) => (
+          <li key={p.id} className="plot-card" data-testid="plot-card">
+            <a href={`/plots/${encodeURIComponent(p.id)}`} onClick={linkClick}>
+              <Thumbnail plot={p} />
+              <b>{p.name}</b>
+            </a>
+            <div className="meta">
+              {p.owner} · {p.visibility} · {p.points.toLocaleString()} points{p.frames > 1 ? ` · ${p.frames} frames` : ''}
+            </div>
+            {p.tags.length > 0 && <div className="tags">{p.tags.map((t) => <span key={t} className="tag" onClick={() => resetPage(setTag)(t)}>{t}</span>)}</div>}
+            {p.owner === username && (editing === p.id
+              ? <PlotEditor plot={p} collections={collections} onDone={() => { setEditing(null); load(); }} />
+              : <button onClick={() => setEditing(p.id)}>Edit</button>)}
+          </li>
+        ))}
+      </ul>
+      {result && pages > 1 && (
+        <div className="row pager">
+          <button disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
+          <span>Page {page} of {pages} ({result.total} plots)</span>
+          <button disabled={page >= pages} onClick={() => setPage(page + 1)}>Next</button>
+        </div>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,67 @@
+import { useEffect, useState } from 'react';
+import type { TokenCreated, TokenInfo } from '@wpv/schema';
+import { auth } from '../api/endpoints';
+import { useSession } from '../app/session';
+import { ErrorMessage } from './ErrorMessage';
+
+export function TokensPage() {
+  const { username } = useSession();
+  const [tokens, setTokens] = useState<TokenInfo[]>([]);
+  const [created, setCreated] = useState<TokenCreated | null>(null);
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>(null);
+
+  const reload = () => auth.tokens().then(setTokens, setError);
+  useEffect(() => { if (username) void reload(); }, [username]);
+
+  if (username === undefined) return <main className="page">Loading…</main>;
+  if (username === null) return <main className="page"><p>Log in to manage API tokens.</p></main>;
+
+  async function create() {
+    setError(null);
+    try {
+      // Creating a token re-checks the password, as the API requires.
+      setCreated(await auth.createToken({ username: username!, password, name: name || undefined }));
+      setPassword('');
+      await reload();
+    } catch (e) { setError(e); }
+  }
+  async function revoke(id: string) {
+    try { await auth.revokeToken(id); await reload(); } catch (e) { setError(e); }
+  }
+
+  const origin = location.origin;
+  return (
+    <main className="page">
+      <h1>API tokens</h1>
+      <form className="form row" onSubmit={(e) => { e.preventDefault(); void create(); }}>
+        <input placeholder="token name" value={name} onChange={(e) => setName(e.target.value)} />
+        <input type="password" placeholder="your password" value={password} onChange={(e) => setPassword(e.target.value)} />
+        <button type="submit">Create token</button>
+      </form>
+      <ErrorMessage error={error} />
+      {created && (
+        <div className="notice">
+          <p>Copy this token now; it is shown only once:</p>
+          <code data-testid="new-token">{created.token}</code>{' '}
+          <button onClick={() => void navigator.clipboard.writeText(created.token)}>Copy</button>
+          <pre>{`curl -H "Authorization: Bearer ${created.token}" \\\n  -F file=@plot.pviz -F name="My plot" ${origin}/api/v1/plots`}</pre>
+        </div>
+      )}
+      <table className="table">
+        <thead><tr><th>Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th /></tr></thead>
+        <tbody>
+          {tokens.map((t) => (
+            <tr key={t.id}>
+              <td>{t.name}</td><td><code>{t.prefix}…</code></td>
+              <td>{new Date(t.createdAt).toLocaleString()}</td>
+              <td>{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'}</td>
+              <td><button onClick={() => void revoke(t.id)}>Revoke</button></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}
