@@ -1,0 +1,47 @@
+// SPIDAL binary matrices: N×N int16, row-major, no header; value s means s/32767,
+// a negative value means "missing". Byte order depends on the producer.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spidal/mpi_env.hpp"
+
+namespace spidal {
+
+enum class ByteOrder { little, big };
+
+inline constexpr double kMatrixScale = 32767.0;
+
+// Converts a stored value to the distance/weight it encodes.
+inline double matrix_value(std::int16_t stored) { return stored * (1.0 / kMatrixScale); }
+
+// Throws InputError unless `path` is readable and holds exactly n*n int16 values;
+// the message names the expected and actual byte counts.
+void validate_matrix_file(const std::string& path, std::int64_t n);
+
+// Reads rows [block.begin, block.end) × n of the matrix into native-order int16
+// (positioned reads, no whole-file buffering). Validates the file size first.
+std::vector<std::int16_t> read_row_block(const std::string& path, std::int64_t n,
+                                         const RowBlock& block, ByteOrder order);
+
+// Statistics over the pairs that count: stored value >= 0 (not missing) and, when
+// weights are given, weight != 0.
+struct MatrixStats {
+  double max = 0.0;
+  double min_positive = 0.0;     // 0 when no positive value exists
+  double sum_squares = 0.0;
+  std::int64_t counted_pairs = 0;
+  std::int64_t missing_pairs = 0;  // pairs with a negative (missing) distance
+};
+
+// Stats of a local block (`weights` may be null: unit weights).
+MatrixStats block_stats(const std::int16_t* values, const std::int16_t* weights, std::size_t count);
+
+// Combines per-rank stats into the global ones on every rank.
+MatrixStats reduce_stats(const MatrixStats& local, MPI_Comm comm);
+
+}  // namespace spidal

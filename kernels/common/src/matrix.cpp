@@ -1,0 +1,135 @@
+#include "spidal/matrix.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "spidal/errors.hpp"
+
+namespace spidal {
+namespace {
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  }
+  ~FileDescriptor() { ::close(fd_); }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+void check_size(const std::string& path, int fd, std::int64_t n) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw InputError(path + ": cannot stat: " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode)) throw InputError(path + ": not a regular file");
+  const std::int64_t expected = n * n * static_cast<std::int64_t>(sizeof(std::int16_t));
+  const std::int64_t actual = info.st_size;
+  if (actual == expected) return;
+  std::string message = path + ": expected " + std::to_string(expected) + " bytes for N=" + std::to_string(n) +
+                        " (N×N int16), found " + std::to_string(actual);
+  // Name the matrix size the file does hold, which is usually the real mistake.
+  const auto side = static_cast<std::int64_t>(std::llround(std::sqrt(actual / 2.0)));
+  if (actual % 2 == 0 && side * side * 2 == actual) message += " (a " + std::to_string(side) + "×" + std::to_string(side) + " matrix)";
+  throw InputError(message);
+}
+
+void read_exactly(const std::string& path, int fd, char* into, std::size_t bytes, std::int64_t offset) {
+  while (bytes > 0) {
+    const ssize_t got = ::pread(fd, into, std::min<std::size_t>(bytes, 1 << 30), offset);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw InputError(path + ": read failed: " + std::strerror(errno));
+    if (got == 0) throw InputError(path + ": file shrank while reading");
+    into += got;
+    bytes -= static_cast<std::size_t>(got);
+    offset += got;
+  }
+}
+
+}  // namespace
+
+void validate_matrix_file(const std::string& path, std::int64_t n) {
+  if (n <= 0) throw UsageError("matrix size N must be positive");
+  FileDescriptor file(path);
+  check_size(path, file.get(), n);
+}
+
+std::vector<std::int16_t> read_row_block(const std::string& path, std::int64_t n, const RowBlock& block,
+                                         ByteOrder order) {
+  if (n <= 0) throw UsageError("matrix size N must be positive");
+  FileDescriptor file(path);
+  check_size(path, file.get(), n);
+  std::vector<std::int16_t> values(static_cast<std::size_t>(block.rows() * n));
+  const std::int64_t offset = block.begin * n * static_cast<std::int64_t>(sizeof(std::int16_t));
+  read_exactly(path, file.get(), reinterpret_cast<char*>(values.data()), values.size() * sizeof(std::int16_t),
+               offset);
+  const bool native_big = std::endian::native == std::endian::big;
+  if ((order == ByteOrder::big) != native_big) {
+    for (auto& value : values) {
+      const auto bits = static_cast<std::uint16_t>(value);
+      value = static_cast<std::int16_t>(static_cast<std::uint16_t>((bits << 8) | (bits >> 8)));
+    }
+  }
+  return values;
+}
+
+MatrixStats block_stats(const std::int16_t* values, const std::int16_t* weights, std::size_t count) {
+  std::int16_t max_stored = 0;
+  std::int16_t min_positive_stored = std::numeric_limits<std::int16_t>::max();
+  bool any_positive = false;
+  double sum_squares = 0.0;
+  std::int64_t counted = 0;
+  std::int64_t missing = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::int16_t value = values[k];
+    if (value < 0) {
+      ++missing;
+      continue;
+    }
+    if (weights && weights[k] == 0) continue;
+    ++counted;
+    max_stored = std::max(max_stored, value);
+    if (value > 0) {
+      any_positive = true;
+      min_positive_stored = std::min(min_positive_stored, value);
+    }
+    const double distance = matrix_value(value);
+    sum_squares += distance * distance;
+  }
+  MatrixStats stats;
+  stats.max = matrix_value(max_stored);
+  stats.min_positive = any_positive ? matrix_value(min_positive_stored) : 0.0;
+  stats.sum_squares = sum_squares;
+  stats.counted_pairs = counted;
+  stats.missing_pairs = missing;
+  return stats;
+}
+
+MatrixStats reduce_stats(const MatrixStats& local, MPI_Comm comm) {
+  MatrixStats global;
+  MPI_Allreduce(&local.max, &global.max, 1, MPI_DOUBLE, MPI_MAX, comm);
+  // Ranks without positive values report 0, which must not win the minimum.
+  const double local_min = local.min_positive > 0 ? local.min_positive : std::numeric_limits<double>::infinity();
+  MPI_Allreduce(&local_min, &global.min_positive, 1, MPI_DOUBLE, MPI_MIN, comm);
+  if (std::isinf(global.min_positive)) global.min_positive = 0.0;
+  MPI_Allreduce(&local.sum_squares, &global.sum_squares, 1, MPI_DOUBLE, MPI_SUM, comm);
+  const std::int64_t counts[2] = {local.counted_pairs, local.missing_pairs};
+  std::int64_t totals[2] = {0, 0};
+  MPI_Allreduce(counts, totals, 2, MPI_INT64_T, MPI_SUM, comm);
+  global.counted_pairs = totals[0];
+  global.missing_pairs = totals[1];
+  return global;
+}
+
+}  // namespace spidal

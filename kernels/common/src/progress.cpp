@@ -1,0 +1,82 @@
+#include "spidal/progress.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace spidal {
+
+std::string json_quote(const std::string& text) {
+  std::string quoted = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': quoted += "\\\""; break;
+      case '\\': quoted += "\\\\"; break;
+      case '\n': quoted += "\\n"; break;
+      case '\r': quoted += "\\r"; break;
+      case '\t': quoted += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+          quoted += escaped;
+        } else {
+          quoted += c;
+        }
+    }
+  }
+  return quoted + "\"";
+}
+
+JsonFields& JsonFields::add_raw(const std::string& key, const std::string& json) {
+  if (!members_.empty()) members_ += ',';
+  members_ += json_quote(key) + ':' + json;
+  return *this;
+}
+
+JsonFields& JsonFields::add(const std::string& key, double value) {
+  if (!std::isfinite(value)) return add_raw(key, "null");
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return add_raw(key, text);
+}
+
+JsonFields& JsonFields::add(const std::string& key, std::int64_t value) { return add_raw(key, std::to_string(value)); }
+
+JsonFields& JsonFields::add(const std::string& key, const std::string& value) { return add_raw(key, json_quote(value)); }
+
+JsonFields& JsonFields::add(const std::string& key, bool value) { return add_raw(key, value ? "true" : "false"); }
+
+JsonFields& JsonFields::add(const std::string& key, const JsonFields& object) { return add_raw(key, object.object()); }
+
+JsonFields& JsonFields::append(const JsonFields& other) {
+  if (other.members_.empty()) return *this;
+  if (!members_.empty()) members_ += ',';
+  members_ += other.members_;
+  return *this;
+}
+
+std::string JsonFields::object() const { return '{' + members_ + '}'; }
+
+ProgressReporter::ProgressReporter(std::string program, bool enabled)
+    : program_(std::move(program)), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+
+double ProgressReporter::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void ProgressReporter::report(const std::string& phase, const JsonFields& fields) {
+  if (!enabled_) return;
+  JsonFields line;
+  line.add("program", program_).add("phase", phase).append(fields).add("elapsed", elapsed());
+  const std::string text = line.object() + '\n';
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+void ProgressReporter::done(const JsonFields& results, const JsonFields& timings) {
+  JsonFields fields = results;
+  fields.add("timings", timings);
+  report("done", fields);
+}
+
+}  // namespace spidal
