@@ -1,0 +1,141 @@
+// Time-series frames: a bounded cache that prefetches ahead of the playhead, matching of
+// points across frames by label (for interpolation), and trails computed from all frames.
+
+export interface FrameData {
+  positions: Float32Array;
+  clusters: Uint32Array;
+  labels: string[];
+}
+
+export type FrameFetcher = (frame: number, signal: AbortSignal) => Promise<FrameData>;
+
+export class FrameStore {
+  private readonly ready = new Map<number, FrameData>();
+  private readonly pending = new Map<number, Promise<FrameData>>();
+  private readonly abort = new AbortController();
+  private playhead = 0;
+
+  constructor(
+    readonly count: number,
+    private readonly fetchFrame: FrameFetcher,
+    /** frames kept in memory; at least `ahead` + 2 */
+    private readonly capacity = 64,
+    /** frames fetched ahead of the playhead */
+    readonly ahead = 16,
+    private readonly concurrency = 4,
+  ) {}
+
+  /** The frame if it is already in memory (playback never waits when this is set). */
+  peek(frame: number): FrameData | undefined {
+    return this.ready.get(frame);
+  }
+
+  get(frame: number): Promise<FrameData> {
+    if (frame < 0 || frame >= this.count) return Promise.reject(new RangeError(`no frame ${frame}`));
+    const have = this.ready.get(frame);
+    if (have) return Promise.resolve(have);
+    let p = this.pending.get(frame);
+    if (!p) {
+      p = this.fetchFrame(frame, this.abort.signal).then(
+        (data) => {
+          this.pending.delete(frame);
+          this.ready.set(frame, data);
+          this.evict();
+          return data;
+        },
+        (e: unknown) => {
+          this.pending.delete(frame);
+          throw e;
+        },
+      );
+      this.pending.set(frame, p);
+    }
+    return p;
+  }
+
+  /** Moves the playhead and fetches the next `ahead` frames (wrapping when looping), a few at a time. */
+  async prefetchFrom(frame: number, loop: boolean): Promise<void> {
+    this.playhead = frame;
+    const wanted: number[] = [];
+    for (let k = 0; k <= this.ahead; k++) {
+      const f = loop ? (frame + k) % this.count : frame + k;
+      if (f < this.count && !this.ready.has(f) && !wanted.includes(f)) wanted.push(f);
+    }
+    const workers = Array.from({ length: this.concurrency }, async () => {
+      for (let f = wanted.shift(); f !== undefined; f = wanted.shift()) {
+        if (this.playhead !== frame) return; // the playhead moved: a newer prefetch took over
+        await this.get(f).catch(() => undefined); // errors surface when the frame is shown
+      }
+    });
+    await Promise.all(workers);
+  }
+
+  private distanceAhead(frame: number): number {
+    return (frame - this.playhead + this.count) % this.count;
+  }
+
+  /** Drops the frames furthest behind the playhead once over capacity. */
+  private evict(): void {
+    if (this.ready.size <= this.capacity) return;
+    const byDistance = [...this.ready.keys()].sort((a, b) => this.distanceAhead(b) - this.distanceAhead(a));
+    for (const f of byDistance.slice(0, this.ready.size - this.capacity)) this.ready.delete(f);
+  }
+
+  dispose(): void {
+    this.abort.abort();
+  }
+}
+
+/** For each point of `from`, the index of the point with the same label in `to`, or -1. */
+export function matchByLabel(from: readonly string[], to: readonly string[]): Int32Array {
+  const index = new Map<string, number>();
+  for (let j = to.length - 1; j >= 0; j--) index.set(to[j], j); // first occurrence wins
+  const out = new Int32Array(from.length);
+  for (let i = 0; i < from.length; i++) out[i] = index.get(from[i]) ?? -1;
+  return out;
+}
+
+/** Where each point of frame A goes in frame B (matched by label); unmatched points stay put. */
+export function blendTargets(a: FrameData, b: FrameData): Float32Array {
+  const match = matchByLabel(a.labels, b.labels);
+  const out = new Float32Array(a.positions.length);
+  for (let i = 0; i < match.length; i++) {
+    const src = match[i] >= 0 ? b.positions : a.positions;
+    const j = match[i] >= 0 ? match[i] : i;
+    out[3 * i] = src[3 * j];
+    out[3 * i + 1] = src[3 * j + 1];
+    out[3 * i + 2] = src[3 * j + 2];
+  }
+  return out;
+}
+
+/** One trail per label: xyz per frame, NaN where the label is absent from a frame. */
+export function computeTrails(frames: readonly FrameData[], labels: readonly string[]): Float32Array[] {
+  const trails = labels.map(() => new Float32Array(frames.length * 3).fill(NaN));
+  frames.forEach((frame, f) => {
+    const match = matchByLabel(labels, frame.labels);
+    match.forEach((j, t) => {
+      if (j >= 0) trails[t].set(frame.positions.subarray(3 * j, 3 * j + 3), 3 * f);
+    });
+  });
+  return trails;
+}
+
+/**
+ * Line-segment vertices (pairs of xyz) for the last `length` steps of every trail ending at
+ * frame `upTo`; gaps where a label is missing break the line. Also returns the trail index per segment.
+ */
+export function trailSegments(trails: readonly Float32Array[], upTo: number, length: number): { vertices: Float32Array; trail: Uint32Array } {
+  const vertices: number[] = [];
+  const trailOf: number[] = [];
+  const first = Math.max(0, upTo - length);
+  trails.forEach((t, index) => {
+    for (let f = first; f < upTo; f++) {
+      const a = t.subarray(3 * f, 3 * f + 3), b = t.subarray(3 * f + 3, 3 * f + 6);
+      if (b.length < 3 || Number.isNaN(a[0]) || Number.isNaN(b[0])) continue;
+      vertices.push(a[0], a[1], a[2], b[0], b[1], b[2]);
+      trailOf.push(index);
+    }
+  });
+  return { vertices: new Float32Array(vertices), trail: new Uint32Array(trailOf) };
+}

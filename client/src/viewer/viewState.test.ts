@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_VIEW, decodeRanges, decodeViewState, encodeRanges, encodeViewState, type ViewState } from './viewState';
+
+describe('ranges', () => {
+  it('compresses runs and round-trips', () => {
+    expect(encodeRanges([9, 1, 2, 3, 4, 7, 10, 3])).toBe('1-4,7,9-10');
+    expect(decodeRanges('1-4,7,9-10')).toEqual([1, 2, 3, 4, 7, 9, 10]);
+    expect(decodeRanges('')).toEqual([]);
+  });
+  it('rejects garbage and reversed ranges', () => {
+    expect(() => decodeRanges('3-1')).toThrow();
+    expect(() => decodeRanges('a')).toThrow();
+    expect(() => decodeRanges('0-99999999')).toThrow();
+  });
+});
+
+describe('view state in the URL', () => {
+  const full: ViewState = {
+    camera: { position: [1.5, -2, 3.25], target: [0, 0.125, 0], up: [0, 1, 0], zoom: 2 },
+    mode: '2d',
+    hidden: [3, 4, 5, 100],
+    overrides: { 7: { color: { r: 255, g: 0, b: 0, a: 128 }, size: 2.5 }, 9: { shape: 4 } },
+    pointSize: 3,
+    selection: [0, 1, 2, 50],
+    frame: 12,
+    edges: false,
+    axes: true,
+  };
+  it('round-trips every field through a query string', () => {
+    const query = encodeViewState(full).toString();
+    const { state, problems } = decodeViewState(new URLSearchParams(query));
+    expect(problems).toEqual([]);
+    expect(state).toEqual(full);
+  });
+  it('writes nothing for the default view', () => {
+    expect(encodeViewState(DEFAULT_VIEW).toString()).toBe('');
+    expect(decodeViewState(new URLSearchParams('')).state).toEqual(DEFAULT_VIEW);
+  });
+  it('skips malformed parameters, reports them and keeps the rest', () => {
+    const { state, problems } = decodeViewState(new URLSearchParams('cam=1,2&hide=2-3&shape=1:9&ps=-1&f=x'));
+    expect(state.camera).toBeNull();
+    expect(state.hidden).toEqual([2, 3]);
+    expect(state.overrides).toEqual({});
+    expect(problems.map((p) => p.split(':')[0])).toEqual(['cam', 'shape', 'ps', 'f']);
+  });
+});

@@ -1,0 +1,151 @@
+// The viewer's shareable state and its query-string form (a copied link reopens the view).
+import type { Rgba } from '@wpv/schema';
+import { hexToRgba, rgbaToHex } from './palette';
+
+export interface CameraState {
+  position: [number, number, number];
+  target: [number, number, number];
+  up: [number, number, number];
+  zoom: number;
+}
+
+export interface ClusterOverride {
+  color?: Rgba;
+  size?: number;
+  shape?: number;
+}
+
+export interface ViewState {
+  camera: CameraState | null;
+  mode: '2d' | '3d';
+  hidden: number[];
+  overrides: Record<number, ClusterOverride>;
+  pointSize: number;
+  selection: number[];
+  frame: number;
+  edges: boolean;
+  axes: boolean;
+}
+
+export const DEFAULT_VIEW: ViewState = {
+  camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 1, selection: [], frame: 0, edges: true, axes: false,
+};
+
+/** "1-4,7,9-10" for sorted unique integers. */
+export function encodeRanges(values: Iterable<number>): string {
+  const sorted = [...new Set(values)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(j === i ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+const MAX_RANGE_VALUES = 5_000_000;
+
+export function decodeRanges(text: string): number[] {
+  const out: number[] = [];
+  for (const part of text.split(',')) {
+    if (!part) continue;
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+    if (!m) throw new Error(`bad range "${part}"`);
+    const a = Number(m[1]), b = m[2] === undefined ? a : Number(m[2]);
+    if (b < a || out.length + (b - a) > MAX_RANGE_VALUES) throw new Error(`bad range "${part}"`);
+    for (let v = a; v <= b; v++) out.push(v);
+  }
+  return out;
+}
+
+const num = (v: number) => String(Number(v.toPrecision(6)));
+
+function numbers(text: string, count: number): number[] {
+  const values = text.split(',').map(Number);
+  if (values.length !== count || !values.every(Number.isFinite)) throw new Error(`expected ${count} numbers`);
+  return values;
+}
+
+function keyed<T>(text: string, parse: (v: string) => T): Record<number, T> {
+  const out: Record<number, T> = {};
+  for (const entry of text.split(';')) {
+    if (!entry) continue;
+    const [k, v] = entry.split(':');
+    if (!/^\d+$/.test(k) || v === undefined) throw new Error(`bad entry "${entry}"`);
+    out[Number(k)] = parse(v);
+  }
+  return out;
+}
+
+export function encodeViewState(s: ViewState): URLSearchParams {
+  const p = new URLSearchParams();
+  if (s.camera) {
+    const c = s.camera;
+    p.set('cam', [...c.position, ...c.target, ...c.up, c.zoom].map(num).join(','));
+  }
+  if (s.mode !== DEFAULT_VIEW.mode) p.set('mode', s.mode);
+  if (s.hidden.length) p.set('hide', encodeRanges(s.hidden));
+  const colors: string[] = [], sizes: string[] = [], shapes: string[] = [];
+  for (const [key, o] of Object.entries(s.overrides)) {
+    if (o.color) colors.push(`${key}:${rgbaToHex(o.color).slice(1)}`);
+    if (o.size !== undefined) sizes.push(`${key}:${num(o.size)}`);
+    if (o.shape !== undefined) shapes.push(`${key}:${o.shape}`);
+  }
+  if (colors.length) p.set('col', colors.join(';'));
+  if (sizes.length) p.set('size', sizes.join(';'));
+  if (shapes.length) p.set('shape', shapes.join(';'));
+  if (s.pointSize !== DEFAULT_VIEW.pointSize) p.set('ps', num(s.pointSize));
+  if (s.selection.length) p.set('sel', encodeRanges(s.selection));
+  if (s.frame !== 0) p.set('f', String(s.frame));
+  if (s.edges !== DEFAULT_VIEW.edges) p.set('edges', s.edges ? '1' : '0');
+  if (s.axes !== DEFAULT_VIEW.axes) p.set('axes', s.axes ? '1' : '0');
+  return p;
+}
+
+/** Parses a query string; a malformed parameter is skipped and reported, the rest still applies. */
+export function decodeViewState(params: URLSearchParams): { state: ViewState; problems: string[] } {
+  const s: ViewState = { ...DEFAULT_VIEW, overrides: {} };
+  const problems: string[] = [];
+  const field = (name: string, apply: (v: string) => void) => {
+    const v = params.get(name);
+    if (v === null) return;
+    try { apply(v); } catch (e) { problems.push(`${name}: ${(e as Error).message}`); }
+  };
+  const override = (key: number) => (s.overrides[key] ??= {});
+  field('cam', (v) => {
+    const n = numbers(v, 10);
+    s.camera = { position: [n[0], n[1], n[2]], target: [n[3], n[4], n[5]], up: [n[6], n[7], n[8]], zoom: n[9] };
+  });
+  field('mode', (v) => {
+    if (v !== '2d' && v !== '3d') throw new Error('expected 2d or 3d');
+    s.mode = v;
+  });
+  field('hide', (v) => { s.hidden = decodeRanges(v); });
+  field('col', (v) => { for (const [k, c] of Object.entries(keyed(v, hexToRgba))) override(Number(k)).color = c; });
+  field('size', (v) => {
+    for (const [k, size] of Object.entries(keyed(v, Number))) {
+      if (!(size > 0)) throw new Error('sizes must be positive');
+      override(Number(k)).size = size;
+    }
+  });
+  field('shape', (v) => {
+    for (const [k, shape] of Object.entries(keyed(v, Number))) {
+      if (!Number.isInteger(shape) || shape < 0 || shape > 6) throw new Error('shapes are 0–6');
+      override(Number(k)).shape = shape;
+    }
+  });
+  field('ps', (v) => {
+    const ps = Number(v);
+    if (!(ps > 0 && ps <= 100)) throw new Error('point size out of range');
+    s.pointSize = ps;
+  });
+  field('sel', (v) => { s.selection = decodeRanges(v); });
+  field('f', (v) => {
+    if (!/^\d+$/.test(v)) throw new Error('frame must be a whole number');
+    s.frame = Number(v);
+  });
+  field('edges', (v) => { s.edges = v !== '0'; });
+  field('axes', (v) => { s.axes = v === '1'; });
+  return { state: s, problems };
+}
