@@ -1,0 +1,66 @@
+// Streaming input: files and ZIP entries are read as byte chunks, decoded as
+// UTF-8 (a leading byte-order mark dropped) and split into lines without ever
+// holding the whole text.
+import { createReadStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { InputError } from './types.ts';
+
+const CHUNK_BYTES = 1 << 20;
+/** A single line longer than this is not a plot file (and would defeat streaming). */
+export const MAX_LINE_CHARS = 16 << 20;
+
+export function fileChunks(path: string): AsyncIterable<Buffer> {
+  return createReadStream(path, { highWaterMark: CHUNK_BYTES });
+}
+
+export async function* decodeUtf8(chunks: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let first = true;
+  for await (const chunk of chunks) {
+    let text = decoder.write(chunk);
+    if (first && text.length > 0) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      first = false;
+    }
+    if (text.length > 0) yield text;
+  }
+  const rest = decoder.end();
+  if (rest.length > 0) yield rest;
+}
+
+/**
+ * Calls `onLine(text, start, end, lineNo)` for every line: the line is
+ * text[start, end) (1-based numbers, "\r\n" accepted), so callers slice only
+ * what they keep. The callback is synchronous so that a million lines cost a
+ * million calls, not a million awaits. Returns the number of lines.
+ */
+export async function forEachLine(
+  text: AsyncIterable<string>,
+  onLine: (text: string, start: number, end: number, lineNo: number) => void,
+  entry?: string,
+): Promise<number> {
+  let carry = '';
+  let lineNo = 0;
+  for await (const chunk of text) {
+    const buf = carry.length > 0 ? carry + chunk : chunk;
+    let start = 0;
+    let nl: number;
+    while ((nl = buf.indexOf('\n', start)) !== -1) {
+      const end = nl > start && buf.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+      onLine(buf, start, end, ++lineNo);
+      start = nl + 1;
+    }
+    carry = buf.slice(start);
+    if (carry.length > MAX_LINE_CHARS) {
+      throw new InputError('line_too_long', `line ${lineNo + 1} is longer than ${MAX_LINE_CHARS} characters`, {
+        line: lineNo + 1,
+        file: entry,
+      });
+    }
+  }
+  if (carry.length > 0) {
+    const end = carry.charCodeAt(carry.length - 1) === 13 ? carry.length - 1 : carry.length;
+    onLine(carry, 0, end, ++lineNo);
+  }
+  return lineNo;
+}

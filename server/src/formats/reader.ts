@@ -1,0 +1,54 @@
+// What every format module provides: a reader turning one stream of bytes
+// (a file, or one entry of a time-series ZIP) into one frame.
+import type { ClusterDef, ParsedFrame, ParseLimits } from './types.ts';
+import { InputError } from './types.ts';
+
+export interface FrameInput {
+  chunks: AsyncIterable<Buffer>;
+  /** File name used for the default frame title. */
+  name: string;
+  /** ZIP entry name, reported in errors; undefined for a plain upload. */
+  entry?: string;
+  limits: ParseLimits;
+  /** Cluster names → keys, shared by the frames of one plot so that they agree. */
+  clusterNames: Map<string, number>;
+}
+
+export interface FrameRead {
+  frame: ParsedFrame;
+  /** True when the title came from the file's content, not its name. */
+  titleFromContent: boolean;
+  /** Clusters the file declares (PlotViz <clusters>, CSV string clusters). */
+  declared: ClusterDef[];
+  /**
+   * True for formats whose cluster column is the declaration (text, numeric
+   * CSV): keys are auto-declared silently. False for PlotViz XML, where an
+   * undeclared key is worth a warning.
+   */
+  implicitClusters: boolean;
+}
+
+export type FrameReader = (input: FrameInput) => Promise<FrameRead>;
+
+export function inputError(input: Pick<FrameInput, 'entry'>, code: string, message: string, line?: number): InputError {
+  const where = input.entry === undefined ? '' : `${input.entry}: `;
+  const at = line === undefined ? '' : `line ${line}: `;
+  return new InputError(code, `${where}${at}${message}`, { line, file: input.entry });
+}
+
+/** Title a frame gets from its file name: the base name without extension. */
+export function titleFromName(name: string): string {
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+export function defaultCluster(key: number, label: string): ClusterDef {
+  return { key, label, color: null, shape: 0, size: 1, visible: true };
+}
+
+/** A cluster key as written in a file: an unsigned 32-bit integer. */
+export function parseClusterKey(text: string): number {
+  const key = text.length === 0 ? NaN : Number(text);
+  return Number.isInteger(key) && key >= 0 && key <= 0xffffffff ? key : -1;
+}
