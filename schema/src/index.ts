@@ -91,6 +91,7 @@ export const Plot = z.object({
   bbox: BoundingBox,
   frameList: z.array(FrameInfo),
   views: z.record(z.string(), z.unknown()).describe('saved view settings by name'),
+  hasThumbnail: z.boolean(),
 });
 export type Plot = z.infer<typeof Plot>;
 
@@ -172,3 +173,4 @@ export const CollectionInput = z.object({
 export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
 
 export const Health = z.object({ mongo: z.string(), amqp: z.string() });
+export { categoricalColor } from './palette.ts';

@@ -123,7 +123,7 @@ function hasOpenQuote(record: string): boolean {
 }
 
 /** Splits one CSV record into fields, removing quotes and undoubling "". */
-export function splitCsvRecord(record: string): string[] {
+function splitCsvRecord(record: string): string[] {
   if (record.indexOf('"') === -1) return record.split(',');
   const fields: string[] = [];
   let field = '';

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs what is missing: Debian packages (as root), npm dependencies, the
+# embedded FerretDB build. Safe to run again: each step checks first.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$WPV_ROOT"
+
+# Debian packages the platform and its tests use, and the command each provides.
+declare -A DEB_CHECK=(
+  [rabbitmq-server]=/usr/lib/rabbitmq/bin/rabbitmq-server
+  [openmpi-bin]=/usr/bin/mpirun
+  [libopenmpi-dev]=/usr/include/x86_64-linux-gnu/openmpi/mpi.h
+  [libgtest-dev]=/usr/include/gtest/gtest.h
+  [cmake]=/usr/bin/cmake
+  [g++]=/usr/bin/g++
+  [chromium]=/usr/bin/chromium
+  [golang-go]=go
+)
+
+missing=()
+for pkg in "${!DEB_CHECK[@]}"; do
+  probe="${DEB_CHECK[$pkg]}"
+  if [[ "$probe" == /* ]]; then [[ -e "$probe" ]] || missing+=("$pkg")
+  else command -v "$probe" >/dev/null || missing+=("$pkg"); fi
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    die "missing Debian packages: ${missing[*]}
+  install them with:  sudo apt-get install -y ${missing[*]}
+  or point the platform at existing services with MONGODB_URI and AMQP_URL (and install the rest)."
+  fi
+  say "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # A dpkg unpack step sometimes fails transiently here; a second try succeeds.
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  say "installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+src=stack/ferretdb
+if [[ ! -x "$FERRETDB_BIN" || "$src/main.go" -nt "$FERRETDB_BIN" || "$src/go.sum" -nt "$FERRETDB_BIN" ]]; then
+  say "building the embedded FerretDB store (first time: about a minute)"
+  mkdir -p "$(dirname "$FERRETDB_BIN")"
+  (cd "$src" && go build -trimpath -o "$FERRETDB_BIN" .)
+fi

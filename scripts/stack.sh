@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Starts, stops or reports the embedded services: FerretDB (MongoDB wire protocol
+# over SQLite files) and a project-local RabbitMQ broker.
+#   stack.sh start|stop|status STATE_DIR MONGO_PORT AMQP_PORT
+# `start` writes STATE_DIR/env with MONGODB_URI and AMQP_URL and is idempotent.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+cmd="${1:?usage: stack.sh start|stop|status STATE_DIR MONGO_PORT AMQP_PORT}"
+state="${2:?state dir}"
+mongo_port="${3:?mongo port}"
+amqp_port="${4:?amqp port}"
+dist_port=$((amqp_port + 20000))
+mkdir -p "$state"
+state="$(cd "$state" && pwd)"
+
+pid_alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+start_ferretdb() {
+  if pid_alive "$state/ferretdb.pid" && port_open "$mongo_port"; then return; fi
+  port_open "$mongo_port" && die "port $mongo_port is taken by another program; set MONGO_PORT or MONGODB_URI"
+  [[ -x "$FERRETDB_BIN" ]] || die "FerretDB is not built; run scripts/install.sh"
+  setsid "$FERRETDB_BIN" -listen "127.0.0.1:$mongo_port" -data "$state/ferretdb" \
+    >>"$state/ferretdb.log" 2>&1 </dev/null &
+  echo $! >"$state/ferretdb.pid"
+  wait_port "$mongo_port" 30 || die "FerretDB did not start; see $state/ferretdb.log"
+}
+
+start_rabbitmq() {
+  if pid_alive "$state/rabbitmq.pid" && port_open "$amqp_port"; then return; fi
+  port_open "$amqp_port" && die "port $amqp_port is taken by another program; set AMQP_PORT or AMQP_URL"
+  local rmq=/usr/lib/rabbitmq/bin/rabbitmq-server
+  [[ -x "$rmq" ]] || die "RabbitMQ is not installed; run scripts/install.sh (Debian package rabbitmq-server)"
+  mkdir -p "$state/rabbitmq/home" "$state/rabbitmq/mnesia" "$state/rabbitmq/log"
+  # A broker user with a random password, made once per state dir: no default credentials.
+  if [[ ! -s "$state/rabbitmq/password" ]]; then
+    (umask 077 && head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$state/rabbitmq/password")
+  fi
+  local password
+  password="$(cat "$state/rabbitmq/password")"
+  cat >"$state/rabbitmq/rabbitmq.conf" <<CONF
+listeners.tcp.1 = 127.0.0.1:$amqp_port
+default_user = wpv
+default_pass = $password
+loopback_users = none
+CONF
+  echo '[].' >"$state/rabbitmq/enabled_plugins"
+  # Foreground broker in its own session: the packaged -detached mode starts nothing here.
+  HOME="$state/rabbitmq/home" \
+  RABBITMQ_NODENAME="wpv$amqp_port@localhost" \
+  RABBITMQ_NODE_PORT="$amqp_port" \
+  RABBITMQ_DIST_PORT="$dist_port" \
+  RABBITMQ_MNESIA_BASE="$state/rabbitmq/mnesia" \
+  RABBITMQ_LOG_BASE="$state/rabbitmq/log" \
+  RABBITMQ_CONFIG_FILE="$state/rabbitmq/rabbitmq" \
+  RABBITMQ_ENABLED_PLUGINS_FILE="$state/rabbitmq/enabled_plugins" \
+    setsid "$rmq" >>"$state/rabbitmq.log" 2>&1 </dev/null &
+  echo $! >"$state/rabbitmq.pid"
+  wait_port "$amqp_port" 90 || die "RabbitMQ did not start; see $state/rabbitmq.log"
+}
+
+write_env() {
+  cat >"$state/env" <<ENV
+export MONGODB_URI='mongodb://127.0.0.1:$mongo_port/webplotviz'
+export AMQP_URL='amqp://wpv:$(cat "$state/rabbitmq/password")@127.0.0.1:$amqp_port'
+ENV
+}
+
+stop_one() {
+  local pidfile="$state/$1.pid"
+  if pid_alive "$pidfile"; then
+    local pid
+    pid="$(cat "$pidfile")"
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid"
+    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  fi
+  rm -f "$pidfile"
+}
+
+case "$cmd" in
+  start)
+    start_ferretdb
+    start_rabbitmq
+    write_env
+    ;;
+  stop)
+    stop_one rabbitmq
+    stop_one ferretdb
+    ;;
+  status)
+    for svc in ferretdb rabbitmq; do
+      if pid_alive "$state/$svc.pid"; then echo "$svc: running (pid $(cat "$state/$svc.pid"))"; else echo "$svc: stopped"; fi
+    done
+    ;;
+  *) die "unknown command $cmd" ;;
+esac

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# `npm test`: every suite against real services. Starts a private FerretDB and
+# RabbitMQ on free ports in a temporary directory, runs the suites, stops them.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$WPV_ROOT"
+
+bash scripts/install.sh || exit 1
+
+export WPV_TEST_DIR="$(mktemp -d /tmp/wpv-test.XXXXXX)"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+mongo_port=$(free_port)
+amqp_port=$(free_port)
+cleanup() {
+  bash scripts/stack.sh stop "$WPV_TEST_DIR/stack" "$mongo_port" "$amqp_port" >/dev/null 2>&1
+  rm -rf "$WPV_TEST_DIR"
+}
+trap cleanup EXIT
+say "starting test services (FerretDB :$mongo_port, RabbitMQ :$amqp_port)"
+bash scripts/stack.sh start "$WPV_TEST_DIR/stack" "$mongo_port" "$amqp_port" || exit 1
+source "$WPV_TEST_DIR/stack/env"
+
+failed=()
+passed=0
+failures=0
+run_suite() {
+  local name="$1"
+  shift
+  say "suite: $name"
+  local log="$WPV_TEST_DIR/$name.log"
+  "$@" 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  read -r p f < <(count_tests "$log")
+  passed=$((passed + p))
+  failures=$((failures + f))
+  ((status == 0)) || { failed+=("$name"); ((f > 0)) || failures=$((failures + 1)); }
+}
+
+# "PASSED FAILED" read from the closing lines of node's runner, ctest and vitest.
+count_tests() {
+  python3 - "$1" <<'PY'
+import re, sys
+text = re.sub(r'\x1b\[[0-9;]*m', '', open(sys.argv[1], errors='replace').read())
+def last(pattern):
+    found = re.findall(pattern, text, re.M)
+    return int(found[-1]) if found else 0
+if re.search(r'tests failed out of', text):  # ctest
+    total, failed = last(r'tests failed out of (\d+)'), last(r'(\d+) tests failed out of')
+    print(total - failed, failed)
+elif re.search(r'^\s*Tests\s+.*\(\d+\)', text, re.M):  # vitest
+    print(last(r'^\s*Tests\s+(?:\d+ failed \| )?(\d+) passed'), last(r'^\s*Tests\s+(\d+) failed'))
+else:  # node --test (tap or spec reporter)
+    print(last(r'^(?:# |ℹ )pass (\d+)'), last(r'^(?:# |ℹ )fail (\d+)'))
+PY
+}
+
+run_suite typecheck bash -c 'npx tsc -p server/tsconfig.json && { [[ ! -f client/tsconfig.json ]] || npx tsc -p client/tsconfig.json --noEmit; }'
+run_suite server node --import tsx --test --test-concurrency=2 'server/test/**/*.test.ts'
+[[ -f kernels/build.sh ]] && run_suite kernels bash -c 'bash kernels/build.sh && ctest --test-dir kernels/build --output-on-failure'
+[[ -f client/vite.config.ts ]] && run_suite client npm test -w client --silent
+[[ -f e2e/run.sh ]] && run_suite e2e bash e2e/run.sh
+
+echo
+if ((${#failed[@]})); then
+  say "failed suites: ${failed[*]}"
+  echo "tests: $passed passed, $failures failed"
+  exit 1
+fi
+say "all suites passed"
+echo "tests: $passed passed, 0 failed"

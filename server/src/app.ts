@@ -1,0 +1,74 @@
+// The Express application: API under /api/v1, the built client for every other route.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import express, { type Express } from 'express';
+import { API_PREFIX } from '@wpv/schema';
+import type { Config } from './config.ts';
+import { identify } from './http/auth.ts';
+import { ApiError, errorHandler } from './http/errors.ts';
+import { authRoutes } from './routes/auth.ts';
+import { collectionRoutes } from './routes/collections.ts';
+import { docsRoutes } from './routes/docs.ts';
+import { plotRoutes } from './routes/plots.ts';
+import { Exporter } from './services/export.ts';
+import { Plots } from './services/plots.ts';
+import { Users } from './services/users.ts';
+import type { AmqpLink } from './storage/amqp.ts';
+import { BlobStore } from './storage/blobs.ts';
+import type { Store } from './storage/db.ts';
+
+export interface Services {
+  config: Config;
+  store: Store;
+  amqp: AmqpLink;
+}
+
+const CLIENT_ROUTES = ['/', '/login', '/tokens', '/jobs', '/jobs/:id', '/plots/:id'];
+
+export function createApp({ config, store, amqp }: Services): { app: Express; plots: Plots; users: Users } {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'same-origin');
+    next();
+  });
+
+  const users = new Users(store);
+  const blobs = new BlobStore(store.blobs);
+  const plots = new Plots(store, blobs, {
+    maxPoints: config.limits.points,
+    maxFrames: config.limits.frames,
+    maxUncompressedBytes: config.limits.uncompressedBytes,
+    maxCompressionRatio: config.limits.compressionRatio,
+    clusters: config.limits.clusters,
+  });
+
+  const api = express.Router();
+  api.use(express.json({ limit: '1mb' }));
+  api.use(identify(users));
+  api.get('/health', async (_req, res) => {
+    const mongo = await store.db.command({ ping: 1 }).then(() => 'ok', (err: Error) => `down: ${err.message}`);
+    const status = { mongo, amqp: amqp.connected ? 'ok' : 'down: not connected' };
+    res.status(mongo === 'ok' && amqp.connected ? 200 : 503).json(status);
+  });
+  api.use('/auth', authRoutes(users, config.cookieSecure));
+  api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs)));
+  api.use(collectionRoutes(store));
+  api.use(docsRoutes());
+  api.use((req) => {
+    throw new ApiError(404, 'not_found', `no route ${req.method} ${API_PREFIX}${req.path}`);
+  });
+  api.use(errorHandler);
+  app.use(API_PREFIX, api);
+  app.get('/api/docs', (_req, res) => res.redirect(`${API_PREFIX}/docs`));
+
+  const index = path.join(config.clientDist, 'index.html');
+  app.use(express.static(config.clientDist, { index: false, maxAge: '1h' }));
+  app.get(CLIENT_ROUTES, (_req, res) => {
+    if (existsSync(index)) res.sendFile(index);
+    else res.status(503).type('text').send('The client is not built: run "npm run build -w client".');
+  });
+  return { app, plots, users };
+}

@@ -1,0 +1,59 @@
+// Settings from the environment. MONGODB_URI and AMQP_URL are required here:
+// scripts/up.sh and the test harness point them at the embedded FerretDB/RabbitMQ.
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  mongodbUri: string;
+  amqpUrl: string;
+  dataDir: string;
+  clientDist: string;
+  cookieSecure: boolean;
+  limits: {
+    uploadBytes: number;
+    points: number;
+    frames: number;
+    uncompressedBytes: number;
+    compressionRatio: number;
+    clusters: number;
+    thumbnailBytes: number;
+    viewBytes: number;
+  };
+}
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const root = path.resolve(import.meta.dirname, '../..');
+  const mongodbUri = env.MONGODB_URI;
+  const amqpUrl = env.AMQP_URL;
+  if (!mongodbUri) throw new Error('MONGODB_URI is not set (scripts/up.sh sets it for the embedded FerretDB)');
+  if (!amqpUrl) throw new Error('AMQP_URL is not set (scripts/up.sh sets it for the embedded RabbitMQ)');
+  const uploadBytes = intFromEnv(env, 'MAX_UPLOAD_BYTES', 1024 * 1024 * 1024);
+  return {
+    port: intFromEnv(env, 'PORT', 8080),
+    host: env.HOST || '0.0.0.0',
+    mongodbUri,
+    amqpUrl,
+    dataDir: path.resolve(env.DATA_DIR || path.join(root, 'data')),
+    clientDist: path.resolve(env.CLIENT_DIST || path.join(root, 'client/dist')),
+    cookieSecure: env.COOKIE_SECURE === 'true',
+    limits: {
+      uploadBytes,
+      points: intFromEnv(env, 'MAX_POINTS', 4_000_000),
+      frames: intFromEnv(env, 'MAX_FRAMES', 2000),
+      uncompressedBytes: intFromEnv(env, 'MAX_UNCOMPRESSED_BYTES', 4 * uploadBytes),
+      compressionRatio: intFromEnv(env, 'MAX_COMPRESSION_RATIO', 200),
+      clusters: intFromEnv(env, 'MAX_CLUSTERS', 50_000),
+      thumbnailBytes: 256 * 1024,
+      viewBytes: 64 * 1024,
+    },
+  };
+}

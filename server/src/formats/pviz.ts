@@ -1,0 +1,239 @@
+// PlotViz XML: <plotviz> with plot/title, clusters/cluster, points/point and
+// edges/edge (see docs in issue 2). Other elements are checked for
+// well-formedness and ignored. Edge vertices name point keys; they are resolved
+// to point indices at the end, so edges may come before or after the points.
+import { decodeUtf8 } from './chunks.ts';
+import { FrameBuilder } from './frame-builder.ts';
+import { parseNumber } from './numbers.ts';
+import {
+  defaultCluster,
+  inputError,
+  parseClusterKey,
+  titleFromName,
+  type FrameInput,
+  type FrameRead,
+} from './reader.ts';
+import type { ClusterDef, ParsedEdge } from './types.ts';
+import { XmlScanner, type XmlHandler } from './xml-scanner.ts';
+
+export async function readPvizFrame(input: FrameInput): Promise<FrameRead> {
+  const handler = new PlotVizHandler(input);
+  const scanner = new XmlScanner(handler, (code, message, line) => {
+    throw inputError(input, code, message, line);
+  });
+  handler.lineOf = () => scanner.line();
+  for await (const chunk of decodeUtf8(input.chunks)) scanner.feed(chunk);
+  scanner.end();
+  return handler.finish(scanner.line());
+}
+
+interface PendingEdge {
+  key: string;
+  vertexKeys: string[];
+  vertexLines: number[];
+}
+
+/** The text-valued fields of each record element, by record. */
+const TEXT_FIELDS: Record<string, ReadonlySet<string>> = {
+  cluster: new Set(['key', 'label', 'visible', 'size', 'shape']),
+  point: new Set(['key', 'clusterkey', 'label']),
+  edge: new Set(['key']),
+};
+
+class PlotVizHandler implements XmlHandler {
+  wantText = false;
+  lineOf: () => number = () => 0;
+
+  private depth = 0;
+  private section = ''; // element under <plotviz>
+  private record = ''; // 'title' | 'cluster' | 'point' | 'edge' | '' (ignored)
+  private recordLine = 0;
+  private field = ''; // record field whose text is being collected
+  private collected = '';
+  private inVertices = false;
+  /** Text fields of the current record, and the attributes of <location>/<color>. */
+  private values = new Map<string, string>();
+  private attributes: string[] | null = null;
+  private vertexKeys: string[] = [];
+  private vertexLines: number[] = [];
+
+  private title = '';
+  private readonly builder: FrameBuilder;
+  private readonly clusters = new Map<number, ClusterDef>();
+  private readonly edges: PendingEdge[] = [];
+
+  constructor(private readonly input: FrameInput) {
+    this.builder = new FrameBuilder(input);
+  }
+
+  open(name: string, attributes: string[]): void {
+    const depth = this.depth++;
+    if (depth === 0) {
+      if (name !== 'plotviz') this.fail('not_pviz', `the root element is <${name}>, not <plotviz>`);
+    } else if (depth === 1) {
+      this.section = name;
+    } else if (depth === 2) {
+      this.startRecord(name);
+    } else if (depth === 3 && this.record !== '' && this.record !== 'title') {
+      if (TEXT_FIELDS[this.record].has(name)) this.collect(name);
+      else if ((this.record === 'point' && name === 'location') || (this.record === 'cluster' && name === 'color')) {
+        this.attributes = attributes.slice();
+      } else if (this.record === 'edge' && name === 'vertices') this.inVertices = true;
+    } else if (depth === 4 && this.inVertices && name === 'vertex') {
+      this.vertexKeys.push(attributeValue(attributes, 'key') ?? this.fail('bad_edge', '<vertex> without a key attribute'));
+      this.vertexLines.push(this.lineOf());
+    }
+  }
+
+  text(value: string): void {
+    this.collected += value;
+  }
+
+  close(): void {
+    const depth = --this.depth;
+    if (depth === 3 && this.wantText) {
+      this.values.set(this.field, this.collected.trim());
+      this.wantText = false;
+    } else if (depth === 3) {
+      this.inVertices = false;
+    } else if (depth === 2) {
+      if (this.record === 'title') {
+        this.title = this.collected.trim();
+        this.wantText = false;
+      } else if (this.record === 'point') this.endPoint();
+      else if (this.record === 'cluster') this.endCluster();
+      else if (this.record === 'edge') this.endEdge();
+      this.record = '';
+    }
+  }
+
+  finish(lastLine: number): FrameRead {
+    const edges: ParsedEdge[] = this.edges.map(({ key, vertexKeys, vertexLines }) => ({
+      key,
+      vertices: vertexKeys.map((vertexKey, i) => {
+        const index = this.builder.indexOfKey(vertexKey);
+        if (index < 0) {
+          throw inputError(this.input, 'unknown_vertex', `edge ${key} names point key "${vertexKey}", which no point has`, vertexLines[i]);
+        }
+        return index;
+      }),
+    }));
+    const hasTitle = this.title.length > 0;
+    return {
+      frame: this.builder.finish(hasTitle ? this.title : titleFromName(this.input.name), edges, lastLine),
+      titleFromContent: hasTitle,
+      declared: [...this.clusters.values()],
+      implicitClusters: false,
+    };
+  }
+
+  private startRecord(name: string): void {
+    const section = this.section;
+    this.record =
+      section === 'plot' && name === 'title' ? 'title'
+      : section === 'clusters' && name === 'cluster' ? 'cluster'
+      : section === 'points' && name === 'point' ? 'point'
+      : section === 'edges' && name === 'edge' ? 'edge'
+      : '';
+    if (this.record === '') return;
+    this.recordLine = this.lineOf();
+    this.values.clear();
+    this.attributes = null;
+    if (this.record === 'title') {
+      this.wantText = true;
+      this.collected = '';
+    } else if (this.record === 'edge') {
+      this.vertexKeys = [];
+      this.vertexLines = [];
+    }
+  }
+
+  private collect(field: string): void {
+    this.field = field;
+    this.collected = '';
+    this.wantText = true;
+  }
+
+  private endPoint(): void {
+    const key = this.values.get('key') ?? this.fail('missing_field', '<point> without <key>');
+    const clusterText = this.values.get('clusterkey') ?? this.fail('missing_field', `point ${key} has no <clusterkey>`);
+    const cluster = parseClusterKey(clusterText);
+    if (cluster < 0) this.fail('bad_cluster_key', `point ${key}: cluster key "${clusterText}" is not an unsigned integer`);
+    const location = this.attributes ?? this.fail('missing_field', `point ${key} has no <location>`);
+    this.builder.add(
+      key,
+      this.coordinate(location, 'x', true),
+      this.coordinate(location, 'y', true),
+      this.coordinate(location, 'z', false),
+      cluster,
+      this.values.get('label') ?? '',
+      this.recordLine,
+    );
+  }
+
+  private coordinate(location: string[], axis: string, required: boolean): number {
+    const text = attributeValue(location, axis);
+    if (text === undefined) {
+      if (required) this.fail('missing_field', `<location> without ${axis}`);
+      return 0;
+    }
+    const value = text.length === 0 ? NaN : parseNumber(text, 0, text.length);
+    if (Number.isNaN(value) && text !== 'NaN') this.fail('bad_number', `${axis}="${text}" is not a number`);
+    return value;
+  }
+
+  private endCluster(): void {
+    const keyText = this.values.get('key') ?? this.fail('missing_field', '<cluster> without <key>');
+    const key = parseClusterKey(keyText);
+    if (key < 0) this.fail('bad_cluster_key', `cluster key "${keyText}" is not an unsigned integer`);
+    if (this.clusters.has(key)) this.fail('duplicate_cluster_key', `cluster key ${key} is declared twice`);
+    const cluster = defaultCluster(key, this.values.get('label') ?? String(key));
+    const visible = this.values.get('visible');
+    if (visible !== undefined) {
+      if (visible === '1' || visible === 'true') cluster.visible = true;
+      else if (visible === '0' || visible === 'false') cluster.visible = false;
+      else this.fail('bad_value', `cluster ${key}: visible "${visible}" is not 0 or 1`);
+    }
+    const size = this.values.get('size');
+    if (size !== undefined) {
+      cluster.size = Number(size);
+      if (!(cluster.size > 0 && cluster.size < Infinity)) this.fail('bad_value', `cluster ${key}: size "${size}" is not a positive number`);
+    }
+    const shape = this.values.get('shape');
+    if (shape !== undefined) {
+      cluster.shape = Number(shape);
+      if (!/^\d$/.test(shape) || cluster.shape > 6) this.fail('bad_shape', `cluster ${key}: shape "${shape}" is not 0–6`);
+    }
+    if (this.attributes !== null) cluster.color = this.color(key, this.attributes);
+    this.clusters.set(key, cluster);
+  }
+
+  private color(key: number, attributes: string[]): ClusterDef['color'] {
+    const channel = (name: string): number => {
+      const text = attributeValue(attributes, name);
+      if (text === undefined && name === 'a') return 255;
+      const value = Number(text);
+      if (text === undefined || !/^\s*\d+\s*$/.test(text) || value > 255) {
+        this.fail('bad_color', `cluster ${key}: color ${name}="${text ?? ''}" is not 0–255`);
+      }
+      return value;
+    };
+    return { r: channel('r'), g: channel('g'), b: channel('b'), a: channel('a') };
+  }
+
+  private endEdge(): void {
+    const key = this.values.get('key') ?? String(this.edges.length);
+    if (this.vertexKeys.length < 2) this.fail('bad_edge', `edge ${key} has ${this.vertexKeys.length} vertices; it needs two or more`);
+    this.edges.push({ key, vertexKeys: this.vertexKeys, vertexLines: this.vertexLines });
+  }
+
+  /** Fails at the line of the current record (or of the current tag outside records). */
+  private fail(code: string, message: string): never {
+    throw inputError(this.input, code, message, this.record !== '' ? this.recordLine : this.lineOf());
+  }
+}
+
+function attributeValue(attributes: string[], name: string): string | undefined {
+  for (let i = 0; i < attributes.length; i += 2) if (attributes[i] === name) return attributes[i + 1];
+  return undefined;
+}

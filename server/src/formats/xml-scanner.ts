@@ -1,0 +1,255 @@
+// A streaming XML scanner made for PlotViz files: fed string chunks, it reports
+// start tags (with attributes), end tags and, only when asked, text. It checks
+// well-formedness (one root, nesting, attribute syntax, entities) but knows no
+// DTDs or namespaces. Written instead of a general SAX parser because a plot is
+// millions of tiny elements and the per-event cost decides the ingest rate.
+
+export interface XmlHandler {
+  /** `attributes` holds name, value, name, value…; valid only during the call. */
+  open(name: string, attributes: string[]): void;
+  close(name: string): void;
+  /** Character data, entities decoded; only delivered while `wantText` is true. */
+  text(value: string): void;
+  wantText: boolean;
+}
+
+export type XmlFail = (code: string, message: string, line: number) => never;
+
+/** Returned by the token readers when the token continues in the next chunk. */
+const NEED_MORE = -1;
+/** Longest text or tag held while waiting for its end: a bound on memory for non-XML input. */
+const MAX_PENDING_CHARS = 16 << 20;
+
+const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+export class XmlScanner {
+  private buf = '';
+  private pos = 0;
+  /** Line number of buf[countedTo]; advanced lazily when a line is asked for. */
+  private countedLine = 1;
+  private countedTo = 0;
+  private tokenStart = 0;
+  private readonly stack: string[] = [];
+  private readonly attributes: string[] = [];
+  private rootSeen = false;
+
+  constructor(
+    private readonly handler: XmlHandler,
+    private readonly fail: XmlFail,
+  ) {}
+
+  /** 1-based line of the token being reported. */
+  line(): number {
+    const target = this.tokenStart;
+    if (target <= this.countedTo) return this.countedLine;
+    let nl = this.buf.indexOf('\n', this.countedTo);
+    while (nl !== -1 && nl < target) {
+      this.countedLine++;
+      nl = this.buf.indexOf('\n', nl + 1);
+    }
+    this.countedTo = target;
+    return this.countedLine;
+  }
+
+  feed(chunk: string): void {
+    if (this.pos > 0) {
+      this.tokenStart = this.pos;
+      this.line(); // count the lines of what is dropped
+      this.buf = this.buf.slice(this.pos);
+      this.countedTo = 0;
+      this.tokenStart = 0;
+      this.pos = 0;
+    }
+    this.buf += chunk;
+    this.scan(false);
+    if (this.buf.length - this.pos > MAX_PENDING_CHARS) {
+      this.tokenStart = this.pos;
+      this.fail('malformed_xml', `a tag or text longer than ${MAX_PENDING_CHARS} characters`, this.line());
+    }
+  }
+
+  end(): void {
+    this.scan(true);
+    this.tokenStart = this.buf.length;
+    if (!this.rootSeen) this.fail('malformed_xml', 'no root element', this.line());
+    if (this.stack.length > 0) {
+      this.fail('malformed_xml', `unexpected end of file: <${this.stack[this.stack.length - 1]}> is not closed`, this.line());
+    }
+  }
+
+  private scan(final: boolean): void {
+    const buf = this.buf;
+    while (true) {
+      const lt = buf.indexOf('<', this.pos);
+      if (lt === -1) {
+        // Text may continue (or an entity be cut) in the next chunk.
+        if (final && this.pos < buf.length) this.onText(this.pos, buf.length);
+        if (final) this.pos = buf.length;
+        return;
+      }
+      if (lt > this.pos) this.onText(this.pos, lt);
+      this.pos = lt;
+      this.tokenStart = lt;
+      const next = this.readToken(lt);
+      if (next === NEED_MORE) {
+        if (final) this.fail('malformed_xml', 'unexpected end of file inside a tag', this.line());
+        return;
+      }
+      this.pos = next;
+    }
+  }
+
+  private onText(from: number, to: number): void {
+    if (this.stack.length === 0) {
+      for (let i = from; i < to; i++) {
+        const c = this.buf.charCodeAt(i);
+        if (c !== 32 && c !== 10 && c !== 13 && c !== 9) {
+          this.tokenStart = i;
+          this.fail('malformed_xml', 'text outside the root element', this.line());
+        }
+      }
+    } else if (this.handler.wantText) {
+      this.tokenStart = from;
+      this.handler.text(this.decode(this.buf.slice(from, to)));
+    }
+  }
+
+  /** Reads the markup starting at buf[lt] === '<'; returns the position after it. */
+  private readToken(lt: number): number {
+    const buf = this.buf;
+    const c = buf.charCodeAt(lt + 1);
+    if (Number.isNaN(c)) return NEED_MORE;
+    if (c === 47 /* / */) return this.readEndTag(lt);
+    if (c === 63 /* ? */) return skipPast(buf, '?>', lt + 2);
+    if (c === 33 /* ! */) return this.readDeclaration(lt);
+    return this.readStartTag(lt);
+  }
+
+  private readEndTag(lt: number): number {
+    const gt = this.buf.indexOf('>', lt + 2);
+    if (gt === -1) return NEED_MORE;
+    const name = this.buf.slice(lt + 2, gt).trimEnd();
+    const expected = this.stack.pop();
+    if (name !== expected) {
+      const want = expected === undefined ? 'no element is open' : `expected </${expected}>`;
+      this.fail('malformed_xml', `mismatched end tag </${name}>: ${want}`, this.line());
+    }
+    this.handler.close(name);
+    return gt + 1;
+  }
+
+  private readDeclaration(lt: number): number {
+    const buf = this.buf;
+    if (buf.startsWith('!--', lt + 1)) return skipPast(buf, '-->', lt + 4);
+    if (buf.startsWith('![CDATA[', lt + 1)) {
+      const close = buf.indexOf(']]>', lt + 9);
+      if (close === -1) return NEED_MORE;
+      if (this.stack.length === 0) this.fail('malformed_xml', 'CDATA outside the root element', this.line());
+      if (this.handler.wantText) this.handler.text(buf.slice(lt + 9, close));
+      return close + 3;
+    }
+    if (buf.startsWith('!DOCTYPE', lt + 1)) {
+      const gt = buf.indexOf('>', lt);
+      const bracket = buf.indexOf('[', lt);
+      if (bracket !== -1 && (gt === -1 || bracket < gt)) {
+        const close = buf.indexOf(']', bracket);
+        return close === -1 ? NEED_MORE : skipPast(buf, '>', close);
+      }
+      return gt === -1 ? NEED_MORE : gt + 1;
+    }
+    if (buf.length - lt < 9) return NEED_MORE; // "<!DOCTYPE" or "<![CDATA[" may be cut
+    return this.fail('malformed_xml', 'unexpected "<!"', this.line());
+  }
+
+  private readStartTag(lt: number): number {
+    const buf = this.buf;
+    const end = buf.length;
+    let i = lt + 1;
+    while (i < end && isNameChar(buf.charCodeAt(i))) i++;
+    if (i === end) return NEED_MORE;
+    if (i === lt + 1) this.fail('malformed_xml', `"<" not followed by an element name`, this.line());
+    const name = buf.slice(lt + 1, i);
+    const attributes = this.attributes;
+    attributes.length = 0;
+    let selfClosing = false;
+    while (true) {
+      const before = i;
+      while (i < end && isSpace(buf.charCodeAt(i))) i++;
+      if (i === end) return NEED_MORE;
+      const c = buf.charCodeAt(i);
+      if (c === 62 /* > */) break;
+      if (c === 47 /* / */) {
+        if (i + 1 === end) return NEED_MORE;
+        if (buf.charCodeAt(i + 1) !== 62) this.fail('malformed_xml', `expected "/>" in <${name}>`, this.line());
+        selfClosing = true;
+        i++;
+        break;
+      }
+      if (i === before) this.fail('malformed_xml', `expected a space before attribute in <${name}>`, this.line());
+      const nameStart = i;
+      while (i < end && isNameChar(buf.charCodeAt(i))) i++;
+      if (i === end) return NEED_MORE;
+      if (i === nameStart) this.fail('malformed_xml', `malformed attribute in <${name}>`, this.line());
+      const attribute = buf.slice(nameStart, i);
+      while (i < end && isSpace(buf.charCodeAt(i))) i++;
+      if (i + 1 >= end) return NEED_MORE;
+      if (buf.charCodeAt(i) !== 61 /* = */) this.fail('malformed_xml', `attribute ${attribute} of <${name}> has no value`, this.line());
+      i++;
+      while (i < end && isSpace(buf.charCodeAt(i))) i++;
+      if (i === end) return NEED_MORE;
+      const quote = buf.charCodeAt(i);
+      if (quote !== 34 && quote !== 39) this.fail('malformed_xml', `attribute ${attribute} of <${name}> is not quoted`, this.line());
+      const close = buf.indexOf(quote === 34 ? '"' : "'", i + 1);
+      if (close === -1) return NEED_MORE;
+      const raw = buf.slice(i + 1, close);
+      if (raw.indexOf('<') !== -1) this.fail('malformed_xml', `"<" in attribute ${attribute} of <${name}>`, this.line());
+      for (let k = 0; k < attributes.length; k += 2) {
+        if (attributes[k] === attribute) this.fail('malformed_xml', `attribute ${attribute} repeated in <${name}>`, this.line());
+      }
+      attributes.push(attribute, this.decode(raw));
+      i = close + 1;
+    }
+    if (this.stack.length === 0 && this.rootSeen) {
+      this.fail('malformed_xml', `a second root element <${name}>`, this.line());
+    }
+    this.rootSeen = true;
+    this.handler.open(name, attributes);
+    if (selfClosing) this.handler.close(name);
+    else this.stack.push(name);
+    return i + 1;
+  }
+
+  private decode(raw: string): string {
+    if (raw.indexOf('&') === -1) return raw;
+    return raw.replace(/&([^;&<]*)(;?)/g, (whole, entity: string, semicolon: string) => {
+      const value = semicolon === ';' ? decodeEntity(entity) : undefined;
+      if (value === undefined) this.fail('malformed_xml', `bad entity "${whole}"`, this.line());
+      return value;
+    });
+  }
+}
+
+function decodeEntity(entity: string): string | undefined {
+  if (entity.charCodeAt(0) !== 35 /* # */) return ENTITIES[entity];
+  const hex = entity[1] === 'x';
+  const digits = entity.slice(hex ? 2 : 1);
+  if (!(hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) return undefined;
+  const code = parseInt(digits, hex ? 16 : 10);
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
+}
+
+function skipPast(buf: string, terminator: string, from: number): number {
+  const at = buf.indexOf(terminator, from);
+  return at === -1 ? NEED_MORE : at + terminator.length;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/** Letters, digits and - _ . : plus everything beyond ASCII (XML name characters, loosely). */
+function isNameChar(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 58) || c === 45 || c === 95 || c === 46 || c > 127
+  );
+}

@@ -1,0 +1,106 @@
+// The OpenAPI 3.1 document, built from the same zod schemas that validate requests.
+import * as api from '@wpv/schema';
+import { z } from 'zod';
+
+type Op = { summary: string; auth?: boolean; body?: z.ZodType | 'multipart' | 'png'; query?: z.ZodObject; ok: [number, z.ZodType | 'binary' | null] };
+
+const binary = { type: 'string', format: 'binary' };
+const plotPath = '/plots/{id}';
+const ops: Record<string, Record<string, Op>> = {
+  '/health': { get: { summary: 'Service health (503 names what is down)', ok: [200, api.Health] } },
+  '/auth/register': { post: { summary: 'Create an account', body: api.Credentials, ok: [201, z.object({ username: z.string() })] } },
+  '/auth/login': { post: { summary: 'Start a cookie session', body: api.Credentials, ok: [200, api.Me] } },
+  '/auth/logout': { post: { summary: 'End the cookie session', auth: true, ok: [204, null] } },
+  '/auth/me': { get: { summary: 'The signed-in user and CSRF token', auth: true, ok: [200, api.Me] } },
+  '/auth/token': { post: { summary: 'Create a bearer API token', body: api.TokenCreate, ok: [201, api.TokenCreated] } },
+  '/auth/tokens': { get: { summary: 'List your API tokens', auth: true, ok: [200, z.array(api.TokenInfo)] } },
+  '/auth/tokens/{id}': { delete: { summary: 'Revoke an API token', auth: true, ok: [204, null] } },
+  '/plots': {
+    get: { summary: 'List your plots and public plots', query: api.PlotQuery, ok: [200, api.PlotPage] },
+    post: { summary: 'Upload a plot file (pviz, text, csv or time-series zip)', auth: true, body: 'multipart', ok: [201, api.PlotCreated] },
+  },
+  [plotPath]: {
+    get: { summary: 'Plot metadata', ok: [200, api.Plot] },
+    patch: { summary: 'Edit metadata and clusters (owner)', auth: true, body: api.PlotPatch, ok: [200, api.Plot] },
+    delete: { summary: 'Delete a plot (owner)', auth: true, ok: [204, null] },
+  },
+  [`${plotPath}/frames/{frame}/positions`]: { get: { summary: 'Float32 LE x,y,z per point (Range supported)', ok: [200, 'binary'] } },
+  [`${plotPath}/frames/{frame}/clusters`]: { get: { summary: 'Uint32 LE cluster key per point (Range supported)', ok: [200, 'binary'] } },
+  [`${plotPath}/frames/{frame}/labels`]: { get: { summary: 'Point labels', ok: [200, z.array(z.string())] } },
+  [`${plotPath}/frames/{frame}/edges`]: { get: { summary: 'Edges as polylines of point indices', ok: [200, z.array(api.Edge)] } },
+  [`${plotPath}/search`]: { get: { summary: 'Points whose label contains `label` (case-insensitive)', ok: [200, api.SearchResult] } },
+  [`${plotPath}/export`]: { get: { summary: 'PlotViz XML (zip for time series) or the uploaded file (format=original)', ok: [200, 'binary'] } },
+  [`${plotPath}/thumbnail`]: {
+    get: { summary: 'Thumbnail PNG', ok: [200, 'binary'] },
+    put: { summary: 'Store a thumbnail PNG (owner, ≤ 256 KB)', auth: true, body: 'png', ok: [204, null] },
+  },
+  [`${plotPath}/views`]: { get: { summary: 'Saved named views', ok: [200, z.record(z.string(), z.unknown())] } },
+  [`${plotPath}/views/{name}`]: {
+    put: { summary: 'Save a named view (owner)', auth: true, body: z.record(z.string(), z.unknown()), ok: [204, null] },
+    delete: { summary: 'Delete a named view (owner)', auth: true, ok: [204, null] },
+  },
+  '/collections': {
+    get: { summary: 'Your collections', auth: true, ok: [200, z.array(api.Collection)] },
+    post: { summary: 'Create a collection', auth: true, body: api.CollectionInput, ok: [201, api.Collection] },
+  },
+  '/collections/{id}': {
+    patch: { summary: 'Rename or describe a collection', auth: true, body: api.CollectionInput.partial(), ok: [200, api.Collection] },
+    delete: { summary: 'Delete a collection (its plots stay)', auth: true, ok: [204, null] },
+  },
+  '/tags': { get: { summary: 'Tags over the plots you can see, with counts', ok: [200, z.array(api.TagCount)] } },
+};
+
+const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
+
+function operation(path: string, op: Op) {
+  const params = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const query = op.query
+    ? Object.entries(op.query.shape).map(([name, s]) => ({ name, in: 'query', required: false, schema: schema(s as z.ZodType) }))
+    : [];
+  const [status, reply] = op.ok;
+  const content =
+    reply === null ? undefined
+    : reply === 'binary' ? { 'application/octet-stream': { schema: binary } }
+    : { 'application/json': { schema: schema(reply) } };
+  const body =
+    op.body === undefined ? undefined
+    : op.body === 'multipart' ? { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: binary, name: { type: 'string' }, description: { type: 'string' }, visibility: { enum: ['private', 'public'] }, collection: { type: 'string' }, tags: { type: 'string', description: 'comma-separated or a JSON array' } } } } }
+    : op.body === 'png' ? { 'image/png': { schema: binary } }
+    : { 'application/json': { schema: schema(op.body) } };
+  return {
+    summary: op.summary,
+    ...(op.auth && { security: [{ bearer: [] }, { session: [] }] }),
+    parameters: [...params, ...query],
+    ...(body && { requestBody: { required: true, content: body } }),
+    responses: {
+      [status]: { description: 'success', ...(content && { content }) },
+      '4XX': { description: 'error', content: { 'application/json': { schema: schema(api.ErrorBody) } } },
+    },
+  };
+}
+
+export function openApiDocument() {
+  const paths = Object.fromEntries(
+    Object.entries(ops).map(([path, methods]) => [
+      path,
+      Object.fromEntries(Object.entries(methods).map(([method, op]) => [method, operation(path, op)])),
+    ]),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'WebPlotViz API',
+      version: '1.0.0',
+      description:
+        'Cookie-authenticated writes need the X-CSRF-Token header from /auth/login or /auth/me; bearer tokens need none.',
+    },
+    servers: [{ url: api.API_PREFIX }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        session: { type: 'apiKey', in: 'cookie', name: 'wpv_session' },
+      },
+    },
+    paths,
+  };
+}

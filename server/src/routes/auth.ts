@@ -1,0 +1,52 @@
+import { Router, type Request, type Response } from 'express';
+import { Credentials, TokenCreate } from '@wpv/schema';
+import { SESSION_COOKIE, readCookie, requireUser, userOf } from '../http/auth.ts';
+import { notFound } from '../http/errors.ts';
+import type { Users } from '../services/users.ts';
+
+export function authRoutes(users: Users, cookieSecure: boolean): Router {
+  const router = Router();
+  const cookieOptions = { httpOnly: true, sameSite: 'lax', secure: cookieSecure, path: '/' } as const;
+
+  router.post('/register', async (req, res) => {
+    const { username, password } = Credentials.parse(req.body);
+    await users.register(username, password);
+    res.status(201).json({ username });
+  });
+
+  router.post('/login', async (req, res) => {
+    const { username, password } = Credentials.parse(req.body);
+    const canonical = await users.authenticate(username, password);
+    const { cookie, session } = await users.createSession(canonical);
+    res.cookie(SESSION_COOKIE, cookie, { ...cookieOptions, maxAge: 14 * 86_400_000 });
+    res.json(session);
+  });
+
+  router.post('/logout', requireUser, async (req: Request, res: Response) => {
+    const cookie = readCookie(req, SESSION_COOKIE);
+    if (cookie) await users.endSession(cookie);
+    res.clearCookie(SESSION_COOKIE, cookieOptions);
+    res.status(204).end();
+  });
+
+  router.get('/me', requireUser, (req, res) => {
+    res.json({ username: userOf(req), csrfToken: req.caller.csrfToken });
+  });
+
+  router.post('/token', async (req, res) => {
+    const { username, password, name } = TokenCreate.parse(req.body);
+    const canonical = await users.authenticate(username, password);
+    res.status(201).json(await users.createToken(canonical, name ?? 'API token'));
+  });
+
+  router.get('/tokens', requireUser, async (req, res) => {
+    res.json(await users.listTokens(userOf(req)));
+  });
+
+  router.delete('/tokens/:id', requireUser, async (req, res) => {
+    if (!(await users.revokeToken(userOf(req), String(req.params.id)))) throw notFound('token');
+    res.status(204).end();
+  });
+
+  return router;
+}

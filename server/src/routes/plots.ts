@@ -1,0 +1,192 @@
+import { Router, type Request, type Response } from 'express';
+import express from 'express';
+import { PlotPatch, PlotQuery, PlotUploadFields } from '@wpv/schema';
+import type { GridFSFile } from 'mongodb';
+import { z } from 'zod';
+import { requireUser, userOf } from '../http/auth.ts';
+import { ApiError, notFound } from '../http/errors.ts';
+import { receiveUpload } from '../http/upload.ts';
+import type { Config } from '../config.ts';
+import { toPlot, type Plots } from '../services/plots.ts';
+import type { Exporter } from '../services/export.ts';
+import { plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
+
+const FRAME_KINDS: Record<string, { kind: FrameBlobKind; type: string }> = {
+  positions: { kind: 'positions', type: 'application/octet-stream' },
+  clusters: { kind: 'clusters', type: 'application/octet-stream' },
+  labels: { kind: 'labels', type: 'application/json' },
+  edges: { kind: 'edges', type: 'application/json' },
+};
+const MAX_SEARCH_HITS = 10_000;
+const ViewName = z.string().trim().min(1).max(100);
+
+export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, exporter: Exporter): Router {
+  const router = Router();
+  const caller = (req: Request) => req.caller.username;
+  const readable = (req: Request) => plots.readable(String(req.params.id), caller(req));
+
+  router.post('/', requireUser, async (req, res) => {
+    const declared = Number(req.headers['content-length']);
+    if (declared > config.limits.uploadBytes + 1024 * 1024) {
+      throw new ApiError(413, 'too_large', `the upload is over the ${config.limits.uploadBytes}-byte limit`, 'file');
+    }
+    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, config.limits.uploadBytes);
+    try {
+      if (!upload.file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');
+      if (upload.file.bytes === 0) throw new ApiError(400, 'empty_file', 'the file is empty', 'file');
+      const fields = PlotUploadFields.parse({ ...upload.fields, tags: parseTags(upload.fields.tags) });
+      res.status(201).json(await plots.ingest(userOf(req), upload.file, fields));
+    } finally {
+      await upload.cleanup();
+    }
+  });
+
+  router.get('/', async (req, res) => {
+    res.json(await plots.list(PlotQuery.parse(req.query), caller(req)));
+  });
+
+  router.get('/:id', async (req, res) => {
+    res.json(toPlot(await readable(req)));
+  });
+
+  router.patch('/:id', requireUser, async (req, res) => {
+    res.json(await plots.patch(String(req.params.id), userOf(req), PlotPatch.parse(req.body)));
+  });
+
+  router.delete('/:id', requireUser, async (req, res) => {
+    await plots.delete(String(req.params.id), userOf(req));
+    res.status(204).end();
+  });
+
+  router.get('/:id/frames/:frame/:kind', async (req, res) => {
+    const spec = FRAME_KINDS[String(req.params.kind)];
+    if (!spec) throw notFound('frame data');
+    const doc = await readable(req);
+    const file = await plots.frameBlob(doc, Number(req.params.frame), spec.kind);
+    sendBlob(req, res, blobs, file, spec.type);
+  });
+
+  router.get('/:id/search', async (req, res) => {
+    const { label, frame } = z
+      .object({ label: z.string().min(1).max(200), frame: z.coerce.number().int().min(0).default(0) })
+      .parse(req.query);
+    const doc = await readable(req);
+    const needle = label.toLowerCase();
+    const indices: number[] = [];
+    let truncated = false;
+    for (const [index, text] of (await plots.labels(doc, frame)).entries()) {
+      if (!text.toLowerCase().includes(needle)) continue;
+      if (indices.length === MAX_SEARCH_HITS) {
+        truncated = true;
+        break;
+      }
+      indices.push(index);
+    }
+    res.json({ frame, indices, truncated });
+  });
+
+  router.get('/:id/export', async (req, res) => {
+    const { format } = z.object({ format: z.enum(['pviz', 'original']).default('pviz') }).parse(req.query);
+    const doc = await readable(req);
+    await (format === 'original' ? exporter.original(doc, res) : exporter.pviz(doc, res));
+  });
+
+  router.get('/:id/thumbnail', async (req, res) => {
+    const doc = await readable(req);
+    const file = doc.hasThumbnail ? await blobs.find(plotBlobName(doc._id, 'thumbnail')) : null;
+    if (!file) throw notFound('thumbnail');
+    sendBlob(req, res, blobs, file, 'image/png', false);
+  });
+
+  router.put(
+    '/:id/thumbnail',
+    requireUser,
+    express.raw({ type: 'image/png', limit: config.limits.thumbnailBytes }),
+    async (req, res) => {
+      const doc = await plots.owned(String(req.params.id), userOf(req));
+      const png = req.body as Buffer;
+      if (!Buffer.isBuffer(png) || !png.subarray(0, 8).equals(PNG_MAGIC)) {
+        throw new ApiError(400, 'bad_request', 'send the thumbnail as Content-Type: image/png', 'body');
+      }
+      await plots.setThumbnail(doc, png);
+      res.status(204).end();
+    },
+  );
+
+  router.get('/:id/views', async (req, res) => {
+    res.json((await readable(req)).views);
+  });
+
+  router.put('/:id/views/:name', requireUser, express.json({ limit: config.limits.viewBytes }), async (req, res) => {
+    const doc = await plots.owned(String(req.params.id), userOf(req));
+    const name = ViewName.parse(req.params.name);
+    await plots.setViews(doc, { ...doc.views, [name]: req.body });
+    res.status(204).end();
+  });
+
+  router.delete('/:id/views/:name', requireUser, async (req, res) => {
+    const doc = await plots.owned(String(req.params.id), userOf(req));
+    const name = String(req.params.name);
+    if (!Object.hasOwn(doc.views, name)) throw notFound('view');
+    const { [name]: _removed, ...views } = doc.views;
+    await plots.setViews(doc, views);
+    res.status(204).end();
+  });
+
+  return router;
+}
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** Tags arrive as a JSON array or a comma-separated list. */
+function parseTags(raw: string | undefined): unknown {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (raw.trim().startsWith('[')) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      throw new ApiError(400, 'bad_request', 'tags: not a JSON array', 'tags');
+    }
+  }
+  return raw.split(',');
+}
+
+/**
+ * Serves an immutable blob with an ETag and a single byte range when asked.
+ * Frame data never changes for a plot id, so clients may cache it for good;
+ * `private` keeps shared caches from holding data that may become private.
+ */
+function sendBlob(req: Request, res: Response, blobs: BlobStore, file: GridFSFile, type: string, immutable = true): void {
+  const etag = `"${file._id.toHexString()}"`;
+  res.setHeader('ETag', etag);
+  res.setHeader('Cache-Control', immutable ? 'private, max-age=31536000, immutable' : 'private, no-cache');
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.type(type);
+  if (req.headers['if-none-match'] === etag) {
+    res.status(304).end();
+    return;
+  }
+  let start = 0;
+  let end = file.length;
+  const range = req.headers.range;
+  if (range) {
+    const match = /^bytes=(\d*)-(\d*)$/.exec(range);
+    const first = match?.[1] ? Number(match[1]) : undefined;
+    const last = match?.[2] ? Number(match[2]) : undefined;
+    if (first !== undefined) [start, end] = [first, last === undefined ? file.length : Math.min(last + 1, file.length)];
+    else if (last !== undefined) [start, end] = [Math.max(0, file.length - last), file.length];
+    if (!match || start >= end || (first === undefined && last === undefined)) {
+      res.status(416).setHeader('Content-Range', `bytes */${file.length}`).end();
+      return;
+    }
+    res.status(206).setHeader('Content-Range', `bytes ${start}-${end - 1}/${file.length}`);
+  }
+  res.setHeader('Content-Length', end - start);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const stream = blobs.open(file, start, end);
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
+}

@@ -1,0 +1,265 @@
+// Plot ingest, access rules and metadata. A plot becomes visible only once every
+// blob is stored; a failed ingest removes what it wrote.
+import { randomBytes } from 'node:crypto';
+import {
+  categoricalColor,
+  type BoundingBox,
+  type Cluster,
+  type Plot,
+  type PlotCreated,
+  type PlotPage,
+  type PlotPatch,
+  type PlotQuery,
+  type PlotSummary,
+  type Visibility,
+} from '@wpv/schema';
+import type { Filter } from 'mongodb';
+import { ApiError, notFound } from '../http/errors.ts';
+import { detectFormat, parseFile } from '../formats/index.ts';
+import type { ParseLimits, ParsedPlot } from '../formats/types.ts';
+import { BlobStore, frameBlobName, plotBlobName, type FrameBlobKind } from '../storage/blobs.ts';
+import type { Store } from '../storage/db.ts';
+import type { PlotDoc } from '../storage/documents.ts';
+import { readHead } from '../util/files.ts';
+
+export interface UploadedFile {
+  path: string;
+  originalName: string;
+}
+
+export interface PlotFields {
+  name?: string;
+  description: string;
+  visibility: Visibility;
+  collection?: string;
+  tags: string[];
+}
+
+export interface PlotLimits extends ParseLimits {
+  clusters: number;
+}
+
+const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
+  updated: { updatedAt: -1 },
+  created: { createdAt: -1 },
+  name: { name: 1 },
+  points: { points: -1 },
+};
+
+export class Plots {
+  constructor(
+    private readonly store: Store,
+    private readonly blobs: BlobStore,
+    private readonly limits: PlotLimits,
+  ) {}
+
+  async ingest(owner: string, file: UploadedFile, fields: PlotFields): Promise<PlotCreated> {
+    if (fields.collection) await this.requireOwnCollection(owner, fields.collection);
+    const format = detectFormat(file.originalName, await readHead(file.path, 4096));
+    const parsed = await parseFile(file.path, file.originalName, this.limits);
+    if (parsed.clusters.length > this.limits.clusters) {
+      throw new ApiError(422, 'too_many_clusters', `${parsed.clusters.length} clusters; at most ${this.limits.clusters} are allowed`);
+    }
+    const now = new Date();
+    const doc: PlotDoc = {
+      _id: randomBytes(16).toString('base64url'),
+      state: 'ingesting',
+      name: fields.name || parsed.title || file.originalName,
+      description: fields.description,
+      owner,
+      visibility: fields.visibility,
+      collection: fields.collection ?? null,
+      tags: uniqueTags(fields.tags),
+      createdAt: now,
+      updatedAt: now,
+      format,
+      originalName: file.originalName,
+      frames: parsed.frames.length,
+      points: Math.max(...parsed.frames.map((f) => f.clusterKeys.length)),
+      clusters: clusterTable(parsed),
+      clusterCount: parsed.clusters.length,
+      bbox: boundingBox(parsed),
+      frameList: parsed.frames.map((f, index) => ({ index, title: f.title, points: f.clusterKeys.length, edges: f.edges.length })),
+      views: {},
+      hasThumbnail: false,
+    };
+    await this.store.plots.insertOne(doc);
+    try {
+      await this.storeBlobs(doc._id, parsed, file);
+      await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready' } });
+    } catch (err) {
+      await this.remove(doc._id);
+      throw err;
+    }
+    return { ...toPlot({ ...doc, state: 'ready' }), warnings: parsed.warnings };
+  }
+
+  private async storeBlobs(plotId: string, parsed: ParsedPlot, file: UploadedFile): Promise<void> {
+    for (const [index, frame] of parsed.frames.entries()) {
+      const put = (kind: FrameBlobKind, data: Uint8Array, type: string) =>
+        this.blobs.putBuffer(plotId, frameBlobName(plotId, index, kind), data, type);
+      await put('positions', toLittleEndianBytes(frame.positions), 'application/octet-stream');
+      await put('clusters', toLittleEndianBytes(frame.clusterKeys), 'application/octet-stream');
+      await put('labels', Buffer.from(JSON.stringify(frame.labels)), 'application/json');
+      await put('edges', Buffer.from(JSON.stringify(frame.edges)), 'application/json');
+    }
+    await this.blobs.putFile(plotId, plotBlobName(plotId, 'original'), file.path, 'application/octet-stream');
+  }
+
+  /** A plot the caller may read; private plots of others are indistinguishable from missing ones. */
+  async readable(id: string, caller: string | null): Promise<PlotDoc> {
+    const doc = await this.store.plots.findOne({ _id: id, state: 'ready' });
+    if (!doc || (doc.visibility !== 'public' && doc.owner !== caller)) throw notFound();
+    return doc;
+  }
+
+  async owned(id: string, caller: string): Promise<PlotDoc> {
+    const doc = await this.readable(id, caller);
+    if (doc.owner !== caller) throw new ApiError(403, 'forbidden', 'only the owner can change this plot');
+    return doc;
+  }
+
+  async list(query: PlotQuery, caller: string | null): Promise<PlotPage> {
+    const filter: Filter<PlotDoc> = { state: 'ready' };
+    const visible: Filter<PlotDoc>[] =
+      query.scope === 'mine' ? [{ owner: caller ?? '\0nobody' }]
+      : query.scope === 'public' || !caller ? [{ visibility: 'public' }]
+      : [{ owner: caller }, { visibility: 'public' }];
+    const and: Filter<PlotDoc>[] = [{ $or: visible }];
+    if (query.q) {
+      const pattern = { $regex: escapeRegex(query.q), $options: 'i' };
+      and.push({ $or: [{ name: pattern }, { description: pattern }, { tags: pattern }] });
+    }
+    if (query.tag) filter.tags = query.tag;
+    if (query.collection) filter.collection = query.collection;
+    if (query.owner) filter.owner = query.owner;
+    filter.$and = and;
+    const [total, docs] = await Promise.all([
+      this.store.plots.countDocuments(filter),
+      this.store.plots
+        .find(filter, { projection: { clusters: 0, frameList: 0, views: 0 } })
+        .sort({ ...SORTS[query.sort], _id: 1 })
+        .skip((query.page - 1) * query.pageSize)
+        .limit(query.pageSize)
+        .toArray(),
+    ]);
+    return { items: docs.map(toSummary), page: query.page, pageSize: query.pageSize, total };
+  }
+
+  async patch(id: string, caller: string, patch: PlotPatch): Promise<Plot> {
+    const doc = await this.owned(id, caller);
+    const { clusters: clusterEdits, tags, collection, ...simple } = patch;
+    const set: Partial<PlotDoc> = { ...simple, updatedAt: new Date() };
+    if (tags) set.tags = uniqueTags(tags);
+    if (collection !== undefined) {
+      if (collection !== null) await this.requireOwnCollection(caller, collection);
+      set.collection = collection;
+    }
+    if (clusterEdits) {
+      const byKey = new Map(doc.clusters.map((c) => [c.key, c]));
+      for (const { key, ...edit } of clusterEdits) {
+        const cluster = byKey.get(key);
+        if (!cluster) throw new ApiError(400, 'bad_request', `no cluster with key ${key}`, 'clusters');
+        Object.assign(cluster, edit);
+      }
+      set.clusters = doc.clusters;
+    }
+    await this.store.plots.updateOne({ _id: id }, { $set: set });
+    return toPlot({ ...doc, ...set });
+  }
+
+  async delete(id: string, caller: string): Promise<void> {
+    await this.owned(id, caller);
+    await this.remove(id);
+  }
+
+  /** Hides the plot first, so a half-deleted plot is never served. */
+  private async remove(id: string): Promise<void> {
+    await this.store.plots.updateOne({ _id: id }, { $set: { state: 'ingesting' } });
+    await this.blobs.deletePlot(id);
+    await this.store.plots.deleteOne({ _id: id });
+  }
+
+  /** Finishes removals and ingests cut short by a crash (older than `ageMs`). */
+  async sweepAbandoned(ageMs: number): Promise<number> {
+    const stale = await this.store.plots
+      .find({ state: 'ingesting', createdAt: { $lt: new Date(Date.now() - ageMs) } }, { projection: { _id: 1 } })
+      .toArray();
+    for (const { _id } of stale) await this.remove(_id);
+    return stale.length;
+  }
+
+  async frameBlob(doc: PlotDoc, frame: number, kind: FrameBlobKind) {
+    if (!Number.isInteger(frame) || frame < 0 || frame >= doc.frames) throw notFound('frame');
+    const file = await this.blobs.find(frameBlobName(doc._id, frame, kind));
+    if (!file) throw notFound('frame data');
+    return file;
+  }
+
+  async labels(doc: PlotDoc, frame: number): Promise<string[]> {
+    return JSON.parse((await this.blobs.readAll(await this.frameBlob(doc, frame, 'labels'))).toString('utf8'));
+  }
+
+  async setViews(doc: PlotDoc, views: Record<string, unknown>): Promise<void> {
+    await this.store.plots.updateOne({ _id: doc._id }, { $set: { views } });
+  }
+
+  async setThumbnail(doc: PlotDoc, png: Buffer): Promise<void> {
+    const name = plotBlobName(doc._id, 'thumbnail');
+    await this.blobs.putBuffer(doc._id, name, png, 'image/png');
+    await this.blobs.deleteByName(name, true);
+    await this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true } });
+  }
+
+  private async requireOwnCollection(owner: string, id: string): Promise<void> {
+    const found = await this.store.collections.countDocuments({ _id: id, owner }, { limit: 1 });
+    if (!found) throw new ApiError(400, 'bad_request', `no collection ${id} of yours`, 'collection');
+  }
+}
+
+function clusterTable(parsed: ParsedPlot): Cluster[] {
+  const counts = new Map<number, number>();
+  for (const frame of parsed.frames) {
+    for (const key of frame.clusterKeys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return parsed.clusters.map((c, index) => ({
+    key: c.key,
+    label: c.label,
+    color: c.color ?? categoricalColor(index),
+    shape: c.shape,
+    size: c.size,
+    visible: c.visible,
+    count: counts.get(c.key) ?? 0,
+  }));
+}
+
+function boundingBox(parsed: ParsedPlot): BoundingBox {
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  for (const { positions } of parsed.frames) {
+    for (let i = 0; i < positions.length; i += 3) {
+      for (let axis = 0; axis < 3; axis++) {
+        const v = positions[i + axis]!;
+        if (v < min[axis]!) min[axis] = v;
+        if (v > max[axis]!) max[axis] = v;
+      }
+    }
+  }
+  return min[0] === Infinity ? { min: [0, 0, 0], max: [0, 0, 0] } : { min, max };
+}
+
+/** The API's binary format is little-endian, as is every host this runs on (main.ts checks). */
+const toLittleEndianBytes = (array: Float32Array | Uint32Array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+
+const uniqueTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function toPlot(doc: PlotDoc): Plot {
+  const { _id, state: _state, clusterCount: _count, createdAt, updatedAt, ...rest } = doc;
+  return { id: _id, ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+}
+
+function toSummary(doc: PlotDoc): PlotSummary {
+  const { _id, state: _state, clusters: _c, frameList: _f, views: _v, createdAt, updatedAt, ...rest } = doc;
+  return { id: _id, ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+}

@@ -1,0 +1,49 @@
+// MongoDB connection, collections and the indexes behind every query the API makes.
+import { GridFSBucket, MongoClient, type Collection, type Db } from 'mongodb';
+import type { PlotDoc, UserDoc, SessionDoc, TokenDoc, CollectionDoc } from './documents.ts';
+
+export interface Store {
+  client: MongoClient;
+  db: Db;
+  users: Collection<UserDoc>;
+  sessions: Collection<SessionDoc>;
+  tokens: Collection<TokenDoc>;
+  plots: Collection<PlotDoc>;
+  collections: Collection<CollectionDoc>;
+  blobs: GridFSBucket;
+}
+
+export async function openStore(uri: string): Promise<Store> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+  await client.connect();
+  const db = client.db();
+  const store: Store = {
+    client,
+    db,
+    users: db.collection<UserDoc>('users'),
+    sessions: db.collection<SessionDoc>('sessions'),
+    tokens: db.collection<TokenDoc>('tokens'),
+    plots: db.collection<PlotDoc>('plots'),
+    collections: db.collection<CollectionDoc>('collections'),
+    blobs: new GridFSBucket(db, { bucketName: 'blobs', chunkSizeBytes: 4 * 1024 * 1024 }),
+  };
+  await createIndexes(store);
+  return store;
+}
+
+async function createIndexes(s: Store): Promise<void> {
+  await Promise.all([
+    s.users.createIndex({ username: 1 }, { unique: true }),
+    s.sessions.createIndex({ username: 1 }),
+    s.tokens.createIndex({ tokenHash: 1 }, { unique: true }),
+    s.tokens.createIndex({ username: 1 }),
+    s.plots.createIndex({ owner: 1, updatedAt: -1 }),
+    s.plots.createIndex({ visibility: 1, updatedAt: -1 }),
+    s.plots.createIndex({ tags: 1 }),
+    s.plots.createIndex({ collection: 1 }),
+    s.plots.createIndex({ state: 1, createdAt: 1 }),
+    s.collections.createIndex({ owner: 1, name: 1 }),
+    s.db.collection('blobs.files').createIndex({ 'metadata.plotId': 1 }),
+    s.db.collection('blobs.files').createIndex({ filename: 1 }),
+  ]);
+}

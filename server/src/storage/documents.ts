@@ -1,0 +1,62 @@
+// Shapes of the stored documents. Point data never lives here: it is binary in GridFS.
+import type { BoundingBox, Cluster, FrameInfo, Visibility } from '@wpv/schema';
+import type { FormatName } from '../formats/types.ts';
+
+export interface UserDoc {
+  _id: string; // lower-cased username: one account per name regardless of case
+  username: string;
+  passwordHash: string; // argon2id, PHC string
+  createdAt: Date;
+}
+
+export interface SessionDoc {
+  _id: string; // SHA-256 of the cookie value: a leaked database yields no live session
+  username: string;
+  csrfToken: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface TokenDoc {
+  _id: string;
+  tokenHash: string; // SHA-256 of the bearer token
+  username: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** `ingesting` plots are invisible: a plot appears only once all its data is stored. */
+export type PlotState = 'ingesting' | 'ready';
+
+export interface PlotDoc {
+  _id: string;
+  state: PlotState;
+  name: string;
+  description: string;
+  owner: string;
+  visibility: Visibility;
+  collection: string | null;
+  tags: string[];
+  createdAt: Date;
+  updatedAt: Date;
+  format: FormatName;
+  originalName: string;
+  frames: number;
+  points: number;
+  clusters: Cluster[];
+  clusterCount: number;
+  bbox: BoundingBox;
+  frameList: FrameInfo[];
+  views: Record<string, unknown>;
+  hasThumbnail: boolean;
+}
+
+export interface CollectionDoc {
+  _id: string;
+  name: string;
+  description: string;
+  owner: string;
+  createdAt: Date;
+}

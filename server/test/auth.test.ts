@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client, startServer, type TestServer } from './harness.ts';
+
+let server: TestServer;
+before(async () => (server = await startServer()));
+after(() => server.close());
+
+describe('accounts and sessions', () => {
+  test('register stores an argon2id hash, never the password', async () => {
+    const alice = new Client(server.url);
+    await alice.signUp('alice');
+    const doc = await server.store.users.findOne({ _id: 'alice' });
+    assert.match(doc!.passwordHash, /^\$argon2id\$/);
+    assert.ok(!JSON.stringify(doc).includes('correct horse'));
+  });
+
+  test('register validates and refuses taken names, whatever the case', async () => {
+    const c = new Client(server.url);
+    const short = await c.request('POST', '/auth/register', { username: 'bob', password: 'short' });
+    assert.equal(short.status, 400);
+    assert.equal((await short.json()).error.field, 'password');
+    await c.json('POST', '/auth/register', { username: 'Carol', password: 'long enough password' }, 201);
+    const again = await c.request('POST', '/auth/register', { username: 'carol', password: 'long enough password' });
+    assert.equal(again.status, 409);
+  });
+
+  test('wrong password and unknown user both answer 401 without a cookie', async () => {
+    const c = new Client(server.url);
+    await c.json('POST', '/auth/register', { username: 'dave', password: 'right password!' }, 201);
+    for (const body of [{ username: 'dave', password: 'wrong password!' }, { username: 'nobody', password: 'right password!' }]) {
+      const res = await c.request('POST', '/auth/login', body);
+      assert.equal(res.status, 401);
+      assert.equal(res.headers.get('set-cookie'), null);
+    }
+  });
+
+  test('session cookie is HttpOnly and SameSite; logout ends it', async () => {
+    const c = new Client(server.url);
+    await c.json('POST', '/auth/register', { username: 'erin', password: 'right password!' }, 201);
+    const res = await c.request('POST', '/auth/login', { username: 'erin', password: 'right password!' });
+    const cookie = res.headers.get('set-cookie')!;
+    assert.match(cookie, /HttpOnly/i);
+    assert.match(cookie, /SameSite=Lax/i);
+    c.csrf = (await res.json()).csrfToken;
+    assert.equal((await c.json('GET', '/auth/me')).username, 'erin');
+    const stale = c.cookie;
+    assert.equal((await c.request('POST', '/auth/logout')).status, 204);
+    c.cookie = stale;
+    assert.equal((await c.request('GET', '/auth/me')).status, 401);
+  });
+
+  test('cookie-authenticated writes need the CSRF token', async () => {
+    const c = new Client(server.url);
+    await c.signUp('frank');
+    const csrf = c.csrf;
+    c.csrf = '';
+    const forged = await c.request('POST', '/collections', { name: 'x' });
+    assert.equal(forged.status, 403);
+    assert.equal((await forged.json()).error.code, 'csrf');
+    c.csrf = 'not-the-token';
+    assert.equal((await c.request('POST', '/collections', { name: 'x' })).status, 403);
+    c.csrf = csrf;
+    assert.equal((await c.request('POST', '/collections', { name: 'x' })).status, 201);
+  });
+});
+
+describe('bearer tokens', () => {
+  test('a token authenticates scripts without CSRF, is listed by prefix, and stops working once revoked', async () => {
+    const owner = new Client(server.url);
+    await owner.signUp('grace');
+    const created = await owner.json('POST', '/auth/token', { username: 'grace', password: 'correct horse battery', name: 'ci' }, 201);
+    assert.match(created.token, /^wpv_/);
+    const script = new Client(server.url);
+    script.bearer = created.token;
+    assert.equal((await script.request('POST', '/collections', { name: 'from a script' })).status, 201);
+    const listed = await owner.json('GET', '/auth/tokens');
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0].prefix, created.token.slice(0, 10));
+    assert.ok(listed[0].lastUsedAt);
+    assert.ok(!JSON.stringify(listed).includes(created.token));
+    assert.equal((await owner.request('DELETE', `/auth/tokens/${created.id}`)).status, 204);
+    const revoked = await script.request('GET', '/collections');
+    assert.equal(revoked.status, 401);
+    assert.equal((await revoked.json()).error.code, 'bad_token');
+  });
+
+  test('a token needs the right password', async () => {
+    const c = new Client(server.url);
+    await c.signUp('heidi');
+    assert.equal((await c.request('POST', '/auth/token', { username: 'heidi', password: 'wrong password!!' })).status, 401);
+  });
+
+  test('another user cannot revoke my token', async () => {
+    const a = new Client(server.url);
+    await a.signUp('ivan');
+    const t = await a.json('POST', '/auth/token', { username: 'ivan', password: 'correct horse battery' }, 201);
+    const b = new Client(server.url);
+    await b.signUp('judy');
+    assert.equal((await b.request('DELETE', `/auth/tokens/${t.id}`)).status, 404);
+  });
+});
+
+describe('service endpoints', () => {
+  test('health reports both services', async () => {
+    const res = await fetch(`${server.url}/api/v1/health`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { mongo: 'ok', amqp: 'ok' });
+  });
+
+  test('health answers 503 naming the broker when it is unreachable', async () => {
+    const broken = await startServer({ AMQP_URL: 'amqp://wpv:x@127.0.0.1:1' });
+    try {
+      const res = await fetch(`${broken.url}/api/v1/health`);
+      assert.equal(res.status, 503);
+      const body = await res.json();
+      assert.equal(body.mongo, 'ok');
+      assert.match(body.amqp, /^down/);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  test('the OpenAPI document lists the contract paths and the docs page renders it', async () => {
+    const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
+    assert.equal(doc.openapi, '3.1.0');
+    for (const path of ['/plots', '/plots/{id}/frames/{frame}/positions', '/auth/token', '/health']) assert.ok(doc.paths[path], path);
+    assert.ok(doc.paths['/plots'].post.requestBody.content['multipart/form-data']);
+    const page = await fetch(`${server.url}/api/v1/docs`);
+    assert.match(await page.text(), /openapi\.json/);
+  });
+
+  test('unknown API routes and malformed JSON answer JSON errors', async () => {
+    const missing = await fetch(`${server.url}/api/v1/nope`);
+    assert.equal(missing.status, 404);
+    assert.equal((await missing.json()).error.code, 'not_found');
+    const bad = await fetch(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":' });
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).error.code, 'bad_request');
+  });
+});
