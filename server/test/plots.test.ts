@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client, bytes, startServer, type TestServer } from './harness.ts';
+
+const TREE_SAMPLE = path.resolve(import.meta.dirname, '../../../shared/data/tree_sample.pviz');
+const TEXT5 = '# index x y z cluster\n0 1.5 2 3 1\n1 -1 0.25 4 2\n2 7 8 9 1\n';
+
+let server: TestServer;
+let alice: Client;
+let bob: Client;
+before(async () => {
+  server = await startServer({ MAX_UPLOAD_BYTES: String(4 * 1024 * 1024) });
+  alice = new Client(server.url);
+  await alice.signUp('alice');
+  bob = new Client(server.url);
+  await bob.signUp('bob');
+});
+after(() => server.close());
+
+const floats = (data: Uint8Array) => new Float32Array(data.buffer, data.byteOffset, data.byteLength / 4);
+const uints = (data: Uint8Array) => new Uint32Array(data.buffer, data.byteOffset, data.byteLength / 4);
+async function created(res: Response) {
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return body;
+}
+async function storedCounts() {
+  return {
+    plots: await server.store.plots.countDocuments({}),
+    blobs: await server.store.db.collection('blobs.files').countDocuments({}),
+  };
+}
+
+describe('upload and read back', () => {
+  test('a DA-MDS text file: positions are the file coordinates as Float32, the cluster column is honoured', async () => {
+    const plot = await created(await alice.upload('points.txt', TEXT5, { name: 'five columns', tags: 'mds, demo' }));
+    assert.equal(plot.points, 3);
+    assert.equal(plot.frames, 1);
+    assert.equal(plot.visibility, 'private');
+    assert.deepEqual(plot.tags, ['mds', 'demo']);
+    assert.deepEqual(plot.clusters.map((c: any) => [c.key, c.count]), [[1, 2], [2, 1]]);
+    assert.deepEqual(plot.bbox, { min: [-1, 0.25, 3], max: [7, 8, 9] });
+    const positions = await alice.request('GET', `/plots/${plot.id}/frames/0/positions`);
+    assert.equal(positions.headers.get('content-type'), 'application/octet-stream');
+    assert.deepEqual([...floats(await bytes(positions))], [1.5, 2, 3, -1, 0.25, 4, 7, 8, 9]);
+    const clusters = await alice.request('GET', `/plots/${plot.id}/frames/0/clusters`);
+    assert.deepEqual([...uints(await bytes(clusters))], [1, 2, 1]);
+  });
+
+  test('tree_sample.pviz: points, one-point clusters, polyline edges and labels', async () => {
+    const plot = await created(await alice.upload('tree_sample.pviz', await readFile(TREE_SAMPLE)));
+    assert.equal(plot.points, 3640);
+    assert.equal(plot.clusters.length, 3640);
+    assert.equal(plot.frameList[0].edges, 1819);
+    const positions = floats(await bytes(await alice.request('GET', `/plots/${plot.id}/frames/0/positions`)));
+    assert.equal(positions.length, 3640 * 3);
+    assert.ok(positions.every(Number.isFinite));
+    const labels = await alice.json('GET', `/plots/${plot.id}/frames/0/labels`);
+    assert.equal(labels.length, 3640);
+    const edges = await alice.json('GET', `/plots/${plot.id}/frames/0/edges`);
+    assert.equal(edges.length, 1819);
+    assert.ok(edges.every((e: any) => e.vertices.length >= 2 && e.vertices.every((v: number) => v >= 0 && v < 3640)));
+  });
+
+  test('CSV with a header and string clusters', async () => {
+    const csv = 'id,x,y,z,cluster,label\n1,0,0,0,setosa,a\n2,1,1,1,virginica,b\n3,2,2,2,setosa,"c, quoted"\n';
+    const plot = await created(await alice.upload('iris.csv', csv));
+    assert.equal(plot.format, 'csv');
+    assert.deepEqual(plot.clusters.map((c: any) => [c.label, c.count]).sort(), [['setosa', 2], ['virginica', 1]]);
+    assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/frames/0/labels`), ['a', 'b', 'c, quoted']);
+  });
+
+  test('binary frames support ETag revalidation and byte ranges', async () => {
+    const plot = await created(await alice.upload('points.txt', TEXT5));
+    const url = `/plots/${plot.id}/frames/0/positions`;
+    const full = await alice.request('GET', url);
+    const etag = full.headers.get('etag')!;
+    assert.match(full.headers.get('cache-control')!, /private/);
+    assert.equal((await alice.request('GET', url, undefined, { 'if-none-match': etag })).status, 304);
+    const part = await alice.request('GET', url, undefined, { range: 'bytes=12-23' });
+    assert.equal(part.status, 206);
+    assert.equal(part.headers.get('content-range'), 'bytes 12-23/36');
+    assert.deepEqual([...floats(await bytes(part))], [-1, 0.25, 4]);
+    assert.equal((await alice.request('GET', url, undefined, { range: 'bytes=99-' })).status, 416);
+  });
+
+  test('label search is a case-insensitive substring match', async () => {
+    const csv = 'x,y,z,label\n0,0,0,Seq_ABC\n1,1,1,other\n2,2,2,abc-2\n';
+    const plot = await created(await alice.upload('s.csv', csv));
+    assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/search?label=aBc`), { frame: 0, indices: [0, 2], truncated: false });
+    assert.equal((await alice.request('GET', `/plots/${plot.id}/search`)).status, 400);
+  });
+});
+
+describe('round trip', () => {
+  test('upload → export as PlotViz XML → re-upload gives the same plot', async () => {
+    const first = await created(await alice.upload('tree_sample.pviz', await readFile(TREE_SAMPLE)));
+    const exported = await alice.request('GET', `/plots/${first.id}/export?format=pviz`);
+    assert.equal(exported.status, 200);
+    const xml = await bytes(exported);
+    const second = await created(await alice.upload('again.pviz', xml));
+    for (const kind of ['positions', 'clusters']) {
+      const a = await bytes(await alice.request('GET', `/plots/${first.id}/frames/0/${kind}`));
+      const b = await bytes(await alice.request('GET', `/plots/${second.id}/frames/0/${kind}`));
+      assert.deepEqual(b, a, kind);
+    }
+    for (const kind of ['labels', 'edges']) {
+      assert.deepEqual(
+        await alice.json('GET', `/plots/${second.id}/frames/0/${kind}`),
+        await alice.json('GET', `/plots/${first.id}/frames/0/${kind}`),
+        kind,
+      );
+    }
+    const strip = (clusters: any[]) => clusters.map(({ key, label, color, shape, size, visible, count }) => ({ key, label, color, shape, size, visible, count }));
+    assert.deepEqual(strip(second.clusters), strip(first.clusters));
+  });
+
+  test('format=original returns the uploaded bytes', async () => {
+    const plot = await created(await alice.upload('points.txt', TEXT5));
+    const res = await alice.request('GET', `/plots/${plot.id}/export?format=original`);
+    assert.equal(Buffer.from(await bytes(res)).toString(), TEXT5);
+    assert.match(res.headers.get('content-disposition')!, /points\.txt/);
+  });
+});
+
+describe('bad input answers 4xx and stores nothing', () => {
+  const cases: Array<[string, string, string | Uint8Array, number, number?]> = [
+    ['malformed XML', 'bad.pviz', '<plotviz><plot><title>x</title></plot><points><point><location x="1" y="2" z="3"/>', 422],
+    ['non-finite coordinate', 'nan.txt', '0 1 2 3 1\n1 NaN 2 3 1\n', 422, 2],
+    ['wrong column count', 'cols.txt', '0 1 2 3 1\n1 2 3\n', 422, 2],
+    ['duplicate point keys', 'dup.txt', '0 1 2 3 1\n0 2 3 4 1\n', 422, 2],
+    ['no points', 'empty.txt', '# only a comment\n', 422],
+    ['empty file', 'zero.txt', '', 400],
+  ];
+  for (const [what, name, content, status, line] of cases) {
+    test(what, async () => {
+      const before = await storedCounts();
+      const res = await alice.upload(name, content);
+      const body = await res.json();
+      assert.equal(res.status, status, JSON.stringify(body));
+      assert.ok(body.error.code && body.error.message, JSON.stringify(body));
+      if (line) assert.equal(body.error.line, line);
+      assert.deepEqual(await storedCounts(), before);
+    });
+  }
+
+  test('a file over the upload limit answers 413', async () => {
+    const before = await storedCounts();
+    const big = new Uint8Array(5 * 1024 * 1024).fill(0x20);
+    const res = await alice.upload('big.txt', big);
+    assert.equal(res.status, 413);
+    assert.equal((await res.json()).error.code, 'too_large');
+    assert.deepEqual(await storedCounts(), before);
+  });
+
+  test('missing file part, bad visibility and non-multipart bodies are named', async () => {
+    const form = new FormData();
+    form.set('name', 'nothing');
+    const noFile = await alice.request('POST', '/plots', form);
+    assert.equal(noFile.status, 400);
+    assert.equal((await noFile.json()).error.field, 'file');
+    const badVisibility = await alice.upload('p.txt', TEXT5, { visibility: 'everyone' });
+    assert.equal(badVisibility.status, 400);
+    assert.equal((await badVisibility.json()).error.field, 'visibility');
+    assert.equal((await alice.request('POST', '/plots', { file: 'x' })).status, 415);
+  });
+
+  test('anonymous uploads are refused', async () => {
+    const anon = new Client(server.url);
+    assert.equal((await anon.upload('p.txt', TEXT5)).status, 401);
+  });
+});
+
+describe('sharing and ownership', () => {
+  test('a private plot is 404 to others and anonymous callers, everywhere', async () => {
+    const plot = await created(await alice.upload('secret.txt', TEXT5, { name: 'secret' }));
+    const anon = new Client(server.url);
+    for (const c of [bob, anon]) {
+      for (const p of ['', '/frames/0/positions', '/frames/0/labels', '/search?label=a', '/export', '/views']) {
+        assert.equal((await c.request('GET', `/plots/${plot.id}${p}`)).status, 404, p);
+      }
+      const list = await c.json('GET', '/plots?q=secret');
+      assert.equal(list.items.length, 0);
+    }
+    assert.equal((await bob.request('PATCH', `/plots/${plot.id}`, { name: 'mine now' })).status, 404);
+    assert.equal((await bob.request('DELETE', `/plots/${plot.id}`)).status, 404);
+  });
+
+  test('making a plot public shares it read-only', async () => {
+    const plot = await created(await alice.upload('shared.txt', TEXT5, { name: 'shared one' }));
+    const patched = await alice.json('PATCH', `/plots/${plot.id}`, { visibility: 'public', description: 'look' });
+    assert.equal(patched.visibility, 'public');
+    const anon = new Client(server.url);
+    assert.equal((await anon.json('GET', `/plots/${plot.id}`)).description, 'look');
+    assert.equal((await anon.request('GET', `/plots/${plot.id}/frames/0/positions`)).status, 200);
+    assert.equal((await bob.request('PATCH', `/plots/${plot.id}`, { name: 'x' })).status, 403);
+    const publicList = await anon.json('GET', '/plots?scope=public&q=shared one');
+    assert.deepEqual(publicList.items.map((p: any) => p.id), [plot.id]);
+  });
+
+  test('PATCH validates fields and edits clusters by key', async () => {
+    const plot = await created(await alice.upload('c.txt', TEXT5));
+    const res = await alice.request('PATCH', `/plots/${plot.id}`, { owner: 'bob' });
+    assert.equal(res.status, 400);
+    const edited = await alice.json('PATCH', `/plots/${plot.id}`, {
+      clusters: [{ key: 2, label: 'outlier', visible: false, color: { r: 1, g: 2, b: 3, a: 128 } }],
+    });
+    const two = edited.clusters.find((c: any) => c.key === 2);
+    assert.deepEqual([two.label, two.visible, two.color.a, two.count], ['outlier', false, 128, 1]);
+    assert.equal((await alice.request('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 99, label: 'x' }] })).status, 400);
+  });
+
+  test('delete removes the plot and all its data', async () => {
+    const before = await storedCounts();
+    const plot = await created(await alice.upload('gone.txt', TEXT5));
+    assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 204);
+    assert.equal((await alice.request('GET', `/plots/${plot.id}`)).status, 404);
+    assert.deepEqual(await storedCounts(), before);
+  });
+});
+
+describe('library queries, collections, tags, views and thumbnails', () => {
+  test('list filters by text, tag, collection and owner, with paging', async () => {
+    const carol = new Client(server.url);
+    await carol.signUp('carol');
+    const col = await carol.json('POST', '/collections', { name: 'Fungi' }, 201);
+    for (let i = 0; i < 5; i++) {
+      await created(await carol.upload('p.txt', TEXT5, { name: `fungus ${i}`, tags: i % 2 ? 'odd' : 'even', collection: i < 2 ? col.id : '' }));
+    }
+    const page1 = await carol.json('GET', '/plots?scope=mine&pageSize=2&sort=name');
+    assert.equal(page1.total, 5);
+    assert.deepEqual(page1.items.map((p: any) => p.name), ['fungus 0', 'fungus 1']);
+    const page3 = await carol.json('GET', '/plots?scope=mine&pageSize=2&page=3&sort=name');
+    assert.deepEqual(page3.items.map((p: any) => p.name), ['fungus 4']);
+    assert.equal((await carol.json('GET', '/plots?scope=mine&tag=odd')).total, 2);
+    assert.equal((await carol.json('GET', `/plots?collection=${col.id}`)).total, 2);
+    assert.equal((await carol.json('GET', '/plots?q=FUNGUS 3')).total, 1);
+    assert.deepEqual(
+      (await carol.json('GET', '/tags')).filter((t: any) => ['odd', 'even'].includes(t.tag)),
+      [{ tag: 'even', count: 3 }, { tag: 'odd', count: 2 }],
+    );
+    const cols = await carol.json('GET', '/collections');
+    assert.deepEqual(cols.map((c: any) => [c.name, c.plots]), [['Fungi', 2]]);
+    assert.equal((await bob.upload('p.txt', TEXT5, { collection: col.id })).status, 400);
+    assert.equal((await carol.request('DELETE', `/collections/${col.id}`)).status, 204);
+    assert.equal((await carol.json('GET', `/plots?collection=${col.id}`)).total, 0);
+  });
+
+  test('named views are saved by the owner and readable with the plot', async () => {
+    const plot = await created(await alice.upload('v.txt', TEXT5));
+    const view = { camera: [1, 2, 3], hidden: [2] };
+    assert.equal((await alice.request('PUT', `/plots/${plot.id}/views/overview`, view)).status, 204);
+    assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/views`), { overview: view });
+    await alice.json('PATCH', `/plots/${plot.id}`, { visibility: 'public' });
+    assert.equal((await bob.request('PUT', `/plots/${plot.id}/views/mine`, view)).status, 403);
+    assert.equal((await alice.request('DELETE', `/plots/${plot.id}/views/overview`)).status, 204);
+    assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/views`), {});
+  });
+
+  test('thumbnails accept PNG only, within the size limit', async () => {
+    const plot = await created(await alice.upload('t.txt', TEXT5));
+    assert.equal((await alice.request('GET', `/plots/${plot.id}/thumbnail`)).status, 404);
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+    assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, png, { 'content-type': 'image/png' })).status, 204);
+    const got = await alice.request('GET', `/plots/${plot.id}/thumbnail`);
+    assert.deepEqual(await bytes(got), png);
+    assert.equal((await alice.json('GET', `/plots/${plot.id}`)).hasThumbnail, true);
+    assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, new Uint8Array(10), { 'content-type': 'image/png' })).status, 400);
+    const huge = new Uint8Array(300 * 1024);
+    huge.set(png.subarray(0, 8));
+    assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, huge, { 'content-type': 'image/png' })).status, 413);
+  });
+});
