@@ -1,0 +1,68 @@
+#include "lane_kernel.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace swg {
+
+AlignmentStats key::decode(std::int32_t value) {
+  const int packed = value & 0xFFFF;  // identical·256 + (255 − length)
+  return {value >> 16, packed >> 8, 255 - (packed & 0xFF)};
+}
+
+void LaneProfile::build(const ScoringScheme& scheme, std::span<const std::span<const Residue>> lane_sequences,
+                        int lanes, std::span<const Residue> codes_in_use) {
+  columns_ = 0;
+  for (const auto sequence : lane_sequences) columns_ = std::max(columns_, static_cast<int>(sequence.size()));
+  entries_.resize(static_cast<std::size_t>(scheme.alphabet_size) * columns_ * lanes);
+  const std::int32_t padding = key::column(key::kPaddingScore, false);
+  for (const Residue code : codes_in_use) {
+    std::int32_t* block = entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes;
+    for (int lane = 0; lane < lanes; ++lane) {
+      const std::span<const Residue> b =
+          lane < static_cast<int>(lane_sequences.size()) ? lane_sequences[lane] : std::span<const Residue>{};
+      for (int j = 0; j < columns_; ++j) {
+        block[j * lanes + lane] =
+            j < static_cast<int>(b.size()) ? key::column(scheme.score(code, b[j]), code == b[j]) : padding;
+      }
+    }
+  }
+}
+
+namespace {
+
+bool cpu_has(const std::string& name) {
+  __builtin_cpu_init();
+  if (name == "avx512") return __builtin_cpu_supports("avx512f");
+  if (name == "avx2") return __builtin_cpu_supports("avx2");
+  return name == "generic";
+}
+
+LaneKernel kernel_named(const std::string& name) {
+  if (name == "avx512") return {name, kAvx512Lanes, run_lane_group_avx512};
+  if (name == "avx2") return {name, kAvx2Lanes, run_lane_group_avx2};
+  return {"generic", kGenericLanes, run_lane_group_generic};
+}
+
+const char* const kPreference[] = {"avx512", "avx2", "generic"};
+
+}  // namespace
+
+std::vector<std::string> supported_lane_kernels() {
+  std::vector<std::string> names;
+  for (const char* name : kPreference) {
+    if (cpu_has(name)) names.emplace_back(name);
+  }
+  return names;
+}
+
+LaneKernel select_lane_kernel(const std::string& requested) {
+  if (requested == "auto") return kernel_named(supported_lane_kernels().front());
+  if (requested != "avx512" && requested != "avx2" && requested != "generic") {
+    throw std::invalid_argument("unknown SIMD kernel '" + requested + "' (auto, avx512, avx2 or generic)");
+  }
+  if (!cpu_has(requested)) throw std::invalid_argument("this CPU does not support the " + requested + " kernel");
+  return kernel_named(requested);
+}
+
+}  // namespace swg

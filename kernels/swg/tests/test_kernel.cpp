@@ -1,0 +1,162 @@
+// The aligners: reference vs textbook Gotoh and traceback, SIMD lanes vs reference.
+#include <gtest/gtest.h>
+
+
+#include "gotoh_traceback.hpp"
+#include "lane_kernel.hpp"
+#include "random_sequences.hpp"
+
+namespace swg {
+namespace {
+
+using testing::SequenceFactory;
+
+ScoringScheme dna() { return make_scoring(Alphabet::dna, "ednafull", 16, 4); }
+ScoringScheme protein() { return make_scoring(Alphabet::protein, "blosum62", 9, 1); }
+
+std::vector<Residue> dna_codes(const char* text) { return encode(text, Alphabet::dna); }
+
+TEST(Reference, HandWorkedExamples) {
+  const auto scheme = dna();
+  // Identical sequences: every column matches (EDNAFULL match = 5).
+  EXPECT_EQ(align_reference(dna_codes("ACGT"), dna_codes("acgt"), scheme), (AlignmentStats{20, 4, 4}));
+  // Three inserted Gs between two runs of ten: a 3-gap (100 − 16 − 8 = 76) beats
+  // three mismatches (85 − 12 = 73) and either run alone (50).
+  EXPECT_EQ(align_reference(dna_codes("AAAAAAAAAACCCCCCCCCC"), dna_codes("AAAAAAAAAAGGGCCCCCCCCCC"), scheme),
+            (AlignmentStats{76, 20, 23}));
+  // Nothing scores above zero: the empty alignment, distance 1.
+  const auto none = align_reference(dna_codes("A"), dna_codes("C"), scheme);
+  EXPECT_EQ(none, (AlignmentStats{0, 0, 0}));
+  EXPECT_EQ(stored_distance(none), 32767);
+  // U is T.
+  EXPECT_EQ(align_reference(dna_codes("ACGU"), dna_codes("ACGT"), scheme), (AlignmentStats{20, 4, 4}));
+}
+
+TEST(Reference, GapBeatsMismatch) {
+  const auto scheme = make_scoring(Alphabet::dna, "ednafull", 5, 5);
+  // Eight matches around a one-column gap for the T (40 − 5 = 35) beat seven
+  // matches and a T/A mismatch (35 − 4 = 31).
+  EXPECT_EQ(align_reference(dna_codes("AAAATAAAA"), dna_codes("AAAAAAAA"), scheme), (AlignmentStats{35, 8, 9}));
+}
+
+TEST(StoredDistance, TruncatesExactly) {
+  EXPECT_EQ(stored_distance({10, 7, 7}), 0);
+  EXPECT_EQ(stored_distance({84, 20, 21}), 32767 / 21);  // trunc(1/21 · 32767) = 1560
+  EXPECT_EQ(stored_distance({5, 1, 3}), 21844);          // trunc(2/3 · 32767) = 21844.67 → 21844
+}
+
+TEST(LaneKey, RoundTripsPackedStatistics) {
+  std::int32_t value = key::kEmpty;
+  EXPECT_EQ(key::decode(value), (AlignmentStats{0, 0, 0}));
+  value += key::column(5, true) + key::column(-4, false) - key::gap(16) - key::gap(4);
+  EXPECT_EQ(key::decode(value), (AlignmentStats{5 - 4 - 16 - 4, 1, 4}));
+}
+
+struct SchemeCase {
+  const char* name;
+  ScoringScheme (*make)();
+};
+
+class ReferenceVersusIndependent : public ::testing::TestWithParam<SchemeCase> {};
+
+// The rolling-row reference equals the textbook score, and its identical/length
+// counts are those of a traced optimal alignment, recounted column by column.
+TEST_P(ReferenceVersusIndependent, RandomPairsWithIndels) {
+  const auto scheme = GetParam().make();
+  SequenceFactory factory(scheme, 12345);
+  for (int pair = 0; pair < 1500; ++pair) {
+    const auto a = factory.random(factory.uniform(1, 70));
+    const auto b = pair % 3 == 0 ? factory.random(factory.uniform(1, 70)) : factory.mutate(a, 0.15, 0.1, 90);
+    const auto stats = align_reference(a, b, scheme);
+    ASSERT_EQ(stats.score, testing::gotoh_score(a, b, scheme)) << "pair " << pair;
+    const auto traced = testing::align_traced(a, b, scheme);
+    ASSERT_EQ(traced.stats, stats) << "pair " << pair;
+    ASSERT_EQ(testing::rescore(traced, scheme), stats) << "pair " << pair;
+    // The traced columns spell out contiguous pieces of a and b.
+    std::size_t ia = traced.a_begin, ib = traced.b_begin;
+    for (std::size_t c = 0; c < traced.row_a.size(); ++c) {
+      if (traced.row_a[c] >= 0) {
+        ASSERT_EQ(traced.row_a[c], a[ia++]);
+      }
+      if (traced.row_b[c] >= 0) {
+        ASSERT_EQ(traced.row_b[c], b[ib++]);
+      }
+    }
+    // The definition does not depend on which sequence is the row.
+    ASSERT_EQ(align_reference(b, a, scheme), stats) << "pair " << pair;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Schemes, ReferenceVersusIndependent,
+                         ::testing::Values(SchemeCase{"dna", dna}, SchemeCase{"protein", protein}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+struct KernelCase {
+  std::string kernel;
+  const char* scheme_name;
+  ScoringScheme (*make)();
+};
+
+class LaneKernelVersusReference : public ::testing::TestWithParam<KernelCase> {};
+
+// Every lane of every row equals the scalar reference, on groups mixing lengths
+// (so lanes are padded) and rows related to one lane's sequence.
+TEST_P(LaneKernelVersusReference, RandomGroups) {
+  const auto scheme = GetParam().make();
+  const LaneKernel kernel = select_lane_kernel(GetParam().kernel);
+  SequenceFactory factory(scheme, 777);
+  std::vector<Residue> all_codes(scheme.alphabet_size);
+  for (int c = 0; c < scheme.alphabet_size; ++c) all_codes[c] = static_cast<Residue>(c);
+
+  int pairs = 0;
+  for (int group = 0; group < 60; ++group) {
+    const int lanes_used = factory.uniform(1, kernel.lanes);
+    std::vector<std::vector<Residue>> columns;
+    for (int lane = 0; lane < lanes_used; ++lane) columns.push_back(factory.random(factory.uniform(1, 127)));
+    std::vector<std::span<const Residue>> column_spans(columns.begin(), columns.end());
+    LaneProfile profile;
+    profile.build(scheme, column_spans, kernel.lanes, all_codes);
+
+    std::vector<std::vector<Residue>> rows;
+    for (int r = 0; r < 8; ++r) {
+      const int limit = kMaxPackedPairLength - profile.columns();
+      rows.push_back(r % 2 ? factory.random(factory.uniform(1, std::min(limit, 127)))
+                           : factory.mutate(columns[factory.uniform(0, lanes_used - 1)], 0.1, 0.08, limit));
+    }
+    std::vector<std::span<const Residue>> row_spans(rows.begin(), rows.end());
+    std::vector<std::int32_t> best(rows.size() * kernel.lanes);
+    AlignedVector<std::int32_t> workspace(2 * static_cast<std::size_t>(profile.columns()) * kernel.lanes);
+    kernel.run({&profile, row_spans, key::gap(scheme.gap_open), key::gap(scheme.gap_extend), best.data(),
+                workspace.data()});
+
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      for (int lane = 0; lane < lanes_used; ++lane) {
+        ASSERT_EQ(key::decode(best[r * kernel.lanes + lane]), align_reference(rows[r], columns[lane], scheme))
+            << "group " << group << " row " << r << " lane " << lane;
+        ++pairs;
+      }
+    }
+  }
+  EXPECT_GT(pairs, 1000);
+}
+
+std::vector<KernelCase> kernel_cases() {
+  std::vector<KernelCase> cases;
+  for (const auto& name : supported_lane_kernels()) {
+    cases.push_back({name, "dna", dna});
+    cases.push_back({name, "protein", protein});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedKernels, LaneKernelVersusReference, ::testing::ValuesIn(kernel_cases()),
+                         [](const auto& info) { return info.param.kernel + "_" + info.param.scheme_name; });
+
+TEST(LaneKernelSelection, RejectsUnknownOrUnsupported) {
+  EXPECT_THROW(select_lane_kernel("sse9"), std::invalid_argument);
+  EXPECT_EQ(select_lane_kernel("generic").lanes, kGenericLanes);
+  EXPECT_EQ(select_lane_kernel("auto").name, supported_lane_kernels().front());
+}
+
+}  // namespace
+}  // namespace swg
