@@ -4,6 +4,7 @@ import { FrameStore, blendTargets, computeTrails, matchByLabel, trailSegments, t
 const frame = (labels: string[], xs: number[]): FrameData => ({
   labels,
   clusters: new Uint32Array(labels.length),
+  edges: [],
   positions: new Float32Array(xs.flatMap((x) => [x, 0, 0])),
 });
 

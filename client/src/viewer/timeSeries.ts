@@ -5,6 +5,8 @@ export interface FrameData {
   positions: Float32Array;
   clusters: Uint32Array;
   labels: string[];
+  /** polylines through point indices */
+  edges: number[][];
 }
 
 export type FrameFetcher = (frame: number, signal: AbortSignal) => Promise<FrameData>;
@@ -109,15 +111,22 @@ export function blendTargets(a: FrameData, b: FrameData): Float32Array {
   return out;
 }
 
-/** One trail per label: xyz per frame, NaN where the label is absent from a frame. */
-export function computeTrails(frames: readonly FrameData[], labels: readonly string[]): Float32Array[] {
-  const trails = labels.map(() => new Float32Array(frames.length * 3).fill(NaN));
-  frames.forEach((frame, f) => {
-    const match = matchByLabel(labels, frame.labels);
-    match.forEach((j, t) => {
-      if (j >= 0) trails[t].set(frame.positions.subarray(3 * j, 3 * j + 3), 3 * f);
-    });
+/** Empty trails (xyz per frame, NaN until filled) for `labels` over `frameCount` frames. */
+export function emptyTrails(labels: readonly string[], frameCount: number): Float32Array[] {
+  return labels.map(() => new Float32Array(frameCount * 3).fill(NaN));
+}
+
+/** Writes frame `f`'s positions of the trail labels into the trails. */
+export function addFrameToTrails(trails: Float32Array[], labels: readonly string[], f: number, frame: FrameData): void {
+  matchByLabel(labels, frame.labels).forEach((j, t) => {
+    if (j >= 0) trails[t].set(frame.positions.subarray(3 * j, 3 * j + 3), 3 * f);
   });
+}
+
+/** One trail per label over all frames, NaN where the label is absent from a frame. */
+export function computeTrails(frames: readonly FrameData[], labels: readonly string[]): Float32Array[] {
+  const trails = emptyTrails(labels, frames.length);
+  frames.forEach((frame, f) => addFrameToTrails(trails, labels, f, frame));
   return trails;
 }
 

@@ -20,6 +20,7 @@ export interface ViewState {
   mode: '2d' | '3d';
   hidden: number[];
   overrides: Record<number, ClusterOverride>;
+  /** screen pixels for a cluster of size 1 */
   pointSize: number;
   selection: number[];
   frame: number;
@@ -28,7 +29,7 @@ export interface ViewState {
 }
 
 export const DEFAULT_VIEW: ViewState = {
-  camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 1, selection: [], frame: 0, edges: true, axes: false,
+  camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 4, selection: [], frame: 0, edges: true, axes: false,
 };
 
 /** "1-4,7,9-10" for sorted unique integers. */

@@ -1,0 +1,46 @@
+// Viewer toolbar: point size, 2D/3D, reset, axes, edges, selection tools, screenshot, link, help.
+import type { Plot } from '@wpv/schema';
+import type { Tool } from './PlotCanvas';
+import type { PlotRenderer } from './renderer';
+import type { ViewState } from './viewState';
+
+function download(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
+  Object.assign(document.createElement('a'), { href: url, download: name }).click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function Toolbar({ plot, view, update, tool, setTool, renderer, currentUrl, onHelp }: {
+  plot: Plot;
+  view: ViewState;
+  update: (patch: Partial<ViewState>) => void;
+  tool: Tool;
+  setTool: (t: Tool) => void;
+  renderer: PlotRenderer | null;
+  currentUrl: () => string;
+  onHelp: () => void;
+}) {
+  const hasEdges = plot.frameList.some((f) => f.edges > 0);
+  return (
+    <div className="toolbar row wrap">
+      <label title="point size in screen pixels">Size
+        <input type="range" min={1} max={40} step={0.5} value={view.pointSize} data-testid="point-size"
+          onChange={(e) => update({ pointSize: Number(e.target.value) })} /></label>
+      <button className={view.mode === '3d' ? 'active' : ''} onClick={() => update({ mode: '3d' })}>3D</button>
+      <button className={view.mode === '2d' ? 'active' : ''} onClick={() => update({ mode: '2d' })}>2D</button>
+      <button onClick={() => renderer?.resetCamera()} title="reset the camera (r)">Reset</button>
+      <label><input type="checkbox" checked={view.axes} onChange={(e) => update({ axes: e.target.checked })} /> axes</label>
+      {hasEdges && <label><input type="checkbox" checked={view.edges} onChange={(e) => update({ edges: e.target.checked })} data-testid="edges-toggle" /> edges</label>}
+      <span className="sep" />
+      {(['orbit', 'box', 'lasso'] as const).map((t) => (
+        <button key={t} className={tool === t ? 'active' : ''} onClick={() => setTool(t)} data-testid={`tool-${t}`}>
+          {t === 'orbit' ? 'Rotate' : t === 'box' ? 'Box select' : 'Lasso'}
+        </button>
+      ))}
+      <span className="sep" />
+      <button onClick={() => renderer?.screenshot(2).then((b) => download(b, `${plot.name}.png`))} title="PNG at twice the canvas resolution">Screenshot</button>
+      <button data-testid="copy-link" onClick={() => void navigator.clipboard.writeText(currentUrl()).catch(() => prompt('Copy this link', currentUrl()))}>Copy link</button>
+      <button onClick={onHelp} title="keyboard shortcuts (?)">?</button>
+    </div>
+  );
+}

@@ -1,0 +1,359 @@
+// The plot viewer: loads a plot, renders it, and wires the panels (clusters, search,
+// selection, time bar, named views) to the renderer and to the view state in the URL.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { Cluster, Plot } from '@wpv/schema';
+import { plots } from '../api/endpoints';
+import { ApiError } from '../api/http';
+import { useSession } from '../app/session';
+import { ErrorMessage } from '../pages/ErrorMessage';
+import { ClustersPanel, type ClusterActions } from './ClustersPanel';
+import { buildPointAttributes, resolveStyles, type ClusterStyle, type PointAttributes } from './clusterStyles';
+import type { SelectedPoint } from './csv';
+import { fetchEdges, fetchFullFrame, fetchGeometry } from './frames';
+import { HelpOverlay } from './HelpOverlay';
+import { NamedViews } from './NamedViews';
+import { categoricalColor } from './palette';
+import { Playback } from './playback';
+import { PlotCanvas, type Tool } from './PlotCanvas';
+import { PlotRenderer, WebGLUnavailableError } from './renderer';
+import { SelectionPanel } from './SelectionPanel';
+import { ensureThumbnail, uploadThumbnail } from './thumbnail';
+import { TimeBar, type TrailsRequest } from './TimeBar';
+import {
+  FrameStore, addFrameToTrails, blendTargets, emptyTrails, trailSegments, type FrameData,
+} from './timeSeries';
+import { Toolbar } from './Toolbar';
+import { decodeViewState, encodeViewState, type ClusterOverride, type ViewState } from './viewState';
+
+/** The frame on screen; labels and edges arrive after the first render of a single plot. */
+interface ShownFrame {
+  index: number;
+  positions: Float32Array;
+  clusters: Uint32Array;
+  labels: string[] | null;
+}
+
+interface Trails {
+  labels: string[];
+  length: number;
+  paths: Float32Array[];
+}
+
+function highlightSet(selection: readonly number[], matches: readonly number[]): Set<number> {
+  return new Set([...selection, ...matches]);
+}
+
+function describeLoadError(e: unknown): unknown {
+  if (e instanceof ApiError && e.status === 404) return new Error('This plot does not exist, or it is private and you are not its owner.');
+  return e;
+}
+
+export function ViewerPage({ plotId }: { plotId: string }) {
+  const { username } = useSession();
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const rendererRef = useRef<PlotRenderer | null>(null);
+  const frameRef = useRef<ShownFrame | null>(null);
+  const attributesRef = useRef<PointAttributes | null>(null);
+  const trailsRef = useRef<Trails | null>(null);
+  const [initial] = useState(() => decodeViewState(new URLSearchParams(location.search)));
+  const [view, setView] = useState<ViewState>(initial.state);
+  const [plot, setPlot] = useState<Plot | null>(null);
+  const [clusters, setClusters] = useState<Cluster[]>([]);
+  const [playback, setPlayback] = useState<Playback | null>(null);
+  const [ready, setReady] = useState(false);
+  const [labelsLoaded, setLabelsLoaded] = useState(false);
+  const [noWebGL, setNoWebGL] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState(initial.problems.length ? `Parts of this link were ignored: ${initial.problems.join('; ')}` : '');
+  const [tool, setTool] = useState<Tool>('orbit');
+  const [searchMatches, setSearchMatches] = useState<number[]>([]);
+  const [trailProgress, setTrailProgress] = useState('');
+  const [help, setHelp] = useState(false);
+
+  const styles = useMemo(() => resolveStyles(clusters, view), [clusters, view.hidden, view.overrides]);
+  const highlighted = useMemo(() => highlightSet(view.selection, searchMatches), [view.selection, searchMatches]);
+  const isOwner = !!plot && plot.owner === username;
+  // Callbacks that run outside React's render (playback, camera events) read the latest values here.
+  const latest = useRef({ styles, highlighted, view });
+  latest.current = { styles, highlighted, view };
+
+  // --- the URL follows the view (debounced; replaceState so history is not flooded) ---
+  const urlTimer = useRef<number | undefined>(undefined);
+  const currentViewState = useCallback((): ViewState => {
+    const r = rendererRef.current;
+    return { ...latest.current.view, camera: r ? r.getCamera() : latest.current.view.camera, frame: frameRef.current?.index ?? 0 };
+  }, []);
+  const scheduleUrlUpdate = useCallback(() => {
+    clearTimeout(urlTimer.current);
+    urlTimer.current = window.setTimeout(() => {
+      const query = encodeViewState(currentViewState()).toString();
+      history.replaceState(null, '', location.pathname + (query ? '?' + query : ''));
+    }, 250);
+  }, [currentViewState]);
+  useEffect(() => { if (ready) scheduleUrlUpdate(); }, [view, ready, scheduleUrlUpdate]);
+
+  const drawTrails = useCallback((frame: number) => {
+    const t = trailsRef.current;
+    if (!t) return;
+    const { vertices, trail } = trailSegments(t.paths, frame, t.length);
+    const colors = new Uint8Array(vertices.length / 3 * 4);
+    trail.forEach((index, s) => {
+      const c = categoricalColor(index);
+      for (const v of [2 * s, 2 * s + 1]) colors.set([c.r, c.g, c.b, 255], 4 * v);
+    });
+    rendererRef.current?.setTrails(vertices, colors);
+  }, []);
+
+  /** Puts a time-series frame on screen: the work timed as "main-thread ms per frame switch". */
+  const showFrame = useCallback((index: number, data: FrameData, next?: FrameData) => {
+    const start = performance.now();
+    const r = rendererRef.current;
+    if (!r) return;
+    const { styles: s, highlighted: h } = latest.current;
+    const previous = attributesRef.current;
+    const attributes = buildPointAttributes(data.clusters, s, h, previous ?? undefined);
+    attributesRef.current = attributes;
+    if (previous === attributes && frameRef.current?.positions.length === data.positions.length) {
+      r.updatePositions(data.positions, next ? blendTargets(data, next) : undefined);
+      r.attributesChanged();
+    } else {
+      r.setPoints(data.positions, attributes, plot!.bbox);
+    }
+    r.setEdges(data.edges);
+    frameRef.current = { index, positions: data.positions, clusters: data.clusters, labels: data.labels };
+    drawTrails(index);
+    scheduleUrlUpdate();
+    performance.measure('wpv:frame-switch', { start, end: performance.now() });
+  }, [plot, drawTrails, scheduleUrlUpdate]);
+
+  const showFrameRef = useRef(showFrame);
+  showFrameRef.current = showFrame;
+
+  // --- loading: metadata, then the first frame as fast as possible, then labels and edges ---
+  useEffect(() => {
+    let cancelled = false;
+    let renderer: PlotRenderer | null = null;
+    let store: FrameStore | null = null;
+    (async () => {
+      const p = await plots.get(plotId);
+      if (cancelled) return;
+      setPlot(p);
+      setClusters(p.clusters);
+      try {
+        renderer = new PlotRenderer(canvasRef.current!);
+      } catch (e) {
+        if (e instanceof WebGLUnavailableError) return setNoWebGL(true);
+        throw e;
+      }
+      rendererRef.current = renderer;
+      const v = initial.state;
+      const frame = Math.min(v.frame, p.frames - 1);
+      const t0 = performance.now();
+      const geometry = await fetchGeometry(plotId, frame);
+      if (cancelled) return;
+      const t1 = performance.now();
+      const attributes = buildPointAttributes(geometry.clusters, resolveStyles(p.clusters, v), highlightSet(v.selection, []));
+      attributesRef.current = attributes;
+      const t2 = performance.now();
+      renderer.setPoints(geometry.positions, attributes, p.bbox);
+      renderer.setPointScale(v.pointSize);
+      renderer.setMode(v.mode);
+      renderer.setEdgesVisible(v.edges);
+      renderer.setAxesVisible(v.axes);
+      if (v.camera) renderer.setCamera(v.camera);
+      else renderer.resetCamera();
+      const { uploadMs, drawMs } = renderer.renderTimed();
+      performance.measure('wpv:fetch', { start: t0, end: t1 });
+      performance.measure('wpv:decode', { start: t1, end: t2 });
+      performance.measure('wpv:upload', { start: t2, duration: uploadMs });
+      performance.measure('wpv:draw', { start: t2 + uploadMs, duration: drawMs });
+      performance.mark('wpv:first-frame');
+      frameRef.current = { index: frame, ...geometry, labels: null };
+      renderer.onCameraChange(scheduleUrlUpdate);
+      setReady(true);
+
+      const [labels, edges] = await Promise.all([plots.labels(plotId, frame), fetchEdges(plotId, p.frameList[frame])]);
+      if (cancelled) return;
+      if (frameRef.current.index === frame) frameRef.current.labels = labels;
+      renderer.setEdges(edges);
+      setLabelsLoaded(true);
+      if (p.frames > 1) {
+        store = new FrameStore(p.frames, (f, signal) => fetchFullFrame(plotId, p.frameList[f], signal));
+        setPlayback(new Playback(store, { show: (f, d, n) => showFrameRef.current(f, d, n), setBlend: (t) => renderer?.setBlend(t) }, frame));
+      }
+      if (p.owner === username) await ensureThumbnail(plotId, p.updatedAt, renderer);
+    })().catch((e: unknown) => { if (!cancelled) setError(describeLoadError(e)); });
+    return () => {
+      cancelled = true;
+      store?.dispose();
+      renderer?.dispose();
+      rendererRef.current = null;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- loads once per plot; later changes go through effects below
+  }, [plotId]);
+  useEffect(() => () => playback?.dispose(), [playback]);
+
+  // --- view changes pushed to the renderer ---
+  useEffect(() => {
+    const r = rendererRef.current, f = frameRef.current;
+    if (!ready || !r || !f) return;
+    attributesRef.current = buildPointAttributes(f.clusters, styles, highlighted, attributesRef.current ?? undefined);
+    r.attributesChanged();
+  }, [ready, styles, highlighted]);
+  useEffect(() => { if (ready) rendererRef.current?.setPointScale(view.pointSize); }, [ready, view.pointSize]);
+  useEffect(() => { if (ready) rendererRef.current?.setMode(view.mode); }, [ready, view.mode]);
+  useEffect(() => { if (ready) rendererRef.current?.setEdgesVisible(view.edges); }, [ready, view.edges]);
+  useEffect(() => { if (ready) rendererRef.current?.setAxesVisible(view.axes); }, [ready, view.axes]);
+
+  const update = useCallback((patch: Partial<ViewState>) => setView((v) => ({ ...v, ...patch })), []);
+
+  const clusterActions: ClusterActions = {
+    setHidden: (hidden) => update({ hidden }),
+    override: (changes) => setView((v) => {
+      const overrides = { ...v.overrides };
+      for (const [key, change] of Object.entries(changes)) {
+        const merged: ClusterOverride = { ...overrides[Number(key)], ...change };
+        for (const k of Object.keys(merged) as (keyof ClusterOverride)[]) if (merged[k] === undefined) delete merged[k];
+        if (Object.keys(merged).length) overrides[Number(key)] = merged; else delete overrides[Number(key)];
+      }
+      return { ...v, overrides };
+    }),
+    rename: isOwner ? (key, label) => {
+      plots.patch(plotId, { clusters: [{ key, label }] }).then((p) => setClusters(p.clusters), setError);
+    } : undefined,
+  };
+
+  /** Writes the view's colours, sizes, shapes and visibility into the plot itself (owner). */
+  async function saveStylesToPlot() {
+    try {
+      const edits = styles.map((s: ClusterStyle) => ({ key: s.key, color: s.color, size: s.size, shape: s.shape, visible: s.visible }));
+      const p = await plots.patch(plotId, { clusters: edits });
+      setClusters(p.clusters);
+      update({ overrides: {} });
+      setNotice('Cluster styles saved to the plot.');
+      if (rendererRef.current) await uploadThumbnail(plotId, rendererRef.current);
+    } catch (e) { setError(e); }
+  }
+
+  async function search(label: string) {
+    if (!label.trim()) return setSearchMatches([]);
+    try {
+      const result = await plots.search(plotId, label.trim(), frameRef.current?.index ?? 0);
+      setSearchMatches(result.indices);
+      setNotice(`${result.indices.length}${result.truncated ? '+' : ''} point(s) match "${label}"`);
+      rendererRef.current?.flyTo(result.indices);
+    } catch (e) { setError(e); }
+  }
+
+  async function showTrails(req: TrailsRequest) {
+    if (!plot || !playback) return;
+    if (!req.labels.length) {
+      trailsRef.current = null;
+      rendererRef.current?.setTrails(new Float32Array(0), new Uint8Array(0));
+      return;
+    }
+    const paths = emptyTrails(req.labels, plot.frames);
+    const controller = new AbortController();
+    try {
+      // Every frame, not just those played so far: trails show the whole history.
+      for (let f = 0; f < plot.frames; f++) {
+        setTrailProgress(`loading frames for trails: ${f + 1}/${plot.frames}`);
+        addFrameToTrails(paths, req.labels, f, await fetchFullFrame(plotId, plot.frameList[f], controller.signal));
+      }
+      trailsRef.current = { labels: req.labels, length: req.length, paths };
+      drawTrails(playback.frame);
+      setTrailProgress('');
+    } catch (e) { setTrailProgress(''); setError(e); }
+  }
+
+  const selectedPoints = useMemo((): SelectedPoint[] => {
+    const f = frameRef.current;
+    if (!f) return [];
+    const labelOf = new Map(styles.map((s) => [s.key, s.label]));
+    return view.selection.filter((i) => i < f.clusters.length).map((i) => ({
+      index: i, label: f.labels?.[i] ?? `#${i}`, cluster: labelOf.get(f.clusters[i]) ?? String(f.clusters[i]),
+      x: f.positions[3 * i], y: f.positions[3 * i + 1], z: f.positions[3 * i + 2],
+    }));
+  }, [view.selection, styles, labelsLoaded]); // eslint-disable-line react-hooks/exhaustive-deps -- frameRef changes with labelsLoaded
+
+  // --- keyboard shortcuts ---
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
+      const r = rendererRef.current;
+      const actions: Record<string, () => void> = {
+        r: () => r?.resetCamera(), '2': () => update({ mode: '2d' }), '3': () => update({ mode: '3d' }),
+        a: () => setView((v) => ({ ...v, axes: !v.axes })), e: () => setView((v) => ({ ...v, edges: !v.edges })),
+        o: () => setTool('orbit'), b: () => setTool('box'), l: () => setTool('lasso'),
+        '+': () => setView((v) => ({ ...v, pointSize: Math.min(40, v.pointSize + 1) })),
+        '-': () => setView((v) => ({ ...v, pointSize: Math.max(1, v.pointSize - 1) })),
+        ' ': () => { if (playback?.playing) playback.pause(); else playback?.play(); },
+        ArrowLeft: () => void playback?.step(-1), ArrowRight: () => void playback?.step(1),
+        Escape: () => { update({ selection: [] }); setSearchMatches([]); setHelp(false); },
+        '?': () => setHelp((h) => !h),
+      };
+      const action = actions[e.key];
+      if (action) { e.preventDefault(); action(); }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [playback, update]);
+
+  if (noWebGL) {
+    return (
+      <main className="page">
+        <h1>WebGL is not available</h1>
+        <p>The plot viewer draws with WebGL, which this browser does not provide (or has turned off).
+          Try a current Chrome, Firefox, Safari or Edge, and check that hardware acceleration is enabled.</p>
+      </main>
+    );
+  }
+
+  return (
+    <main className="viewer">
+      <div className="stage">
+        {plot && (
+          <Toolbar plot={plot} view={view} update={update} tool={tool} setTool={setTool}
+            renderer={rendererRef.current} currentUrl={() => location.origin + location.pathname + '?' + encodeViewState(currentViewState()).toString()}
+            onHelp={() => setHelp(true)} />
+        )}
+        <PlotCanvas
+          canvasRef={canvasRef} renderer={ready ? rendererRef.current : null} tool={tool}
+          describe={(i) => {
+            const f = frameRef.current!;
+            const s = styles.find((c) => c.key === f.clusters[i]);
+            return { label: f.labels?.[i] ?? `#${i}`, cluster: s?.label ?? String(f.clusters[i]), xyz: [f.positions[3 * i], f.positions[3 * i + 1], f.positions[3 * i + 2]] };
+          }}
+          onSelect={(indices, add) => update({ selection: add ? [...new Set([...view.selection, ...indices])].sort((a, b) => a - b) : indices })}
+        />
+        {!ready && !error && <div className="loading">Loading…</div>}
+        {playback && plot && <TimeBar playback={playback} frames={plot.frameList} onTrails={(r) => void showTrails(r)} trailProgress={trailProgress} />}
+      </div>
+      <aside className="sidebar">
+        <ErrorMessage error={error} />
+        {notice && <p className="notice" data-testid="notice" onClick={() => setNotice('')}>{notice}</p>}
+        {plot && (
+          <>
+            <h2 data-testid="plot-name">{plot.name}</h2>
+            <p className="muted">{plot.owner} · {plot.visibility} · {plot.points.toLocaleString()} points{plot.frames > 1 ? ` · ${plot.frames} frames` : ''}
+              {' · '}<a href={plots.exportUrl(plotId, 'pviz')}>export</a></p>
+            <form className="row" onSubmit={(e) => { e.preventDefault(); void search(new FormData(e.currentTarget).get('label') as string); }}>
+              <input name="label" type="search" placeholder="Search point labels" data-testid="label-search" />
+              <button type="submit">Find</button>
+            </form>
+            <ClustersPanel styles={styles} actions={clusterActions} />
+            {isOwner && Object.keys(view.overrides).length > 0 && <button onClick={() => void saveStylesToPlot()}>Save cluster styles to the plot</button>}
+            <SelectionPanel points={selectedPoints} onClear={() => update({ selection: [] })} />
+            <NamedViews plotId={plotId} canSave={isOwner} current={currentViewState}
+              apply={(s) => {
+                setView(s);
+                if (s.camera) rendererRef.current?.setCamera(s.camera);
+                if (playback && s.frame !== playback.frame) void playback.seek(s.frame);
+              }} />
+          </>
+        )}
+      </aside>
+      {help && <HelpOverlay onClose={() => setHelp(false)} />}
+    </main>
+  );
+}

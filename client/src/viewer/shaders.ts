@@ -1,0 +1,92 @@
+// GLSL for the single point draw call. Glyphs follow PlotViz's shapes:
+// 0 disc, 1 ball, 2 star, 3 cube, 4 pyramid, 5 cone, 6 cylinder.
+
+export const pointVertexShader = /* glsl */ `
+attribute vec3 position2;
+attribute vec4 rgba;
+attribute float size;
+attribute float shape;
+attribute float visibility;
+uniform float uPointScale;
+uniform float uPixelRatio;
+uniform float uBlend;
+varying vec4 vColor;
+varying float vShape;
+varying float vHighlight;
+
+void main() {
+  if (visibility < 0.5) {
+    gl_Position = vec4(2.0, 2.0, 2.0, 1.0); // outside the clip volume: not drawn
+    gl_PointSize = 0.0;
+    return;
+  }
+  vec3 p = mix(position, position2, uBlend);
+  gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
+  vHighlight = visibility > 1.5 ? 1.0 : 0.0;
+  gl_PointSize = max(1.0, size * uPointScale * uPixelRatio * (1.0 + 0.6 * vHighlight));
+  vColor = rgba;
+  vShape = shape;
+}
+`;
+
+export const pointFragmentShader = /* glsl */ `
+varying vec4 vColor;
+varying float vShape;
+varying float vHighlight;
+
+bool insideTriangle(vec2 p) { return p.y >= -0.8 && abs(p.x) <= 0.95 * (0.9 - p.y) / 1.7; }
+
+bool inside(float s, vec2 p) {
+  float r = length(p);
+  if (s < 0.5 || s < 1.5) return r <= 1.0;                     // disc, ball
+  if (s < 2.5) {                                                // five-pointed star
+    float a = atan(p.y, p.x) - 1.5707963;
+    float k = 0.5 + 0.5 * cos(5.0 * a);
+    return r <= mix(0.45, 1.0, k * k);
+  }
+  if (s < 3.5) return max(abs(p.x), abs(p.y)) <= 0.8;           // cube
+  if (s < 4.5) return insideTriangle(p);                        // pyramid
+  if (s < 5.5) {                                                // cone: triangle on an elliptic base
+    vec2 e = (p - vec2(0.0, -0.7)) / vec2(0.8, 0.25);
+    return (p.y >= -0.7 && abs(p.x) <= 0.8 * (0.9 - p.y) / 1.6) || dot(e, e) <= 1.0;
+  }
+  vec2 top = (p - vec2(0.0, 0.65)) / vec2(0.6, 0.2);            // cylinder
+  vec2 bottom = (p - vec2(0.0, -0.65)) / vec2(0.6, 0.2);
+  return (abs(p.x) <= 0.6 && abs(p.y) <= 0.65) || dot(top, top) <= 1.0 || dot(bottom, bottom) <= 1.0;
+}
+
+float shade(float s, vec2 p) {
+  if (s > 0.5 && s < 1.5) {                                     // ball: lit sphere
+    vec3 n = vec3(p, sqrt(max(0.0, 1.0 - dot(p, p))));
+    return 0.35 + 0.65 * max(0.0, dot(n, normalize(vec3(-0.4, 0.5, 0.8))));
+  }
+  if (s > 2.5 && s < 3.5) return (p.x > p.y + 0.9 || p.y > 0.55) ? 1.15 : (p.x > 0.55 ? 0.7 : 0.9); // cube faces
+  if (s > 3.5 && s < 5.5) return p.x < 0.0 ? 1.0 : 0.72;        // pyramid, cone: two lit sides
+  if (s > 5.5) return 0.6 + 0.5 * (1.0 - abs(p.x + 0.2) / 0.8); // cylinder: curved side
+  return 1.0;
+}
+
+void main() {
+  vec2 p = gl_PointCoord * 2.0 - 1.0;
+  p.y = -p.y;
+  if (!inside(vShape, p)) discard;
+  vec3 c = vColor.rgb * shade(vShape, p);
+  if (vHighlight > 0.5 && !inside(vShape, p * 1.3)) c = vec3(1.0, 0.9, 0.1); // selection outline
+  gl_FragColor = vec4(min(c, vec3(1.0)), vColor.a);
+}
+`;
+
+export const lineVertexShader = /* glsl */ `
+attribute vec4 rgba;
+varying vec4 vColor;
+void main() {
+  gl_Position = projectionMatrix * modelViewMatrix * vec4(position, 1.0);
+  vColor = rgba;
+}
+`;
+
+export const lineFragmentShader = /* glsl */ `
+uniform float uOpacity;
+varying vec4 vColor;
+void main() { gl_FragColor = vec4(vColor.rgb, vColor.a * uOpacity); }
+`;
