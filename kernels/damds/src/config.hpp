@@ -1,0 +1,35 @@
+// DA-MDS settings: command line and SPIDAL config.properties, validated.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "spidal/matrix.hpp"
+
+namespace damds {
+
+// The kernels keep one accumulator per axis in registers (see kernels.cpp).
+inline constexpr int kMaxDimension = 4;
+
+struct Config {
+  std::string distances_path;
+  std::optional<std::string> weights_path;
+  std::string output_path;
+  std::optional<std::string> initial_points_path;
+  std::int64_t points = 0;
+  int dimension = 3;
+  double alpha = 0.95;
+  double tmin_factor = 0.5;
+  double threshold = 1e-6;
+  std::int64_t max_iterations_per_temperature = 0;  // 0: no cap (as in the original)
+  int cg_iterations = 100;
+  double cg_threshold = 1e-5;
+  std::uint64_t seed = 0;
+  spidal::ByteOrder byte_order = spidal::ByteOrder::little;
+};
+
+// Parses argv; throws spidal::HelpRequested / spidal::UsageError.
+Config parse_config(int argc, const char* const* argv);
+
+}  // namespace damds

@@ -1,0 +1,37 @@
+// The two passes over a rank's rows that dominate DA-MDS time. Both stream the
+// int16 rows once and never build a dense B or V.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "local_rows.hpp"
+
+namespace damds {
+
+// Point coordinates as `dim` arrays of n (structure of arrays), so the inner loop
+// over columns reads each axis contiguously.
+struct Coordinates {
+  int dim = 0;
+  std::int64_t n = 0;
+  std::vector<double> values;  // axis k at values[k * n]
+
+  Coordinates(int dim, std::int64_t n) : dim(dim), n(n), values(static_cast<std::size_t>(dim) * n) {}
+  const double* axis(int k) const { return values.data() + static_cast<std::size_t>(k) * n; }
+  // From n × dim row-major points.
+  void assign_rows(const std::vector<double>& points);
+};
+
+// Fused Guttman pass at temperature shift s = T·√(2L): for every local row i writes
+// (B(X)·X)_i into bx (rows × dim, row-major) and returns the rank's part of the
+// un-normalised stress Σ_j w_ij (δ̂_ij − d_ij)². Deterministic for any thread count.
+double guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx);
+
+// Σ_j w_ij of each local row (the diagonal of V).
+std::vector<double> row_weight_sums(const LocalRows& rows);
+
+// out = ((V + I)·p) for the local rows (rows × dim, row-major); needs weights.
+void laplacian_product(const LocalRows& rows, const std::vector<double>& weight_sums, const Coordinates& p,
+                       std::vector<double>& out);
+
+}  // namespace damds

@@ -1,0 +1,151 @@
+#include "smacof.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cmath>
+
+namespace damds {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::vector<double> start)
+    : config_(config),
+      rows_(rows),
+      comm_(comm),
+      gatherer_(comm, rows.n, config.dimension),
+      dim_(config.dimension),
+      points_(std::move(start)),
+      coordinates_(config.dimension, rows.n) {
+  coordinates_.assign_rows(points_);
+  const auto first = points_.begin() + rows.block.begin * dim_;
+  local_points_.assign(first, first + rows.block.rows() * dim_);
+  if (!rows.closed_form) weight_sums_ = row_weight_sums(rows);
+}
+
+double Smacof::pass(double shift) {
+  const auto start = std::chrono::steady_clock::now();
+  const double local = guttman_pass(rows_, coordinates_, shift, bx_);
+  double total = 0.0;
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  result_.pass_seconds += seconds_since(start);
+  return total / rows_.stats.sum_squares;
+}
+
+double Smacof::global_dot(const std::vector<double>& a, const std::vector<double>& b) const {
+  double local = 0.0;
+  for (std::size_t k = 0; k < a.size(); ++k) local += a[k] * b[k];
+  double total = 0.0;
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  return total;
+}
+
+void Smacof::gather(const std::vector<double>& local, std::vector<double>& full, Coordinates& coordinates) const {
+  gatherer_.allgather(local.data(), full.data());
+  coordinates.assign_rows(full);
+}
+
+void Smacof::update() {
+  const auto start = std::chrono::steady_clock::now();
+  if (rows_.closed_form) {
+    solve_closed_form();
+  } else {
+    solve_conjugate_gradient();
+  }
+  gather(local_points_, points_, coordinates_);
+  ++result_.iterations;
+  result_.solve_seconds += seconds_since(start);
+}
+
+// With unit weights and no missing pairs, V + I = (N+1)I − 11ᵀ, whose inverse is
+// (I + 11ᵀ)/(N+1): X_new = (BX + 1·(1ᵀBX)) / (N+1).
+void Smacof::solve_closed_form() {
+  std::vector<double> column_sums(dim_, 0.0);
+  for (std::size_t k = 0; k < bx_.size(); ++k) column_sums[k % dim_] += bx_[k];
+  MPI_Allreduce(MPI_IN_PLACE, column_sums.data(), dim_, MPI_DOUBLE, MPI_SUM, comm_);
+  const double scale = 1.0 / static_cast<double>(rows_.n + 1);
+  for (std::size_t k = 0; k < bx_.size(); ++k) local_points_[k] = (bx_[k] + column_sums[k % dim_]) * scale;
+}
+
+// Conjugate gradients on (V + I) X = BX for all dim columns at once (Frobenius
+// inner products), started from the current X; stops when r'r falls below
+// cg_threshold times its starting value, as the original does.
+void Smacof::solve_conjugate_gradient() {
+  std::vector<double> product;
+  laplacian_product(rows_, weight_sums_, coordinates_, product);
+  std::vector<double> residual(bx_.size());
+  for (std::size_t k = 0; k < residual.size(); ++k) residual[k] = bx_[k] - product[k];
+  std::vector<double> direction = residual;
+  std::vector<double> full_direction(points_.size());
+  Coordinates direction_coordinates(dim_, rows_.n);
+  double residual_norm = global_dot(residual, residual);
+  const double stop_below = residual_norm * config_.cg_threshold;
+
+  for (int step = 0; step < config_.cg_iterations && residual_norm > 0.0; ++step) {
+    gather(direction, full_direction, direction_coordinates);
+    laplacian_product(rows_, weight_sums_, direction_coordinates, product);
+    const double curvature = global_dot(direction, product);
+    if (!(curvature > 0.0)) break;
+    const double step_length = residual_norm / curvature;
+    for (std::size_t k = 0; k < residual.size(); ++k) {
+      local_points_[k] += step_length * direction[k];
+      residual[k] -= step_length * product[k];
+    }
+    ++result_.cg_iterations;
+    const double next_norm = global_dot(residual, residual);
+    if (next_norm < stop_below) break;
+    const double beta = next_norm / residual_norm;
+    residual_norm = next_norm;
+    for (std::size_t k = 0; k < direction.size(); ++k) direction[k] = residual[k] + beta * direction[k];
+  }
+}
+
+AnnealResult Smacof::run(spidal::ProgressReporter& progress) {
+  const double spread = std::sqrt(2.0 * dim_);  // T·√(2L) is the distance shift at temperature T
+  const double t_max = rows_.stats.max / spread;
+  const double t_min = config_.tmin_factor * rows_.stats.min_positive / spread;
+  double temperature = config_.alpha * t_max;
+  bool final_loop = false;
+  while (true) {
+    if (temperature < t_min) {
+      // The last loop is plain weighted SMACOF.
+      temperature = 0.0;
+      final_loop = true;
+    }
+    const double shift = temperature * spread;
+    double stress = pass(shift);
+    std::int64_t iterations_here = 0;
+    while (true) {
+      update();
+      ++iterations_here;
+      const double previous = stress;
+      stress = pass(shift);
+      if (previous - stress < config_.threshold) break;
+      if (config_.max_iterations_per_temperature > 0 && iterations_here >= config_.max_iterations_per_temperature) {
+        break;
+      }
+    }
+    ++result_.temperatures;
+    progress.report(final_loop ? "final" : "anneal",
+                    spidal::JsonFields()
+                        .add("temperature_index", result_.temperatures)
+                        .add("temperature", temperature)
+                        .add("iteration", result_.iterations)
+                        .add("iterations_at_temperature", iterations_here)
+                        .add("stress", stress));
+    if (final_loop) {
+      result_.stress = stress;
+      break;
+    }
+    temperature *= config_.alpha;
+  }
+  result_.points = points_;
+  return result_;
+}
+
+}  // namespace damds

@@ -1,0 +1,59 @@
+// Deterministic-annealing SMACOF over row blocks: the temperature schedule, the
+// Guttman iterations and the solve of (V + I) X = B(X) X (closed form for unit
+// weights without missing distances, conjugate gradients otherwise).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "config.hpp"
+#include "kernels.hpp"
+#include "local_rows.hpp"
+#include <mpi.h>
+
+#include "spidal/mpi_env.hpp"
+#include "spidal/progress.hpp"
+
+namespace damds {
+
+struct AnnealResult {
+  std::vector<double> points;  // n × dim, row-major, identical on every rank
+  double stress = 0.0;         // normalised stress at T = 0 of `points`
+  std::int64_t iterations = 0;     // Guttman updates
+  std::int64_t cg_iterations = 0;  // conjugate-gradient steps over all updates
+  int temperatures = 0;            // annealing loops, the final T = 0 one included
+  double pass_seconds = 0.0;       // fused B(X)X + stress passes
+  double solve_seconds = 0.0;      // closed-form or CG solves, gathers included
+};
+
+class Smacof {
+ public:
+  // `comm` holds the ranks that share the rows (each with its own block).
+  Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::vector<double> start);
+  // Runs the whole schedule, reporting one progress line per temperature.
+  AnnealResult run(spidal::ProgressReporter& progress);
+
+ private:
+  // Computes B(X)X into bx_ and returns the normalised stress of X at `shift`.
+  double pass(double shift);
+  // X ← (V + I)⁻¹ B(X) X, then gathers X on every rank.
+  void update();
+  void solve_closed_form();
+  void solve_conjugate_gradient();
+  double global_dot(const std::vector<double>& a, const std::vector<double>& b) const;
+  void gather(const std::vector<double>& local, std::vector<double>& full, Coordinates& coordinates) const;
+
+  const Config& config_;
+  const LocalRows& rows_;
+  MPI_Comm comm_;
+  spidal::RowBlockGather gatherer_;
+  int dim_;
+  std::vector<double> points_;      // n × dim, all ranks
+  Coordinates coordinates_;         // the same points, structure of arrays
+  std::vector<double> local_points_;  // this rank's rows × dim
+  std::vector<double> bx_;          // this rank's rows of B(X)X
+  std::vector<double> weight_sums_;  // diagonal of V for the local rows (CG only)
+  AnnealResult result_;
+};
+
+}  // namespace damds

@@ -1,0 +1,174 @@
+// The fused pass and the (V + I) product against a direct dense evaluation of the
+// formulas in algorithms.md, and the closed-form solve against conjugate gradients.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kernels.hpp"
+#include "local_rows.hpp"
+#include "smacof.hpp"
+#include "spidal/mpi_env.hpp"
+#include "spidal/progress.hpp"
+
+namespace {
+
+constexpr double kScale = 32767.0;
+
+// An n×n problem with random distances, some missing (-1) and, optionally, random weights with zeros.
+damds::LocalRows random_rows(std::int64_t n, spidal::RowBlock block, bool weighted, bool with_missing,
+                             std::uint64_t seed) {
+  std::mt19937_64 generator(seed);
+  std::uniform_int_distribution<int> value(1, 20000);
+  damds::LocalRows rows;
+  rows.n = n;
+  rows.block = block;
+  for (std::int64_t i = block.begin; i < block.end; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      const bool missing = with_missing && (i * 7 + j * 3) % 11 == 0 && i != j;
+      rows.distances.push_back(i == j ? 0 : (missing ? -1 : static_cast<std::int16_t>(value(generator))));
+      if (weighted) rows.weights.push_back(i == j || missing ? 0 : static_cast<std::int16_t>(value(generator) % 3 == 0 ? 0 : value(generator)));
+    }
+  }
+  rows.stats.sum_squares = 1.0;
+  return rows;
+}
+
+std::vector<double> random_points(std::int64_t n, int dim, std::uint64_t seed) {
+  std::mt19937_64 generator(seed);
+  std::uniform_real_distribution<double> coordinate(-1.0, 1.0);
+  std::vector<double> points(n * dim);
+  for (auto& value : points) value = coordinate(generator);
+  return points;
+}
+
+struct DenseResult {
+  double stress = 0.0;
+  std::vector<double> bx;
+};
+
+// Direct evaluation: b_ij = −w δ̂/d, b_ii = −Σ b_ij, BX = B·X; stress Σ w (δ̂ − d)².
+DenseResult dense_guttman(const damds::LocalRows& rows, const std::vector<double>& points, int dim, double shift) {
+  DenseResult result;
+  for (std::int64_t r = 0; r < rows.block.rows(); ++r) {
+    const std::int64_t i = rows.block.begin + r;
+    std::vector<double> b(rows.n, 0.0);
+    for (std::int64_t j = 0; j < rows.n; ++j) {
+      const std::int16_t stored = rows.distances[r * rows.n + j];
+      const double w = rows.weighted() ? rows.weights[r * rows.n + j] / kScale : 1.0;
+      if (j == i || stored < 0 || w == 0.0) continue;
+      const double target = std::max(stored / kScale - shift, 0.0);
+      double squared = 0.0;
+      for (int k = 0; k < dim; ++k) squared += std::pow(points[i * dim + k] - points[j * dim + k], 2);
+      const double d = std::sqrt(squared);
+      result.stress += w * (target - d) * (target - d);
+      if (d > 1e-10 && target > 0) b[j] = -w * target / d;
+    }
+    double diagonal = 0.0;
+    for (const double value : b) diagonal -= value;
+    b[i] = diagonal;
+    for (int k = 0; k < dim; ++k) {
+      double sum = 0.0;
+      for (std::int64_t j = 0; j < rows.n; ++j) sum += b[j] * points[j * dim + k];
+      result.bx.push_back(sum);
+    }
+  }
+  return result;
+}
+
+class KernelTest : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(KernelTest, FusedPassMatchesDenseFormulas) {
+  const auto [dim, weighted] = GetParam();
+  const std::int64_t n = 37;  // not a multiple of the vector width
+  const auto rows = random_rows(n, {5, 29}, weighted, true, 11);
+  const auto points = random_points(n, dim, 3);
+  damds::Coordinates coordinates(dim, n);
+  coordinates.assign_rows(points);
+  for (const double shift : {0.0, 0.05, 0.3}) {
+    std::vector<double> bx;
+    const double stress = damds::guttman_pass(rows, coordinates, shift, bx);
+    const auto expected = dense_guttman(rows, points, dim, shift);
+    EXPECT_NEAR(stress, expected.stress, 1e-12 * std::max(1.0, expected.stress));
+    ASSERT_EQ(bx.size(), expected.bx.size());
+    for (std::size_t k = 0; k < bx.size(); ++k) EXPECT_NEAR(bx[k], expected.bx[k], 1e-12) << "entry " << k;
+  }
+}
+
+class LaplacianTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(LaplacianTest, ProductMatchesDenseMatrix) {
+  const int dim = GetParam();
+  const std::int64_t n = 23;
+  const auto rows = random_rows(n, {3, 20}, true, true, 5);
+  const auto points = random_points(n, dim, 9);
+  damds::Coordinates coordinates(dim, n);
+  coordinates.assign_rows(points);
+  std::vector<double> product;
+  damds::laplacian_product(rows, damds::row_weight_sums(rows), coordinates, product);
+  for (std::int64_t r = 0; r < rows.block.rows(); ++r) {
+    const std::int64_t i = rows.block.begin + r;
+    for (int k = 0; k < dim; ++k) {
+      // (V + I)_ii = 1 + Σ_j≠i w_ij, (V + I)_ij = −w_ij.
+      double expected = points[i * dim + k];
+      for (std::int64_t j = 0; j < n; ++j) {
+        if (j == i) continue;
+        const double w = rows.weights[r * n + j] / kScale;
+        expected += w * (points[i * dim + k] - points[j * dim + k]);
+      }
+      EXPECT_NEAR(product[r * dim + k], expected, 1e-12);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dimensions, KernelTest,
+                         ::testing::Combine(::testing::Values(1, 2, 3, 4), ::testing::Bool()));
+INSTANTIATE_TEST_SUITE_P(Dimensions, LaplacianTest, ::testing::Values(1, 2, 3, 4));
+
+}  // namespace
+
+namespace {
+
+// With unit weights and no missing distances the closed-form solve and a tightly
+// converged CG on explicit unit weights must follow the same annealing path.
+TEST(Smacof, ClosedFormSolveAgreesWithConjugateGradients) {
+  const std::int64_t n = 40;
+  const int dim = 3;
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto block = spidal::row_block(n, size, rank);
+  auto closed = random_rows(n, block, false, false, 21);
+  closed.stats = spidal::reduce_stats(spidal::block_stats(closed.distances.data(), nullptr, closed.distances.size()),
+                                      MPI_COMM_WORLD);
+  closed.closed_form = true;
+  auto iterative = closed;
+  iterative.closed_form = false;
+  for (std::int64_t r = 0; r < block.rows(); ++r) {
+    for (std::int64_t j = 0; j < n; ++j) iterative.weights.push_back(block.begin + r == j ? 0 : 32767);
+  }
+
+  damds::Config config;
+  config.points = n;
+  config.dimension = dim;
+  config.alpha = 0.8;
+  config.tmin_factor = 100.0;  // a few temperatures only
+  config.max_iterations_per_temperature = 5;
+  config.cg_iterations = 500;
+  config.cg_threshold = 1e-24;
+  spidal::ProgressReporter quiet("damds", false);
+  const auto start = random_points(n, dim, 4);
+  const auto by_formula = damds::Smacof(config, closed, MPI_COMM_WORLD, start).run(quiet);
+  const auto by_cg = damds::Smacof(config, iterative, MPI_COMM_WORLD, start).run(quiet);
+  EXPECT_EQ(by_formula.iterations, by_cg.iterations);
+  EXPECT_GT(by_cg.cg_iterations, 0);
+  EXPECT_EQ(by_formula.cg_iterations, 0);
+  EXPECT_NEAR(by_formula.stress, by_cg.stress, 1e-9);
+  for (std::size_t k = 0; k < start.size(); ++k) EXPECT_NEAR(by_formula.points[k], by_cg.points[k], 1e-8);
+}
+
+}  // namespace
