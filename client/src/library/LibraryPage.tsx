@@ -13,7 +13,7 @@ type Sort = PlotQuery['sort'];
 const PAGE_SIZE = 24;
 
 function Thumbnail({ plot }: { plot: PlotSummary }) {
-  const [missing, setMissing] = useState(false);
+  const [missing, setMissing] = useState(!plot.hasThumbnail);
   if (missing) return <div className="thumb empty">{plot.points.toLocaleString()} pts</div>;
   return <img className="thumb" alt="" loading="lazy" src={plots.thumbnailUrl(plot.id, plot.updatedAt)} onError={() => setMissing(true)} />;
 }

@@ -17,7 +17,7 @@ import { Playback } from './playback';
 import { PlotCanvas, type Tool } from './PlotCanvas';
 import { PlotRenderer, WebGLUnavailableError } from './renderer';
 import { SelectionPanel } from './SelectionPanel';
-import { ensureThumbnail, uploadThumbnail } from './thumbnail';
+import { uploadThumbnail } from './thumbnail';
 import { TimeBar, type TrailsRequest } from './TimeBar';
 import {
   FrameStore, addFrameToTrails, blendTargets, emptyTrails, trailSegments, type FrameData,
@@ -181,7 +181,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         store = new FrameStore(p.frames, (f, signal) => fetchFullFrame(plotId, p.frameList[f], signal));
         setPlayback(new Playback(store, { show: (f, d, n) => showFrameRef.current(f, d, n), setBlend: (t) => renderer?.setBlend(t) }, frame));
       }
-      if (p.owner === username) await ensureThumbnail(plotId, p.updatedAt, renderer);
+      if (p.owner === username && !p.hasThumbnail) await uploadThumbnail(plotId, renderer);
     })().catch((e: unknown) => { if (!cancelled) setError(describeLoadError(e)); });
     return () => {
       cancelled = true;

@@ -13,8 +13,3 @@ export async function uploadThumbnail(plotId: string, renderer: PlotRenderer): P
   await plots.putThumbnail(plotId, png);
 }
 
-/** Makes the thumbnail when the plot has none yet. */
-export async function ensureThumbnail(plotId: string, version: string, renderer: PlotRenderer): Promise<void> {
-  const res = await fetch(plots.thumbnailUrl(plotId, version), { method: 'HEAD' });
-  if (res.status === 404) await uploadThumbnail(plotId, renderer);
-}
