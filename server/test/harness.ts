@@ -80,7 +80,7 @@ export class Client {
     this.csrf = me.csrfToken;
   }
 
-  async upload(name: string, content: string | Uint8Array, fields: Record<string, string> = {}): Promise<Response> {
+  async upload(name: string, content: string | Uint8Array<ArrayBuffer>, fields: Record<string, string> = {}): Promise<Response> {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.set(k, v);
     form.set('file', new Blob([content]), name);

@@ -126,7 +126,7 @@ describe('round trip', () => {
 });
 
 describe('bad input answers 4xx and stores nothing', () => {
-  const cases: Array<[string, string, string | Uint8Array, number, number?]> = [
+  const cases: Array<[string, string, string, number, number?]> = [
     ['malformed XML', 'bad.pviz', '<plotviz><plot><title>x</title></plot><points><point><location x="1" y="2" z="3"/>', 422],
     ['non-finite coordinate', 'nan.txt', '0 1 2 3 1\n1 NaN 2 3 1\n', 422, 2],
     ['wrong column count', 'cols.txt', '0 1 2 3 1\n1 2 3\n', 422, 2],

@@ -1,0 +1,124 @@
+// Server benchmarks (issue 2 §5): storage bytes per point, positions fetch vs the
+// original WebPlotViz JSON, and 50 concurrent readers. Run:
+//   bash bench/with-stack.sh npx tsx bench/server/run.ts
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { Client, startServer } from '../../server/test/harness.ts';
+import { BlobStore } from '../../server/src/storage/blobs.ts';
+import { clusteredBlobsText, seededRandom } from '../../server/src/cli/demo-data.ts';
+
+const server = await startServer({ MAX_UPLOAD_BYTES: String(512 * 1024 * 1024) });
+const client = new Client(server.url);
+await client.signUp('bench');
+const lines: string[] = [];
+const log = (line = '') => {
+  console.log(line);
+  lines.push(line);
+};
+
+async function uploadPoints(points: number): Promise<{ id: string; labels: string[] }> {
+  // idx x y z cluster label: labels like sequence ids.
+  const random = seededRandom(points);
+  const labels = Array.from({ length: points }, (_, i) => `seq_${i}_${Math.floor(random() * 1e6)}`);
+  const text = clusteredBlobsText(points, 16)
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l, i) => `${l} ${labels[i]}`)
+    .join('\n');
+  const res = await client.upload('points.txt', text);
+  const body = await res.json();
+  if (res.status !== 201) throw new Error(JSON.stringify(body));
+  return { id: body.id, labels };
+}
+
+async function time<T>(fn: () => Promise<T>, runs = 5): Promise<{ ms: number; value: T }> {
+  let best = Infinity;
+  let value!: T;
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    value = await fn();
+    best = Math.min(best, performance.now() - start);
+  }
+  return { ms: best, value };
+}
+
+// --- storage
+const million = await uploadPoints(1_000_000);
+const files = await server.store.db.collection('blobs.files').find({ 'metadata.plotId': million.id }).toArray();
+const size = (kind: string) => files.find((f) => f.filename.endsWith(`/frames/0/${kind}`))!.length as number;
+const pointBytes = size('positions') + size('clusters');
+const labelBytes = size('labels');
+const positions = new Float32Array(await (await client.request('GET', `/plots/${million.id}/frames/0/positions`)).arrayBuffer());
+const clusters = new Uint32Array(await (await client.request('GET', `/plots/${million.id}/frames/0/clusters`)).arrayBuffer());
+// The original stored each point as {"key":["x","y","z","label"]} strings in JSON maps.
+const originalPoints: Record<string, string[]> = {};
+for (let i = 0; i < 1_000_000; i++) {
+  originalPoints[String(i)] = [String(positions[3 * i]), String(positions[3 * i + 1]), String(positions[3 * i + 2]), String(clusters[i])];
+}
+const originalJson = JSON.stringify(originalPoints);
+const originalBytes = Buffer.byteLength(originalJson);
+log('## Server: storage, fetch and concurrency');
+log();
+log(`Measured ${new Date().toISOString().slice(0, 10)} on this machine (2 cores), FerretDB (SQLite) store, Node ${process.version}.`);
+log();
+log('### Storage per point (1,000,000 points)');
+log();
+log('| what | bytes/point |');
+log('| --- | --- |');
+log(`| xyz + cluster, binary (this platform) | ${(pointBytes / 1e6).toFixed(2)} |`);
+log(`| labels (JSON string table, ~14-char ids) | ${(labelBytes / 1e6).toFixed(2)} |`);
+log(`| original WebPlotViz JSON \`{"key":["x","y","z","cluster"]}\`, no labels | ${(originalBytes / 1e6).toFixed(2)} |`);
+log(`| ratio original / this (xyz + cluster) | ${(originalBytes / pointBytes).toFixed(2)}× |`);
+log();
+
+// --- fetch: positions binary vs the same data served as WebPlotViz-style JSON from the same store
+const blobs = new BlobStore(server.store.blobs);
+await blobs.putBuffer('bench-json', 'bench-json/points', Buffer.from(originalJson), 'application/json');
+const jsonFile = (await blobs.find('bench-json/points'))!;
+const http = await import('node:http');
+const jsonServer = http.createServer((_req, res) => {
+  res.setHeader('content-type', 'application/json');
+  blobs.open(jsonFile).pipe(res);
+});
+await new Promise<void>((resolve) => jsonServer.listen(0, '127.0.0.1', resolve));
+const jsonUrl = `http://127.0.0.1:${(jsonServer.address() as { port: number }).port}/`;
+const binary = await time(async () => new Float32Array(await (await fetch(`${server.url}/api/v1/plots/${million.id}/frames/0/positions`)).arrayBuffer()).length);
+const json = await time(async () => {
+  const parsed: Record<string, string[]> = JSON.parse(await (await fetch(jsonUrl)).text());
+  const out = new Float32Array(Object.keys(parsed).length * 3);
+  let i = 0;
+  for (const key in parsed) {
+    const p = parsed[key]!;
+    out[i++] = Number(p[0]);
+    out[i++] = Number(p[1]);
+    out[i++] = Number(p[2]);
+  }
+  return out.length;
+});
+jsonServer.close();
+log('### Fetch a 1M-point frame over HTTP on localhost (best of 5, until usable Float32 xyz)');
+log();
+log('| served as | ms |');
+log('| --- | --- |');
+log(`| binary Float32 (\`/frames/0/positions\`) | ${binary.ms.toFixed(0)} |`);
+log(`| WebPlotViz-style JSON from the same store, parsed to Float32 | ${json.ms.toFixed(0)} |`);
+log(`| ratio JSON / binary | ${(json.ms / binary.ms).toFixed(1)}× |`);
+log();
+
+// --- concurrency: 50 clients reading a 100k-point plot's positions
+const hundredK = await uploadPoints(100_000);
+const result = await autocannon({
+  url: `${server.url}/api/v1/plots/${hundredK.id}/frames/0/positions`,
+  connections: 50,
+  duration: 10,
+  headers: { cookie: client.cookie },
+});
+log('### 50 concurrent clients reading the positions of a 100k-point plot (1.2 MB per request, 10 s, autocannon)');
+log();
+log('| requests/s | MB/s | p50 ms | p99 ms | errors |');
+log('| --- | --- | --- | --- | --- |');
+log(`| ${result.requests.average.toFixed(0)} | ${(result.throughput.average / 1e6).toFixed(0)} | ${result.latency.p50} | ${result.latency.p99} | ${result.errors + result.non2xx} |`);
+log();
+await writeFile(path.resolve(import.meta.dirname, '../results/server.md'), lines.join('\n') + '\n');
+await server.close();
