@@ -1,17 +1,25 @@
-// Decimal numbers read in place from a line, without slicing a string per field
-// (the slices, not the arithmetic, dominated text parsing through garbage collection).
+// Decimal coordinates read in place from a line and rounded to Float32, without
+// slicing a string per field and without the exact decimal→double conversion
+// (those two, not the arithmetic, dominated text parsing).
 
-const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k); // exact doubles up to 1e22
-const MAX_EXACT_DIGITS = 15; // an integer of 15 digits is exact in a double
+const MAX_DIGITS = 30;
+const MAX_SCALE = 300;
+const POW10 = Array.from({ length: MAX_SCALE + 1 }, (_, k) => Number(`1e${k}`)); // correctly rounded
+/**
+ * The double approximation below is within 2^-47 (relative) of the exact value.
+ * When every value within 2^-40 of it rounds to the same Float32, so does the
+ * exact value, and so does the correctly rounded double that Number() gives:
+ * the result equals Math.fround(Number(text)).
+ */
+const WINDOW_UP = 1 + 2 ** -40;
+const WINDOW_DOWN = 1 - 2 ** -40;
 
 /**
- * The number written in text[start, end). Plain decimals with at most 15
- * significant digits and a small exponent take the exact fast path (one
- * correctly rounded multiplication or division of exact values, as in
- * Clinger's algorithm); anything else goes through Number(). Returns NaN for
- * text that is not a number (and for "NaN").
+ * Math.fround(Number(text[start, end))) for decimal numbers, computed in place;
+ * other spellings (hex, "Infinity", numbers near a Float32 rounding boundary…)
+ * go through Number(). NaN when the text is not a number (or is "NaN").
  */
-export function parseNumber(text: string, start: number, end: number): number {
+export function parseFloat32(text: string, start: number, end: number): number {
   let i = start;
   let c = text.charCodeAt(i);
   const negative = c === 45; /* - */
@@ -46,17 +54,23 @@ export function parseNumber(text: string, start: number, end: number): number {
     if (negativeExponent || c === 43) c = text.charCodeAt(++i);
     let exponent = 0;
     let exponentDigits = 0;
-    while (c >= 48 && c <= 57 && exponentDigits < 6) {
+    while (c >= 48 && c <= 57 && exponentDigits < 4) {
       exponent = exponent * 10 + (c - 48);
       exponentDigits++;
       c = text.charCodeAt(++i);
     }
-    if (exponentDigits === 0) return Number(text.slice(start, end));
+    if (exponentDigits === 0) return slowFloat32(text, start, end);
     scale += negativeExponent ? -exponent : exponent;
   }
-  if (i !== end || !seenDigit || digits > MAX_EXACT_DIGITS || scale > 22 || scale < -22) {
-    return Number(text.slice(start, end));
+  if (i !== end || !seenDigit || digits > MAX_DIGITS || scale > MAX_SCALE || scale < -MAX_SCALE) {
+    return slowFloat32(text, start, end);
   }
   const magnitude = scale < 0 ? mantissa / POW10[-scale] : mantissa * POW10[scale];
-  return negative ? -magnitude : magnitude;
+  const value = negative ? -magnitude : magnitude;
+  const rounded = Math.fround(value * WINDOW_UP);
+  return rounded === Math.fround(value * WINDOW_DOWN) ? rounded : slowFloat32(text, start, end);
+}
+
+function slowFloat32(text: string, start: number, end: number): number {
+  return Math.fround(Number(text.slice(start, end)));
 }

@@ -6,7 +6,7 @@
 // Every data line must have the column count of the first one; idx is the point key.
 import { decodeUtf8, forEachLine } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
-import { parseNumber } from './numbers.ts';
+import { parseFloat32 } from './numbers.ts';
 import { inputError, parseClusterKey, titleFromName, type FrameInput, type FrameRead } from './reader.ts';
 
 const MAX_COLUMNS = 6;
@@ -29,7 +29,7 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
   const coordinate = (text: string, field: number, line: number): number => {
     const start = bounds[2 * field];
     const end = bounds[2 * field + 1];
-    const value = parseNumber(text, start, end);
+    const value = parseFloat32(text, start, end);
     if (Number.isNaN(value) && text.slice(start, end) !== 'NaN') {
       throw inputError(input, 'bad_number', `"${text.slice(start, end)}" is not a number`, line);
     }

@@ -4,9 +4,11 @@
 // DTDs or namespaces. Written instead of a general SAX parser because a plot is
 // millions of tiny elements and the per-event cost decides the ingest rate.
 
+import { parseFloat32 } from './numbers.ts';
+
 export interface XmlHandler {
-  /** `attributes` holds name, value, name, value…; valid only during the call. */
-  open(name: string, attributes: string[]): void;
+  /** `attributes` is valid only during the call. */
+  open(name: string, attributes: XmlAttributes): void;
   close(name: string): void;
   /** Character data, entities decoded; only delivered while `wantText` is true. */
   text(value: string): void;
@@ -21,6 +23,61 @@ const NEED_MORE = -1;
 const MAX_PENDING_CHARS = 16 << 20;
 
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** Element and attribute names are interned (reused, not sliced): a table indexed by a name hash. */
+const INTERN_SLOTS = 256;
+
+/**
+ * The attributes of the start tag being reported. Values stay spans of the
+ * scanner's buffer until asked for, so numbers are read without a string each.
+ */
+export class XmlAttributes {
+  count = 0;
+  readonly names: string[] = [];
+  starts = new Int32Array(8);
+  ends = new Int32Array(8);
+  private readonly hasEntity: boolean[] = [];
+  buf = '';
+
+  constructor(private readonly decode: (raw: string) => string) {}
+
+  indexOf(name: string): number {
+    for (let i = 0; i < this.count; i++) if (this.names[i] === name) return i;
+    return -1;
+  }
+
+  /** The value of attribute `name`, entities decoded, or undefined. */
+  get(name: string): string | undefined {
+    const i = this.indexOf(name);
+    if (i < 0) return undefined;
+    const raw = this.buf.slice(this.starts[i], this.ends[i]);
+    return this.hasEntity[i] ? this.decode(raw) : raw;
+  }
+
+  /** Attribute `name` read as a number rounded to Float32 (NaN if not a number), or undefined. */
+  float32(name: string): number | undefined {
+    const i = this.indexOf(name);
+    if (i < 0) return undefined;
+    const start = this.starts[i];
+    const end = this.ends[i];
+    if (this.hasEntity[i]) {
+      const value = this.get(name)!.trim();
+      return value.length === 0 ? NaN : parseFloat32(value, 0, value.length);
+    }
+    return start === end ? NaN : parseFloat32(this.buf, start, end);
+  }
+
+  add(name: string, start: number, end: number, hasEntity: boolean): void {
+    if (this.count === this.starts.length) {
+      this.starts = Int32Array.from({ length: this.count * 2 }, (_, i) => this.starts[i] ?? 0);
+      this.ends = Int32Array.from({ length: this.count * 2 }, (_, i) => this.ends[i] ?? 0);
+    }
+    this.names[this.count] = name;
+    this.starts[this.count] = start;
+    this.ends[this.count] = end;
+    this.hasEntity[this.count] = hasEntity;
+    this.count++;
+  }
+}
 
 export class XmlScanner {
   private buf = '';
@@ -30,7 +87,8 @@ export class XmlScanner {
   private countedTo = 0;
   private tokenStart = 0;
   private readonly stack: string[] = [];
-  private readonly attributes: string[] = [];
+  private readonly attributes = new XmlAttributes((raw) => this.decode(raw));
+  private readonly interned: (string | undefined)[] = new Array(INTERN_SLOTS);
   private rootSeen = false;
 
   constructor(
@@ -126,15 +184,18 @@ export class XmlScanner {
   }
 
   private readEndTag(lt: number): number {
-    const gt = this.buf.indexOf('>', lt + 2);
+    const buf = this.buf;
+    const gt = buf.indexOf('>', lt + 2);
     if (gt === -1) return NEED_MORE;
-    const name = this.buf.slice(lt + 2, gt).trimEnd();
     const expected = this.stack.pop();
-    if (name !== expected) {
+    let after = lt + 2 + (expected?.length ?? 0);
+    while (after < gt && isSpace(buf.charCodeAt(after))) after++;
+    if (expected === undefined || after !== gt || !buf.startsWith(expected, lt + 2)) {
+      const name = buf.slice(lt + 2, gt).trimEnd();
       const want = expected === undefined ? 'no element is open' : `expected </${expected}>`;
       this.fail('malformed_xml', `mismatched end tag </${name}>: ${want}`, this.line());
     }
-    this.handler.close(name);
+    this.handler.close(expected);
     return gt + 1;
   }
 
@@ -165,12 +226,14 @@ export class XmlScanner {
     const buf = this.buf;
     const end = buf.length;
     let i = lt + 1;
-    while (i < end && isNameChar(buf.charCodeAt(i))) i++;
+    let hash = 0;
+    for (let c = buf.charCodeAt(i); i < end && isNameChar(c); c = buf.charCodeAt(++i)) hash = (hash * 31 + c) | 0;
     if (i === end) return NEED_MORE;
     if (i === lt + 1) this.fail('malformed_xml', `"<" not followed by an element name`, this.line());
-    const name = buf.slice(lt + 1, i);
+    const name = this.intern(lt + 1, i, hash);
     const attributes = this.attributes;
-    attributes.length = 0;
+    attributes.count = 0;
+    attributes.buf = buf;
     let selfClosing = false;
     while (true) {
       const before = i;
@@ -187,10 +250,11 @@ export class XmlScanner {
       }
       if (i === before) this.fail('malformed_xml', `expected a space before attribute in <${name}>`, this.line());
       const nameStart = i;
-      while (i < end && isNameChar(buf.charCodeAt(i))) i++;
+      hash = 0;
+      for (let c = buf.charCodeAt(i); i < end && isNameChar(c); c = buf.charCodeAt(++i)) hash = (hash * 31 + c) | 0;
       if (i === end) return NEED_MORE;
       if (i === nameStart) this.fail('malformed_xml', `malformed attribute in <${name}>`, this.line());
-      const attribute = buf.slice(nameStart, i);
+      const attribute = this.intern(nameStart, i, hash);
       while (i < end && isSpace(buf.charCodeAt(i))) i++;
       if (i + 1 >= end) return NEED_MORE;
       if (buf.charCodeAt(i) !== 61 /* = */) this.fail('malformed_xml', `attribute ${attribute} of <${name}> has no value`, this.line());
@@ -201,12 +265,14 @@ export class XmlScanner {
       if (quote !== 34 && quote !== 39) this.fail('malformed_xml', `attribute ${attribute} of <${name}> is not quoted`, this.line());
       const close = buf.indexOf(quote === 34 ? '"' : "'", i + 1);
       if (close === -1) return NEED_MORE;
-      const raw = buf.slice(i + 1, close);
-      if (raw.indexOf('<') !== -1) this.fail('malformed_xml', `"<" in attribute ${attribute} of <${name}>`, this.line());
-      for (let k = 0; k < attributes.length; k += 2) {
-        if (attributes[k] === attribute) this.fail('malformed_xml', `attribute ${attribute} repeated in <${name}>`, this.line());
+      let hasEntity = false;
+      for (let k = i + 1; k < close; k++) {
+        const v = buf.charCodeAt(k);
+        if (v === 60 /* < */) this.fail('malformed_xml', `"<" in attribute ${attribute} of <${name}>`, this.line());
+        if (v === 38 /* & */) hasEntity = true;
       }
-      attributes.push(attribute, this.decode(raw));
+      if (attributes.indexOf(attribute) >= 0) this.fail('malformed_xml', `attribute ${attribute} repeated in <${name}>`, this.line());
+      attributes.add(attribute, i + 1, close, hasEntity);
       i = close + 1;
     }
     if (this.stack.length === 0 && this.rootSeen) {
@@ -217,6 +283,16 @@ export class XmlScanner {
     if (selfClosing) this.handler.close(name);
     else this.stack.push(name);
     return i + 1;
+  }
+
+  /** buf[start, end) as a string, reused from an earlier equal name (same hash slot) instead of sliced. */
+  private intern(start: number, end: number, hash: number): string {
+    const slot = hash & (INTERN_SLOTS - 1);
+    const known = this.interned[slot];
+    if (known !== undefined && known.length === end - start && this.buf.startsWith(known, start)) return known;
+    const name = this.buf.slice(start, end);
+    this.interned[slot] = name;
+    return name;
   }
 
   private decode(raw: string): string {
