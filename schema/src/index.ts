@@ -174,3 +174,120 @@ export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
 
 export const Health = z.object({ mongo: z.string(), amqp: z.string() });
 export { categoricalColor } from './palette.ts';
+
+// ---------------------------------------------------------------------------
+// Analytics job gateway (issue 4): job submission parameters and job documents.
+// ---------------------------------------------------------------------------
+
+export const JobType = z.enum(['sequence-clustering', 'distance-matrix', 'vectors']);
+export type JobType = z.infer<typeof JobType>;
+export const JobState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
+export const StageState = z.enum(['pending', 'queued', 'running', 'succeeded', 'failed', 'cancelled']);
+export const StageName = z.enum(['distances', 'swg', 'mds', 'pwc', 'assemble']);
+
+/** Parameters every job type shares: the 3D map, the clustering and the MPI layout. */
+const AnalysisParams = z.object({
+  dimension: z.number().int().min(2).max(3).default(3).describe('DA-MDS target dimension (2 puts points on z = 0)'),
+  maxClusters: z.number().int().min(2).max(100).default(8).describe('DA-PWC MaxNcent: most clusters to split into'),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe('DA-MDS random seed'),
+  ranks: z.number().int().min(1).max(64).default(1).describe('MPI ranks per program'),
+  threads: z.number().int().min(1).max(64).default(1).describe('OpenMP threads per rank'),
+});
+
+export const SequenceClusteringParams = AnalysisParams.extend({
+  alphabet: z.enum(['auto', 'dna', 'protein']).default('auto').describe('"auto" detects DNA or protein from the residues'),
+  scoringMatrix: z.enum(['ednafull', 'blosum62']).optional().describe('default: ednafull for DNA, blosum62 for protein'),
+  gapOpen: z.number().int().min(1).max(100).optional().describe('gap opening penalty (default of swg for the matrix)'),
+  gapExtend: z.number().int().min(1).max(100).optional().describe('gap extension penalty'),
+}).strict();
+
+export const DistanceMatrixParams = AnalysisParams.extend({
+  points: z.number().int().min(2).describe('N: the matrix is N×N int16 (SPIDAL format, distance × 32767)'),
+  byteOrder: z.enum(['little', 'big']).default('little'),
+  labels: z.array(z.string().min(1).max(200)).optional().describe('one label per point (default: the point index)'),
+}).strict();
+
+export const VectorsParams = AnalysisParams.extend({
+  metric: z.enum(['euclidean', 'correlation']).default('euclidean'),
+  header: z.boolean().default(true).describe('the first CSV row names the columns'),
+  labelColumn: z.number().int().min(0).optional().describe('0-based column holding point labels (not a feature)'),
+}).strict();
+
+export const JobParams = {
+  'sequence-clustering': SequenceClusteringParams,
+  'distance-matrix': DistanceMatrixParams,
+  vectors: VectorsParams,
+} as const;
+
+export const JobSubmitFields = z.object({
+  type: JobType,
+  name: z.string().trim().min(1).max(200).optional(),
+  params: z.string().max(60_000).default('{}').describe('JSON object of the type\'s parameters'),
+});
+
+export const JobCreated = z.object({ id: z.string() });
+
+export const StageMetrics = z.object({
+  queueWaitSeconds: z.number().nullable(),
+  runSeconds: z.number().nullable(),
+  cpuSeconds: z.number().nullable(),
+  peakMemoryKb: z.number().nullable(),
+  ranks: z.number().int(),
+  threads: z.number().int(),
+});
+
+export const JobStage = z.object({
+  name: StageName,
+  state: StageState,
+  progress: z.record(z.string(), z.unknown()).nullable().describe('the program\'s latest JSON progress line'),
+  series: z
+    .array(z.object({ iteration: z.number(), stress: z.number().nullable(), temperature: z.number().nullable() }))
+    .describe('stress per iteration (DA-MDS), for a chart'),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  backendJobId: z.string().nullable().describe('local process group id or Slurm job id'),
+  attempts: z.number().int(),
+  exitCode: z.number().int().nullable(),
+  metrics: StageMetrics.nullable(),
+  error: z.string().nullable(),
+});
+export type JobStage = z.infer<typeof JobStage>;
+
+export const JobHistoryEntry = z.object({
+  at: z.string(),
+  stage: StageName.nullable(),
+  from: z.string(),
+  to: z.string(),
+  reason: z.string(),
+});
+
+export const Job = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: JobType,
+  state: JobState,
+  owner: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  input: z.object({ originalName: z.string(), bytes: z.number().int(), points: z.number().int() }),
+  stages: z.array(JobStage),
+  plotId: z.string().optional(),
+  error: z.string().optional(),
+  retryOf: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  queueWaitSeconds: z.number().nullable().describe('from submission to the first stage starting'),
+  history: z.array(JobHistoryEntry),
+  revision: z.number().int().describe('bumped by every change; the events stream sends it as the event id'),
+});
+export type Job = z.infer<typeof Job>;
+
+export const JobSummary = Job.omit({ history: true, params: true });
+export type JobSummary = z.infer<typeof JobSummary>;
+export const JobPage = z.object({ items: z.array(JobSummary) });
+export const JobLogs = z.object({
+  stage: StageName,
+  stdout: z.string().describe('last 64 KiB'),
+  stderr: z.string().describe('last 64 KiB'),
+});

@@ -9,8 +9,13 @@ import { ApiError, errorHandler } from './http/errors.ts';
 import { authRoutes } from './routes/auth.ts';
 import { collectionRoutes } from './routes/collections.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { jobRoutes } from './routes/jobs.ts';
 import { plotRoutes } from './routes/plots.ts';
 import { Exporter } from './services/export.ts';
+import { Jobs } from './services/jobs.ts';
+import { JobBroker } from './jobs/broker.ts';
+import { loadJobConfig } from './jobs/config.ts';
+import { JobRepo } from './jobs/repository.ts';
 import { Plots } from './services/plots.ts';
 import { Users } from './services/users.ts';
 import type { AmqpLink } from './storage/amqp.ts';
@@ -25,7 +30,7 @@ export interface Services {
 
 const CLIENT_ROUTES = ['/', '/login', '/tokens', '/jobs', '/jobs/:id', '/plots/:id'];
 
-export function createApp({ config, store, amqp }: Services): { app: Express; plots: Plots; users: Users } {
+export function createApp({ config, store, amqp }: Services): { app: Express; plots: Plots; users: Users; jobs: Jobs } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -44,6 +49,8 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
     maxCompressionRatio: config.limits.compressionRatio,
     clusters: config.limits.clusters,
   });
+  // The job gateway publishes through its own broker link (confirm channel), opened on first use.
+  const jobs = new Jobs(new JobRepo(store.jobs), new JobBroker(config.amqpUrl), loadJobConfig(config.dataDir));
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));
@@ -55,6 +62,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   });
   api.use('/auth', authRoutes(users, config.cookieSecure));
   api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs)));
+  api.use('/jobs', jobRoutes(config, jobs));
   api.use(collectionRoutes(store));
   api.use(docsRoutes());
   api.use((req) => {
@@ -70,5 +78,5 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
     if (existsSync(index)) res.sendFile(index);
     else res.status(503).type('text').send('The client is not built: run "npm run build -w client".');
   });
-  return { app, plots, users };
+  return { app, plots, users, jobs };
 }

@@ -1,5 +1,6 @@
 // MongoDB connection, collections and the indexes behind every query the API makes.
 import { GridFSBucket, MongoClient, type Collection, type Db } from 'mongodb';
+import type { JobDoc } from '../jobs/model.ts';
 import type { PlotDoc, UserDoc, SessionDoc, TokenDoc, CollectionDoc } from './documents.ts';
 
 export interface Store {
@@ -10,6 +11,7 @@ export interface Store {
   tokens: Collection<TokenDoc>;
   plots: Collection<PlotDoc>;
   collections: Collection<CollectionDoc>;
+  jobs: Collection<JobDoc>;
   blobs: GridFSBucket;
 }
 
@@ -25,6 +27,7 @@ export async function openStore(uri: string): Promise<Store> {
     tokens: db.collection<TokenDoc>('tokens'),
     plots: db.collection<PlotDoc>('plots'),
     collections: db.collection<CollectionDoc>('collections'),
+    jobs: db.collection<JobDoc>('jobs'),
     blobs: new GridFSBucket(db, { bucketName: 'blobs', chunkSizeBytes: 4 * 1024 * 1024 }),
   };
   await createIndexes(store);
@@ -43,6 +46,8 @@ async function createIndexes(s: Store): Promise<void> {
     s.plots.createIndex({ collection: 1 }),
     s.plots.createIndex({ state: 1, createdAt: 1 }),
     s.collections.createIndex({ owner: 1, name: 1 }),
+    s.jobs.createIndex({ owner: 1, createdAt: -1 }),
+    s.jobs.createIndex({ state: 1, updatedAt: 1 }),
     s.db.collection('blobs.files').createIndex({ 'metadata.plotId': 1 }),
     s.db.collection('blobs.files').createIndex({ filename: 1 }),
   ]);

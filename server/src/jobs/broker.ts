@@ -1,0 +1,164 @@
+// RabbitMQ topology and messaging of the job gateway.
+//   wpv.pipeline        quorum queue: "advance job X" for the workers' orchestrator
+//   wpv.hpc             quorum queue: "run stage S of job X" for the hpc-bridge
+//   wpv.pipeline.delay  classic queue without consumers: a message waits out its
+//                       expiration, then dead-letters into wpv.pipeline (retry backoff)
+//   wpv.dead            exchange + queue for messages over the delivery limit
+// Queues are durable, messages persistent, publishes wait for the broker's confirm,
+// consumers ack by hand with prefetch 1. A handler that throws gets its message
+// back (nack + requeue) after a pause; the quorum queue counts deliveries and
+// dead-letters a poison message on the sixth.
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+
+export const QUEUES = {
+  pipeline: 'wpv.pipeline',
+  hpc: 'wpv.hpc',
+  delay: 'wpv.pipeline.delay',
+  dead: 'wpv.dead',
+} as const;
+const DEAD_EXCHANGE = 'wpv.dead';
+export const DELIVERY_LIMIT = 5;
+const REQUEUE_PAUSE_MS = 1000;
+
+export interface PipelineMessage {
+  jobId: string;
+}
+export interface HpcMessage {
+  jobId: string;
+  stage: string;
+}
+export interface Delivery {
+  redelivered: boolean;
+  /** Deliveries before this one (quorum queues count them). */
+  deliveryCount: number;
+  queue: string;
+}
+export type Handler = (message: any, delivery: Delivery) => Promise<void>;
+
+async function assertTopology(channel: Channel): Promise<void> {
+  await channel.assertExchange(DEAD_EXCHANGE, 'fanout', { durable: true });
+  await channel.assertQueue(QUEUES.dead, { durable: true });
+  await channel.bindQueue(QUEUES.dead, DEAD_EXCHANGE, '');
+  const work = {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': DELIVERY_LIMIT, 'x-dead-letter-exchange': DEAD_EXCHANGE },
+  };
+  await channel.assertQueue(QUEUES.pipeline, work);
+  await channel.assertQueue(QUEUES.hpc, work);
+  await channel.assertQueue(QUEUES.delay, {
+    durable: true,
+    arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': QUEUES.pipeline },
+  });
+}
+
+export class JobBroker {
+  private opening: Promise<{ connection: ChannelModel; publisher: ConfirmChannel }> | null = null;
+  private readonly consumers: { queue: string; handler: Handler }[] = [];
+  private closed = false;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: (line: string) => void = (line) => console.warn(line),
+  ) {}
+
+  /** Publishes a persistent message and resolves once the broker has confirmed it. */
+  async publish(queue: string, message: object, options: { delayMs?: number } = {}): Promise<void> {
+    const { publisher } = await this.open();
+    const target = options.delayMs ? QUEUES.delay : queue;
+    const body = Buffer.from(JSON.stringify(message));
+    await new Promise<void>((resolve, reject) => {
+      publisher.sendToQueue(
+        target,
+        body,
+        {
+          persistent: true,
+          contentType: 'application/json',
+          ...(options.delayMs && { expiration: String(Math.ceil(options.delayMs)) }),
+        },
+        (err) => (err ? reject(new Error(`the broker refused the message: ${err}`)) : resolve()),
+      );
+    });
+  }
+
+  /** Consumes `queue` with prefetch 1 and manual acks, re-subscribing after every reconnect. */
+  async consume(queue: string, handler: Handler): Promise<void> {
+    this.consumers.push({ queue, handler });
+    const { connection } = await this.open();
+    await this.subscribe(connection, queue, handler);
+  }
+
+  get connected(): boolean {
+    return this.opening !== null;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    const open = this.opening;
+    this.opening = null;
+    if (open) await open.then(({ connection }) => connection.close()).catch(() => {});
+  }
+
+  private open() {
+    if (this.closed) return Promise.reject(new Error('the job broker is closed'));
+    this.opening ??= this.connect().catch((err) => {
+      this.opening = null;
+      throw err;
+    });
+    return this.opening;
+  }
+
+  private async connect() {
+    const connection = await amqp.connect(this.url, { timeout: 5000 });
+    connection.on('error', () => {}); // 'close' follows
+    connection.on('close', () => {
+      this.opening = null;
+      if (!this.closed && this.consumers.length) this.scheduleReconnect('connection closed');
+    });
+    const publisher = await connection.createConfirmChannel();
+    publisher.on('error', () => {});
+    await assertTopology(publisher);
+    for (const { queue, handler } of this.consumers) await this.subscribe(connection, queue, handler);
+    return { connection, publisher };
+  }
+
+  private scheduleReconnect(why: string): void {
+    if (this.retry || this.closed) return;
+    this.log(`amqp: ${why}; reconnecting in 2 s`);
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.open().catch((err) => this.scheduleReconnect(err.message));
+    }, 2000);
+  }
+
+  private async subscribe(connection: ChannelModel, queue: string, handler: Handler): Promise<void> {
+    const channel = await connection.createChannel();
+    channel.on('error', () => {});
+    await channel.prefetch(1);
+    await channel.consume(queue, (msg: ConsumeMessage | null) => {
+      if (!msg) return; // consumer cancelled by the broker; the reconnect re-subscribes
+      void this.deliver(channel, queue, msg, handler);
+    });
+  }
+
+  private async deliver(channel: Channel, queue: string, msg: ConsumeMessage, handler: Handler): Promise<void> {
+    const delivery: Delivery = {
+      queue,
+      redelivered: msg.fields.redelivered,
+      deliveryCount: Number(msg.properties.headers?.['x-delivery-count'] ?? 0),
+    };
+    try {
+      await handler(JSON.parse(msg.content.toString('utf8')), delivery);
+      channel.ack(msg);
+    } catch (err) {
+      this.log(`${queue}: handler failed (delivery ${delivery.deliveryCount + 1}): ${(err as Error).stack ?? err}`);
+      await new Promise((resolve) => setTimeout(resolve, REQUEUE_PAUSE_MS));
+      try {
+        channel.nack(msg, false, true);
+      } catch {
+        // the channel died with its connection: the broker requeues the message itself
+      }
+    }
+  }
+}

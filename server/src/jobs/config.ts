@@ -1,0 +1,56 @@
+// Job gateway settings from the environment, shared by the API, workers and bridge.
+import path from 'node:path';
+
+export type BackendKind = 'local' | 'slurm';
+
+export interface JobConfig {
+  /** Shared staging path: one directory per job (inputs, stage outputs, logs). */
+  jobsDir: string;
+  /** Directory holding the swg, damds and dapwc programs. */
+  kernelsDir: string;
+  backend: BackendKind;
+  pollMs: number;
+  maxInputBytes: number;
+  maxActivePerUser: number;
+  /** Largest sequence count / matrix order of a job. */
+  maxPoints: number;
+  /** Largest CSV of vectors (distances are computed in the worker). */
+  maxVectorRows: number;
+  /** Attempts of a stage that failed for a transient reason (lost process, submission error). */
+  stageAttempts: number;
+  /** on-success: remove the distance matrix of succeeded jobs; never: keep everything. */
+  cleanup: 'on-success' | 'never';
+  /** Extra sbatch arguments (partition, account), space separated. */
+  slurmArgs: string[];
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name] || fallback;
+  if (!allowed.includes(raw as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.env): JobConfig {
+  const root = path.resolve(import.meta.dirname, '../../..');
+  return {
+    jobsDir: path.resolve(env.JOBS_DIR || path.join(dataDir, 'jobs')),
+    kernelsDir: path.resolve(env.KERNELS_BIN || path.join(root, 'kernels/build/bin')),
+    backend: oneOf(env, 'HPC_BACKEND', ['local', 'slurm'], 'local'),
+    pollMs: positive(env, 'HPC_POLL_MS', 1000),
+    maxInputBytes: positive(env, 'JOB_MAX_INPUT_BYTES', 256 * 1024 * 1024),
+    maxActivePerUser: positive(env, 'JOB_MAX_ACTIVE', 20),
+    maxPoints: positive(env, 'JOB_MAX_POINTS', 100_000),
+    maxVectorRows: positive(env, 'JOB_MAX_VECTOR_ROWS', 20_000),
+    stageAttempts: positive(env, 'JOB_STAGE_ATTEMPTS', 3),
+    cleanup: oneOf(env, 'JOB_CLEANUP', ['on-success', 'never'], 'on-success'),
+    slurmArgs: (env.SLURM_SBATCH_ARGS ?? '').split(/\s+/).filter(Boolean),
+  };
+}

@@ -1,0 +1,108 @@
+// Checks a job's uploaded input before anything is queued: the programs would
+// reject a bad file too, but only after the job waited its turn. Errors carry the
+// 1-based line (422) so the submission form can point at it.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { InputError } from '../formats/types.ts';
+
+const DNA = new Set('ACGTUNRYKMSWBDHV-'.split(''));
+const PROTEIN = new Set('ACDEFGHIKLMNPQRSTVWYBZXUO*-'.split(''));
+const FASTA_ID = /^[\x21-\x7e]+$/;
+
+async function* lines(file: string): AsyncGenerator<[string, number]> {
+  const reader = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let number = 0;
+  for await (const line of reader) yield [line, ++number];
+}
+
+const invalid = (code: string, message: string, line?: number) =>
+  new InputError(code, line === undefined ? message : `line ${line}: ${message}`, { line, field: 'file' });
+
+export interface FastaSummary {
+  sequences: number;
+  alphabet: 'dna' | 'protein';
+}
+
+/** Ids unique and printable, no empty sequence, residues of the alphabet (detected for "auto"). */
+export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'protein', maxSequences: number): Promise<FastaSummary> {
+  const ids = new Set<string>();
+  let header = 0; // line of the current record's header
+  let residues = 0;
+  let firstNonDna: number | null = null;
+  const closeRecord = () => {
+    if (header && residues === 0) throw invalid('empty_sequence', 'the sequence is empty', header);
+  };
+  for await (const [raw, line] of lines(file)) {
+    const text = raw.trim();
+    if (text === '') continue;
+    if (text.startsWith('>')) {
+      closeRecord();
+      const id = text.slice(1).split(/\s+/)[0] ?? '';
+      if (!id || !FASTA_ID.test(id)) throw invalid('bad_fasta_id', 'a header needs a printable sequence id after ">"', line);
+      if (ids.has(id)) throw invalid('duplicate_id', `sequence id "${id}" appears twice`, line);
+      if (ids.size === maxSequences) throw invalid('too_many_sequences', `more than ${maxSequences} sequences`, line);
+      ids.add(id);
+      header = line;
+      residues = 0;
+      continue;
+    }
+    if (!header) throw invalid('not_fasta', 'expected a ">id" header line first', line);
+    for (const char of text.toUpperCase()) {
+      if (!PROTEIN.has(char) && !DNA.has(char)) throw invalid('bad_residue', `"${char}" is not a residue`, line);
+      if (alphabet === 'dna' && !DNA.has(char)) throw invalid('bad_residue', `"${char}" is not a DNA residue`, line);
+      if (firstNonDna === null && !DNA.has(char)) firstNonDna = line;
+    }
+    residues += text.length;
+  }
+  closeRecord();
+  if (ids.size < 2) throw invalid('too_few_sequences', 'at least 2 sequences are needed');
+  return { sequences: ids.size, alphabet: alphabet === 'auto' ? (firstNonDna === null ? 'dna' : 'protein') : alphabet };
+}
+
+/** A SPIDAL matrix is exactly N×N int16 values. */
+export async function checkMatrix(file: string, points: number, maxPoints: number, labels?: string[]): Promise<void> {
+  if (points > maxPoints) throw new InputError('too_many_points', `points: at most ${maxPoints}`, { field: 'params.points', status: 422 });
+  const bytes = (await stat(file)).size;
+  const expected = points * points * 2;
+  if (bytes !== expected) {
+    throw new InputError('matrix_size', `the file has ${bytes} bytes; a ${points}×${points} int16 matrix has ${expected}`, { field: 'file' });
+  }
+  if (labels && labels.length !== points) {
+    throw new InputError('label_count', `${labels.length} labels for ${points} points`, { field: 'params.labels' });
+  }
+}
+
+export interface VectorTable {
+  rows: number;
+  columns: number;
+}
+
+/** Same number of cells on every row, numeric cells outside the label column. */
+export async function checkVectors(file: string, header: boolean, labelColumn: number | undefined, maxRows: number): Promise<VectorTable> {
+  let columns = 0;
+  let rows = 0;
+  let first = true;
+  for await (const [raw, line] of lines(file)) {
+    if (raw.trim() === '') continue;
+    const cells = raw.split(',');
+    if (first) {
+      columns = cells.length;
+      if (labelColumn !== undefined && labelColumn >= columns) {
+        throw invalid('bad_label_column', `labelColumn ${labelColumn} but the rows have ${columns} columns`, line);
+      }
+      if (columns - (labelColumn === undefined ? 0 : 1) < 1) throw invalid('no_features', 'no numeric column', line);
+      first = false;
+      if (header) continue;
+    }
+    if (cells.length !== columns) throw invalid('ragged_row', `${cells.length} cells, the first row has ${columns}`, line);
+    cells.forEach((cell, column) => {
+      if (column === labelColumn) return;
+      const text = cell.trim();
+      if (text === '' || !Number.isFinite(Number(text))) throw invalid('not_a_number', `column ${column + 1}: "${text}" is not a number`, line);
+    });
+    if (++rows > maxRows) throw invalid('too_many_rows', `more than ${maxRows} vectors`, line);
+  }
+  if (rows < 2) throw invalid('too_few_rows', 'at least 2 vectors are needed');
+  return { rows, columns };
+}

@@ -1,0 +1,164 @@
+// The job document, its stages and the state machines that guard them. Shared by
+// the API server, the workers (pipeline orchestrator) and the hpc-bridge.
+import type { JobType } from '@wpv/schema';
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type StageState = 'pending' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+/** distances: CSV vectors → matrix (worker); swg/mds/pwc: MPI programs (bridge); assemble: plot (worker). */
+export type StageName = 'distances' | 'swg' | 'mds' | 'pwc' | 'assemble';
+export type StageRunner = 'worker' | 'hpc';
+
+export const TERMINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
+export const ACTIVE_JOB_STATES: readonly JobState[] = ['queued', 'running'];
+export const TERMINAL_STAGE_STATES: readonly StageState[] = ['succeeded', 'failed', 'cancelled'];
+
+/** For each target state, the states it may be entered from: anything else is a late or duplicate update. */
+export const JOB_MOVES: Record<JobState, readonly JobState[]> = {
+  queued: [],
+  running: ['queued'],
+  succeeded: ['running'],
+  failed: ['queued', 'running'],
+  cancelled: ['queued', 'running'],
+};
+export const STAGE_MOVES: Record<StageState, readonly StageState[]> = {
+  pending: ['running'], // a transient failure (lost node, submit error) puts the stage back to wait for a retry
+  queued: ['pending'],
+  running: ['queued'],
+  succeeded: ['running'],
+  failed: ['pending', 'queued', 'running'],
+  cancelled: ['pending', 'queued', 'running'],
+};
+
+export interface StageCommand {
+  argv: string[];
+  ranks: number;
+  threads: number;
+  /** Files (relative to the job directory) that must exist after a zero exit. */
+  outputs: string[];
+}
+
+export interface StageMetrics {
+  queueWaitSeconds: number | null;
+  runSeconds: number | null;
+  cpuSeconds: number | null;
+  peakMemoryKb: number | null;
+  ranks: number;
+  threads: number;
+}
+
+export interface SeriesPoint {
+  iteration: number;
+  stress: number | null;
+  temperature: number | null;
+}
+
+export interface StageDoc {
+  name: StageName;
+  runner: StageRunner;
+  needs: StageName[];
+  state: StageState;
+  attempts: number;
+  command: StageCommand | null;
+  queuedAt: Date | null;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  retryAt: Date | null;
+  backend: { kind: string; jobId: string | null } | null;
+  exitCode: number | null;
+  /** The program's latest JSON progress line. */
+  progress: Record<string, unknown> | null;
+  /** Stress per iteration, for the job page's chart (bounded). */
+  series: SeriesPoint[];
+  metrics: StageMetrics | null;
+  error: string | null;
+}
+
+export interface HistoryEntry {
+  at: Date;
+  stage: StageName | null;
+  from: string;
+  to: string;
+  reason: string;
+}
+
+export interface JobInput {
+  originalName: string;
+  bytes: number;
+  /** File name inside the job directory. */
+  file: string;
+  /** Rows of the input: sequences, matrix order or vectors. */
+  points: number;
+}
+
+export interface JobDoc {
+  _id: string;
+  owner: string;
+  name: string;
+  type: JobType;
+  params: Record<string, unknown>;
+  input: JobInput;
+  /** Absolute path of the job's staging directory (on the shared path). */
+  workdir: string;
+  state: JobState;
+  stageOrder: StageName[];
+  stages: Record<string, StageDoc>;
+  plotId: string | null;
+  error: string | null;
+  retryOf: string | null;
+  history: HistoryEntry[];
+  /** Bumped by every change; the events stream sends a snapshot when it moves. */
+  revision: number;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  endedAt: Date | null;
+}
+
+/** The DAG of each job type, in display order: each stage with the stages it needs. */
+export const PIPELINES: Record<JobType, { name: StageName; runner: StageRunner; needs: StageName[] }[]> = {
+  'sequence-clustering': [
+    { name: 'swg', runner: 'hpc', needs: [] },
+    { name: 'mds', runner: 'hpc', needs: ['swg'] },
+    { name: 'pwc', runner: 'hpc', needs: ['swg'] },
+    { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'] },
+  ],
+  'distance-matrix': [
+    { name: 'mds', runner: 'hpc', needs: [] },
+    { name: 'pwc', runner: 'hpc', needs: [] },
+    { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'] },
+  ],
+  vectors: [
+    { name: 'distances', runner: 'worker', needs: [] },
+    { name: 'mds', runner: 'hpc', needs: ['distances'] },
+    { name: 'pwc', runner: 'hpc', needs: ['distances'] },
+    { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'] },
+  ],
+};
+
+export function newStages(type: JobType): { order: StageName[]; stages: Record<string, StageDoc> } {
+  const stages: Record<string, StageDoc> = {};
+  for (const { name, runner, needs } of PIPELINES[type]) {
+    stages[name] = {
+      name,
+      runner,
+      needs,
+      state: 'pending',
+      attempts: 0,
+      command: null,
+      queuedAt: null,
+      startedAt: null,
+      endedAt: null,
+      retryAt: null,
+      backend: null,
+      exitCode: null,
+      progress: null,
+      series: [],
+      metrics: null,
+      error: null,
+    };
+  }
+  return { order: PIPELINES[type].map((s) => s.name), stages };
+}
+
+export const isTerminalJob = (state: JobState) => TERMINAL_JOB_STATES.includes(state);
+export const isTerminalStage = (state: StageState) => TERMINAL_STAGE_STATES.includes(state);

@@ -1,0 +1,47 @@
+// Layout of a job's staging directory on the shared path:
+//   <jobsDir>/<jobId>/input.<ext>       the upload
+//   <jobsDir>/<jobId>/dist.bin, ...     stage outputs (FILES)
+//   <jobsDir>/<jobId>/stages/<stage>/   stdout, stderr, launch.json, exit.json of one stage
+import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+export const FILES = {
+  matrix: 'dist.bin',
+  /** swg writes the sequence ids beside its matrix. */
+  swgLabels: 'dist.bin.labels',
+  labels: 'labels.txt',
+  points: 'points.txt',
+  clusters: 'clusters.txt',
+  plot: 'plot.pviz',
+} as const;
+
+export const STAGE_FILES = {
+  stdout: 'stdout',
+  stderr: 'stderr',
+  /** Written by run-stage.sh when it starts: {pid, slurmJobId, startedAt}. */
+  launch: 'launch.json',
+  /** Written by run-stage.sh when the program ends: {exitCode, runSeconds, cpuSeconds, peakMemoryKb}. */
+  exit: 'exit.json',
+} as const;
+
+export const INPUT_NAMES = { 'sequence-clustering': 'input.fasta', 'distance-matrix': 'input.bin', vectors: 'input.csv' } as const;
+
+export const stageDir = (workdir: string, stage: string) => path.join(workdir, 'stages', stage);
+
+/** The last `bytes` bytes of a file as text ('' when it does not exist), cut to whole lines. */
+export async function tailOf(file: string, bytes: number): Promise<string> {
+  const handle = await open(file, 'r').catch(() => null);
+  if (!handle) return '';
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - bytes);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const text = buffer.toString('utf8');
+    return start > 0 ? text.slice(text.indexOf('\n') + 1) : text;
+  } finally {
+    await handle.close();
+  }
+}
+
+export const exists = (file: string) => stat(file).then(() => true, () => false);

@@ -1,0 +1,235 @@
+// Job submission and the user's view of jobs: validate the input, stage it in the
+// job's directory, store the job and hand it to the pipeline; list, read, cancel,
+// retry, logs. The workers and the hpc-bridge do the rest.
+import { randomBytes } from 'node:crypto';
+import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { JobParams, JobSubmitFields, type Job, type JobStage, type JobType } from '@wpv/schema';
+import { ZodError } from 'zod';
+import { ApiError, notFound } from '../http/errors.ts';
+import type { Upload } from '../http/upload.ts';
+import { QUEUES, type JobBroker } from '../jobs/broker.ts';
+import type { JobConfig } from '../jobs/config.ts';
+import { checkFasta, checkMatrix, checkVectors } from '../jobs/inputs.ts';
+import { ACTIVE_JOB_STATES, newStages, type JobDoc, type StageDoc, type StageName } from '../jobs/model.ts';
+import type { JobRepo } from '../jobs/repository.ts';
+import { INPUT_NAMES, STAGE_FILES, stageDir, tailOf } from '../jobs/workdir.ts';
+
+const LOG_TAIL_BYTES = 64 * 1024;
+
+export class Jobs {
+  constructor(
+    readonly repo: JobRepo,
+    private readonly broker: JobBroker,
+    readonly config: JobConfig,
+  ) {}
+
+  /** Validates and queues a job from a multipart upload; the upload's temp file is moved into the job directory. */
+  async submit(owner: string, upload: Upload): Promise<{ id: string }> {
+    const fields = JobSubmitFields.parse(upload.fields);
+    const params = parseParams(fields.type, fields.params);
+    const file = upload.file;
+    if (!file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');
+    if (file.bytes === 0) throw new ApiError(400, 'empty_file', 'the file is empty', 'file');
+    if (file.bytes > this.config.maxInputBytes) {
+      throw new ApiError(413, 'too_large', `job inputs are limited to ${this.config.maxInputBytes} bytes`, 'file');
+    }
+    const active = await this.repo.jobs.countDocuments({ owner, state: { $in: [...ACTIVE_JOB_STATES] } });
+    if (active >= this.config.maxActivePerUser) {
+      throw new ApiError(429, 'too_many_jobs', `you have ${active} jobs queued or running; the limit is ${this.config.maxActivePerUser}`);
+    }
+    const points = await this.checkInput(fields.type, file.path, params);
+
+    const id = randomBytes(12).toString('base64url');
+    const workdir = path.join(this.config.jobsDir, id);
+    const inputName = INPUT_NAMES[fields.type];
+    await mkdir(workdir, { recursive: true });
+    await moveFile(file.path, path.join(workdir, inputName));
+    const input = { originalName: file.originalName, bytes: file.bytes, file: inputName, points };
+    return this.enqueue(this.newDoc(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null));
+  }
+
+  async list(owner: string): Promise<JobDoc[]> {
+    return this.repo.jobs.find({ owner }, { projection: { history: 0 } }).sort({ createdAt: -1 }).limit(200).toArray();
+  }
+
+  async owned(id: string, owner: string): Promise<JobDoc> {
+    const job = await this.repo.get(id);
+    if (!job || job.owner !== owner) throw notFound('job');
+    return job;
+  }
+
+  /** Cancels a queued or running job; running programs are killed by the bridge on its next poll. */
+  async cancel(id: string, owner: string): Promise<JobDoc> {
+    const job = await this.owned(id, owner);
+    if (!(await this.repo.moveJob(id, 'cancelled', `cancelled by ${owner}`))) {
+      const now = await this.owned(id, owner);
+      throw new ApiError(409, 'not_active', `the job is already ${now.state}`);
+    }
+    const waiting = job.stageOrder.filter((name) => ['pending', 'queued'].includes(job.stages[name]!.state));
+    for (const name of waiting) await this.repo.moveStage(id, name, 'cancelled', 'job cancelled', { endedAt: new Date() });
+    return this.owned(id, owner);
+  }
+
+  /** A failed or cancelled job runs again as a new job with the same input and parameters. */
+  async retry(id: string, owner: string): Promise<{ id: string }> {
+    const old = await this.owned(id, owner);
+    if (old.state !== 'failed' && old.state !== 'cancelled') {
+      throw new ApiError(409, 'not_retryable', `only failed or cancelled jobs can be retried; this one is ${old.state}`);
+    }
+    const newId = randomBytes(12).toString('base64url');
+    const workdir = path.join(this.config.jobsDir, newId);
+    await mkdir(workdir, { recursive: true });
+    await link(path.join(old.workdir, old.input.file), path.join(workdir, old.input.file)).catch(() =>
+      copyFile(path.join(old.workdir, old.input.file), path.join(workdir, old.input.file)),
+    );
+    return this.enqueue(this.newDoc(newId, owner, old.type, old.name, old.params, old.input, workdir, old._id));
+  }
+
+  async logs(id: string, owner: string, stage?: string): Promise<{ stage: StageName; stdout: string; stderr: string }> {
+    const job = await this.owned(id, owner);
+    const name = (stage ?? lastStarted(job)) as StageName;
+    if (!job.stages[name]) throw new ApiError(400, 'bad_request', `stage must be one of ${job.stageOrder.join(', ')}`, 'stage');
+    const dir = stageDir(job.workdir, name);
+    const [stdout, stderr] = await Promise.all([
+      tailOf(path.join(dir, STAGE_FILES.stdout), LOG_TAIL_BYTES),
+      tailOf(path.join(dir, STAGE_FILES.stderr), LOG_TAIL_BYTES),
+    ]);
+    return { stage: name, stdout, stderr };
+  }
+
+  private async checkInput(type: JobType, file: string, params: Record<string, any>): Promise<number> {
+    switch (type) {
+      case 'sequence-clustering': {
+        const fasta = await checkFasta(file, params.alphabet, this.config.maxPoints);
+        params.alphabet = fasta.alphabet; // the programs get the detected alphabet
+        return fasta.sequences;
+      }
+      case 'distance-matrix':
+        await checkMatrix(file, params.points, this.config.maxPoints, params.labels);
+        return params.points;
+      case 'vectors':
+        return (await checkVectors(file, params.header, params.labelColumn, this.config.maxVectorRows)).rows;
+    }
+  }
+
+  private newDoc(
+    id: string,
+    owner: string,
+    type: JobType,
+    name: string,
+    params: Record<string, unknown>,
+    input: JobDoc['input'],
+    workdir: string,
+    retryOf: string | null,
+  ): JobDoc {
+    const now = new Date();
+    const { order, stages } = newStages(type);
+    return {
+      _id: id,
+      owner,
+      name,
+      type,
+      params,
+      input,
+      workdir,
+      state: 'queued',
+      stageOrder: order,
+      stages,
+      plotId: null,
+      error: null,
+      retryOf,
+      history: [{ at: now, stage: null, from: '', to: 'queued', reason: retryOf ? `retry of ${retryOf}` : 'submitted' }],
+      revision: 0,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: null,
+      endedAt: null,
+    };
+  }
+
+  /** Stores the job, then publishes it; if the broker cannot take it, nothing is left behind. */
+  private async enqueue(doc: JobDoc): Promise<{ id: string }> {
+    await this.repo.jobs.insertOne(doc);
+    try {
+      await this.broker.publish(QUEUES.pipeline, { jobId: doc._id });
+    } catch (err) {
+      await this.repo.jobs.deleteOne({ _id: doc._id });
+      await rm(doc.workdir, { recursive: true, force: true });
+      throw new ApiError(503, 'queue_unavailable', `the job queue is unavailable: ${(err as Error).message}`);
+    }
+    return { id: doc._id };
+  }
+}
+
+function parseParams(type: JobType, raw: string): Record<string, any> {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new ApiError(400, 'bad_params', 'params: not valid JSON', 'params');
+  }
+  try {
+    return JobParams[type].parse(json);
+  } catch (err) {
+    if (!(err instanceof ZodError)) throw err;
+    const issue = err.issues[0]!;
+    const field = ['params', ...issue.path].join('.');
+    throw new ApiError(400, 'bad_params', `${field}: ${issue.message}`, field);
+  }
+}
+
+async function moveFile(from: string, to: string): Promise<void> {
+  await rename(from, to).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EXDEV') throw err;
+    await copyFile(from, to);
+    await rm(from, { force: true });
+  });
+}
+
+function lastStarted(job: JobDoc): string {
+  const started = job.stageOrder.filter((name) => job.stages[name]!.startedAt);
+  return started.at(-1) ?? job.stageOrder[0]!;
+}
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+function toStage(stage: StageDoc): JobStage {
+  return {
+    name: stage.name,
+    state: stage.state,
+    progress: stage.progress,
+    series: stage.series,
+    startedAt: iso(stage.startedAt),
+    endedAt: iso(stage.endedAt),
+    backendJobId: stage.backend?.jobId ?? null,
+    attempts: stage.attempts,
+    exitCode: stage.exitCode,
+    metrics: stage.metrics,
+    error: stage.error,
+  };
+}
+
+export function toJob(doc: JobDoc): Job {
+  const firstStart = doc.stageOrder.map((n) => doc.stages[n]!.startedAt).filter((d): d is Date => d !== null).sort((a, b) => +a - +b)[0];
+  return {
+    id: doc._id,
+    name: doc.name,
+    type: doc.type,
+    state: doc.state,
+    owner: doc.owner,
+    params: doc.params,
+    input: { originalName: doc.input.originalName, bytes: doc.input.bytes, points: doc.input.points },
+    stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!)),
+    ...(doc.plotId && { plotId: doc.plotId }),
+    ...(doc.error && { error: doc.error }),
+    ...(doc.retryOf && { retryOf: doc.retryOf }),
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+    startedAt: iso(doc.startedAt),
+    endedAt: iso(doc.endedAt),
+    queueWaitSeconds: firstStart ? (+firstStart - +doc.createdAt) / 1000 : null,
+    history: (doc.history ?? []).map((h) => ({ ...h, at: h.at.toISOString() })),
+    revision: doc.revision,
+  };
+}
