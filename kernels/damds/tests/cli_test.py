@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the damds program: reference stress on damds-example, recovery
+of points sampled in 3D, 1 vs 2 ranks and threads, and bad inputs.
+
+Usage: cli_test.py CASE --damds BIN --mpiexec MPIEXEC --data DIR
+"""
+import argparse
+import json
+import math
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+MPI_FLAGS = ["--allow-run-as-root", "--oversubscribe"]
+REFERENCE = ["--alpha", "0.95", "--tmin-factor", "0.5", "--threshold", "1e-6", "--cg-iterations", "100",
+             "--cg-threshold", "1e-5", "--dim", "3", "--big-endian", "--seed", "1"]
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run_damds(args, arguments, ranks=1, threads=1, expect_ok=True):
+    environment = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
+    command = [args.damds] + arguments
+    if ranks > 1:
+        command = [args.mpiexec, "-np", str(ranks)] + MPI_FLAGS + command
+    result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300)
+    if expect_ok:
+        check(result.returncode == 0, f"damds failed ({result.returncode}): {result.stderr.strip()}")
+    return result
+
+
+def progress_lines(result):
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    check(lines and lines[-1]["phase"] == "done", "no final progress line")
+    check(all(line["program"] == "damds" and "elapsed" in line for line in lines), "malformed progress line")
+    return lines
+
+
+def read_points(path, n, dim=3):
+    points = []
+    with open(path) as file:
+        for expected_index, line in enumerate(file):
+            fields = line.split()
+            check(len(fields) == dim + 1 and int(fields[0]) == expected_index, f"bad output line: {line!r}")
+            points.append([float(value) for value in fields[1:]])
+    check(len(points) == n, f"{len(points)} points written, expected {n}")
+    return points
+
+
+def no_leftovers(path):
+    directory, name = os.path.split(path)
+    leftovers = [entry for entry in os.listdir(directory) if entry.startswith(name)]
+    check(not leftovers, f"output or temporary files left behind: {leftovers}")
+
+
+def example(args, name):
+    path = os.path.join(args.data, "damds-example", name)
+    check(os.path.isfile(path), f"reference data missing: {path} (expected ../shared/data from the repository root)")
+    return path
+
+
+def reference_stress(args, weighted):
+    output = os.path.join(args.work, "reference.txt")
+    arguments = ["--distances", example(args, "dist.bin"), "--points", "1000", "--output", output] + REFERENCE
+    if weighted:
+        arguments += ["--weights", example(args, "weight.bin")]
+    done = progress_lines(run_damds(args, arguments, threads=2))[-1]
+    expected = 0.020 if weighted else 0.040
+    check(abs(done["stress"] - expected) <= 0.003, f"stress {done['stress']:.5f}, expected {expected} ± 0.003")
+    check(200 <= done["iterations"] <= 800, f"{done['iterations']} Guttman iterations, expected about 370-450")
+    read_points(output, 1000)
+    print(f"stress {done['stress']:.5f} after {done['iterations']} iterations, {done['cg_iterations']} CG steps")
+
+
+def write_matrix(path, values, n):
+    with open(path, "wb") as file:
+        file.write(struct.pack(f"<{n * n}h", *values))
+
+
+def sampled_3d(args):
+    """Distances of random 3D points must be recovered (up to a rigid motion)."""
+    n = 200
+    generator = random.Random(7)
+    truth = [[generator.uniform(0, 0.5) for _ in range(3)] for _ in range(n)]
+    distance = [[math.dist(a, b) for b in truth] for a in truth]
+    path = os.path.join(args.work, "sampled.bin")
+    write_matrix(path, [round(d * 32767) for row in distance for d in row], n)
+    output = os.path.join(args.work, "sampled.txt")
+    done = progress_lines(run_damds(args, ["--distances", path, "--points", str(n), "--output", output, "--seed", "3"],
+                                    threads=2))[-1]
+    check(done["stress"] < 1e-4, f"stress {done['stress']:.3g} on exact 3D distances, expected < 1e-4")
+    points = read_points(output, n)
+    worst = max(abs(math.dist(points[i], points[j]) - distance[i][j]) for i in range(n) for j in range(i))
+    check(worst < 0.01, f"a recovered distance is off by {worst:.4f}")
+    print(f"stress {done['stress']:.3g}, largest distance error {worst:.2e}")
+
+
+def ranks_and_threads_agree(args):
+    """1 and 2 ranks, 1 and 2 threads: same iterations, stress and points within fp tolerance."""
+    common = ["--distances", example(args, "dist.bin"), "--weights", example(args, "weight.bin"), "--points", "1000",
+              "--big-endian", "--alpha", "0.8", "--tmin-factor", "20", "--seed", "5"]
+    runs = {}
+    for ranks, threads in [(1, 1), (1, 2), (2, 1)]:
+        output = os.path.join(args.work, f"agree-{ranks}-{threads}.txt")
+        done = progress_lines(run_damds(args, common + ["--output", output], ranks=ranks, threads=threads))[-1]
+        check(done["ranks"] == ranks, f"ran on {done['ranks']} ranks, asked for {ranks}")
+        runs[(ranks, threads)] = (done, read_points(output, 1000))
+    base_done, base_points = runs[(1, 1)]
+    for key, (done, points) in runs.items():
+        check(done["iterations"] == base_done["iterations"], f"{key}: {done['iterations']} iterations vs "
+                                                              f"{base_done['iterations']}")
+        check(abs(done["stress"] - base_done["stress"]) < 1e-9, f"{key}: stress {done['stress']} vs {base_done['stress']}")
+        worst = max(abs(a - b) for p, q in zip(points, base_points) for a, b in zip(p, q))
+        check(worst < 1e-7, f"{key}: points differ by {worst:.2e}")
+    print(f"{base_done['iterations']} iterations, stress {base_done['stress']:.6f} on every layout")
+
+
+def bad_inputs(args):
+    n = 10
+    good = os.path.join(args.work, "good.bin")
+    write_matrix(good, [0 if i == j else 1000 + i + j for i in range(n) for j in range(n)], n)
+    short = os.path.join(args.work, "short.bin")
+    with open(good, "rb") as source, open(short, "wb") as target:
+        target.write(source.read()[:-2])
+    unreadable = os.path.join(args.work, "directory.bin")
+    os.makedirs(unreadable, exist_ok=True)
+    output = os.path.join(args.work, "bad-out", "points.txt")
+    os.makedirs(os.path.dirname(output), exist_ok=True)
+    cases = [
+        ("wrong file size", ["--distances", short, "--points", str(n)], "expected 200 bytes"),
+        ("--points larger than the file", ["--distances", good, "--points", "11"], "a 10×10 matrix"),
+        ("missing --points", ["--distances", good], "missing required option --points"),
+        ("unreadable file", ["--distances", os.path.join(args.work, "absent.bin"), "--points", str(n)],
+         "cannot open"),
+        ("not a regular file", ["--distances", unreadable, "--points", str(n)], "not a regular file"),
+        ("bad weights size", ["--distances", good, "--weights", short, "--points", str(n)], "expected 200 bytes"),
+        ("bad number", ["--distances", good, "--points", "ten"], "--points must be an integer"),
+        ("unknown option", ["--distances", good, "--points", str(n), "--colour", "red"], "unknown option"),
+        ("bad initial points", ["--distances", good, "--points", str(n), "--initial-points", good],
+         "finite coordinates"),
+    ]
+    for ranks in (1, 2):
+        for name, arguments, message in cases:
+            result = run_damds(args, arguments + ["--output", output], ranks=ranks, expect_ok=False)
+            check(result.returncode == 2, f"{name} ({ranks} ranks): exit code {result.returncode}, expected 2")
+            check(result.stderr.startswith("damds: ") and message in result.stderr,
+                  f"{name} ({ranks} ranks): stderr {result.stderr.strip()!r} lacks {message!r}")
+            no_leftovers(output)
+    print(f"{len(cases)} bad inputs rejected with exit code 2 on 1 and 2 ranks")
+
+
+CASES = {
+    "reference-weighted": lambda args: reference_stress(args, True),
+    "reference-unweighted": lambda args: reference_stress(args, False),
+    "sampled-3d": sampled_3d,
+    "ranks-threads-agree": ranks_and_threads_agree,
+    "bad-inputs": bad_inputs,
+}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--damds", required=True)
+    parser.add_argument("--mpiexec", required=True)
+    parser.add_argument("--data", required=True)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix=f"damds-{args.case}-") as work:
+        args.work = work
+        try:
+            CASES[args.case](args)
+        except Failure as failure:
+            print(f"FAIL {args.case}: {failure}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
