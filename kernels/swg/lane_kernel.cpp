@@ -13,9 +13,13 @@ AlignmentStats key::decode(std::int32_t value) {
 void LaneProfile::build(const ScoringScheme& scheme, std::span<const std::span<const Residue>> lane_sequences,
                         int lanes, std::span<const Residue> codes_in_use) {
   columns_ = 0;
+  lanes_ = lanes;
+  padding_code_ = scheme.alphabet_size;
   for (const auto sequence : lane_sequences) columns_ = std::max(columns_, static_cast<int>(sequence.size()));
-  entries_.resize(static_cast<std::size_t>(scheme.alphabet_size) * columns_ * lanes);
+  entries_.resize(static_cast<std::size_t>(scheme.alphabet_size + 1) * columns_ * lanes);
   const std::int32_t padding = key::column(key::kPaddingScore, false);
+  std::fill_n(entries_.begin() + static_cast<std::size_t>(padding_code_) * columns_ * lanes,
+              static_cast<std::size_t>(columns_) * lanes, padding);
   for (const Residue code : codes_in_use) {
     std::int32_t* block = entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes;
     for (int lane = 0; lane < lanes; ++lane) {

@@ -32,18 +32,24 @@ AlignmentStats decode(std::int32_t key);
 }  // namespace key
 
 // A lane group's score profile: key::column(score(c, lane's b[j]), c == b[j]) at
-// [(c·columns + j)·lanes + lane] for every residue code c in use.
+// [(c·columns + j)·lanes + lane] for every residue code c in use, plus one
+// all-padding row.
 class LaneProfile {
  public:
   // `lane_sequences` has at most `lanes` entries; missing lanes are padding.
   void build(const ScoringScheme& scheme, std::span<const std::span<const Residue>> lane_sequences, int lanes,
              std::span<const Residue> codes_in_use);
-  const std::int32_t* data() const { return entries_.data(); }
+  // The columns × lanes entries for residue code `code`.
+  const std::int32_t* row(int code) const { return entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes_; }
+  // A code whose row is all padding (scores that never help an alignment).
+  int padding_code() const { return padding_code_; }
   int columns() const { return columns_; }
 
  private:
   AlignedVector<std::int32_t> entries_;
   int columns_ = 0;
+  int lanes_ = 0;
+  int padding_code_ = 0;
 };
 
 // Aligns `rows` (each with len + profile.columns() ≤ kMaxPackedPairLength) against one lane group.

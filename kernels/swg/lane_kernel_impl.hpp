@@ -10,6 +10,8 @@
 namespace swg {
 namespace {
 
+inline constexpr int kRowsPerSweep = 4;
+
 template <class V>
 void run_lane_group(const LaneGroupJob& job) {
   constexpr int lanes = V::lanes;
@@ -21,6 +23,7 @@ void run_lane_group(const LaneGroupJob& job) {
   const auto empty = V::set1(key::kEmpty);
   const auto impossible = V::set1(key::kImpossible);
 
+  const std::int32_t* padding_row = job.profile->row(job.profile->padding_code());
   for (std::size_t r = 0; r < job.rows.size(); ++r) {
     const auto row = job.rows[r];
     for (int j = 0; j < columns; ++j) {
@@ -28,22 +31,37 @@ void run_lane_group(const LaneGroupJob& job) {
       V::store(f_row + j * lanes, impossible);
     }
     auto best = empty;
-    for (const Residue residue : row) {
-      const std::int32_t* profile = job.profile->data() + static_cast<std::size_t>(residue) * columns * lanes;
+    // kRowsPerSweep rows per pass over the columns: each row takes H and F of the
+    // row above from registers, which cuts the row-buffer traffic and gives the CPU
+    // independent dependency chains. Rows past the end use the all-padding profile
+    // row, which can never beat `best`.
+    for (std::size_t i = 0; i < row.size(); i += kRowsPerSweep) {
+      const std::int32_t* profiles[kRowsPerSweep];
+      typename V::Vector left[kRowsPerSweep], e[kRowsPerSweep];  // H(i+k, j−1), E(i+k, j−1)
+      for (int k = 0; k < kRowsPerSweep; ++k) {
+        profiles[k] = i + k < row.size() ? job.profile->row(row[i + k]) : padding_row;
+        left[k] = empty;
+        e[k] = impossible;
+      }
       auto diagonal = empty;  // H(i−1, j−1)
-      auto left = empty;      // H(i, j−1)
-      auto e = impossible;    // E(i, j−1): horizontal gap
       for (int j = 0; j < columns; ++j) {
-        const auto up = V::load(h_row + j * lanes);
-        const auto f = V::max(V::sub(up, open), V::sub(V::load(f_row + j * lanes), extend));
-        e = V::max(V::sub(left, open), V::sub(e, extend));
-        const auto match = V::add(diagonal, V::load(profile + j * lanes));
-        const auto here = V::max(V::max(match, empty), V::max(e, f));
-        best = V::max(best, here);
+        const auto above = V::load(h_row + j * lanes);  // H(i−1, j)
+        auto up = above;                                // H(i+k−1, j)
+        auto f = V::load(f_row + j * lanes);   // F(i+k−1, j)
+#pragma GCC unroll 8
+        for (int k = 0; k < kRowsPerSweep; ++k) {
+          f = V::max(V::sub(up, open), V::sub(f, extend));
+          e[k] = V::max(V::sub(left[k], open), V::sub(e[k], extend));
+          const auto match = V::add(diagonal, V::load(profiles[k] + j * lanes));
+          const auto h = V::max(V::max(match, empty), V::max(e[k], f));
+          best = V::max(best, h);
+          diagonal = left[k];  // the next row's diagonal is this row's H(i+k, j−1)
+          left[k] = h;
+          up = h;
+        }
         V::store(f_row + j * lanes, f);
-        V::store(h_row + j * lanes, here);
-        diagonal = up;
-        left = here;
+        V::store(h_row + j * lanes, up);
+        diagonal = above;
       }
     }
     alignas(kVectorAlignment) std::int32_t best_keys[lanes];  // job.best_keys need not be aligned

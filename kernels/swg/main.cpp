@@ -1,0 +1,148 @@
+// swg: all-pairs Smith-Waterman-Gotoh distances of a FASTA file as a SPIDAL
+// int16 matrix (little-endian) plus a labels file. See README.md.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+
+#include "all_pairs.hpp"
+#include "spidal/errors.hpp"
+#include "spidal/fasta.hpp"
+#include "spidal/mpi_env.hpp"
+#include "spidal/options.hpp"
+#include "spidal/output.hpp"
+#include "spidal/progress.hpp"
+
+namespace {
+
+using spidal::OptionSpec;
+
+spidal::Options make_options() {
+  return spidal::Options(
+      "swg",
+      "All-pairs Smith-Waterman-Gotoh distances: writes an N×N int16 little-endian SPIDAL matrix\n"
+      "(distance = 1 − identical/alignment length, stored ×32767) and OUTPUT.labels (ids in order).",
+      {
+          OptionSpec{"input", "FASTA", "sequences to compare", std::nullopt, {"FastaFile"}},
+          OptionSpec{"output", "FILE", "distance matrix to write", std::nullopt, {"DistanceMatrixFile"}},
+          OptionSpec{"alphabet", "dna|protein", "residue alphabet", "dna", {"Alphabet"}},
+          OptionSpec{"matrix", "ednafull|blosum62", "substitution matrix (default: ednafull for dna, blosum62 for protein)",
+                     std::nullopt, {"ScoringMatrix"}},
+          OptionSpec{"gap-open", "N", "cost of a gap's first column (default: 16 dna, 9 protein)", std::nullopt,
+                     {"GapOpen"}},
+          OptionSpec{"gap-extend", "N", "cost of each further gap column (default: 4 dna, 1 protein)", std::nullopt,
+                     {"GapExtension"}},
+          OptionSpec{"kernel", "auto|avx512|avx2|generic", "SIMD kernel", "auto", {}},
+          OptionSpec{"block-size", "N", "sequences per tile side", "256", {}},
+          OptionSpec{"memory-mb", "MB", "bound on one batch of tiles per rank", "256", {}},
+      });
+}
+
+struct Settings {
+  std::string input, output, kernel;
+  swg::ScoringScheme scheme;
+  int block_size = 0;
+  std::int64_t memory_bytes = 0;
+};
+
+Settings read_settings(const spidal::Options& options) {
+  Settings settings;
+  settings.input = options.get_string("input");
+  settings.output = options.get_string("output");
+  settings.kernel = options.get_string("kernel");
+  const auto alphabet = swg::parse_alphabet(options.get_string("alphabet"));
+  settings.scheme = swg::make_scoring(
+      alphabet, options.has("matrix") ? options.get_string("matrix") : swg::default_matrix(alphabet),
+      static_cast<int>(options.has("gap-open") ? options.get_int("gap-open", 1, swg::kMaxGapCost)
+                                               : swg::default_gap_open(alphabet)),
+      static_cast<int>(options.has("gap-extend") ? options.get_int("gap-extend", 0, swg::kMaxGapCost)
+                                                 : swg::default_gap_extend(alphabet)));
+  settings.block_size = static_cast<int>(options.get_int("block-size", 8, 4096));
+  settings.memory_bytes = options.get_int("memory-mb", 1, 1 << 20) << 20;
+  return settings;
+}
+
+int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
+  auto options = make_options();
+  options.parse(argc, argv);
+  const Settings settings = read_settings(options);
+  spidal::check_output_writable(settings.output);
+  swg::LaneKernel kernel;
+  try {
+    kernel = swg::select_lane_kernel(settings.kernel);
+  } catch (const std::invalid_argument& error) {
+    throw spidal::UsageError(std::string("--kernel: ") + error.what());
+  }
+  spidal::ProgressReporter progress("swg", mpi.is_root());
+
+  // Every rank reads the (small) FASTA file, so all ranks fail alike on bad input.
+  const auto records = spidal::read_fasta(settings.input, swg::fasta_alphabet(settings.scheme.alphabet));
+  std::vector<std::vector<swg::Residue>> sequences;
+  std::int64_t residues = 0;
+  for (const auto& record : records) {
+    sequences.push_back(swg::encode(record.residues, settings.scheme.alphabet));
+    residues += static_cast<std::int64_t>(record.residues.size());
+  }
+  const auto n = static_cast<std::int64_t>(sequences.size());
+  const std::int64_t pairs = n * (n - 1) / 2;
+  progress.report("read", spidal::JsonFields()
+                              .add("sequences", n)
+                              .add("residues", residues)
+                              .add("kernel", kernel.name)
+                              .add("ranks", mpi.size()));
+  const double read_seconds = progress.elapsed();
+
+  const swg::TilePlan plan(n, settings.block_size, mpi.size(), mpi.rank(), settings.memory_bytes);
+  const swg::TileAligner aligner(sequences, settings.scheme, kernel, plan);
+
+  // All ranks write one temporary file named after rank 0's pid; rank 0 renames it.
+  long root_pid = ::getpid();
+  MPI_Bcast(&root_pid, 1, MPI_LONG, 0, mpi.comm());
+  std::optional<spidal::PendingFile> matrix_file;
+  if (mpi.is_root()) matrix_file.emplace(settings.output, static_cast<pid_t>(root_pid));
+  const std::string temporary = spidal::temporary_path(settings.output, static_cast<pid_t>(root_pid));
+  spidal::Int16MatrixWriter writer(mpi.comm(), temporary, n, spidal::ByteOrder::little);
+
+  double align_seconds = 0, write_seconds = 0;
+  std::int64_t cells_done = 0;
+  for (const auto& batch : plan.batches()) {
+    const double start = MPI_Wtime();
+    const auto tiles = aligner.compute(batch);
+    const double aligned = MPI_Wtime();
+    writer.write(swg::matrix_blocks(tiles, plan));
+    align_seconds += aligned - start;
+    write_seconds += MPI_Wtime() - aligned;
+    std::int64_t batch_cells = aligner.cells(batch);
+    MPI_Allreduce(MPI_IN_PLACE, &batch_cells, 1, MPI_INT64_T, MPI_SUM, mpi.comm());
+    cells_done += batch_cells;
+    progress.report("align", spidal::JsonFields().add("cells_done", cells_done).add("pairs_total", pairs));
+  }
+  writer.close();
+  MPI_Barrier(mpi.comm());
+
+  if (mpi.is_root()) {
+    spidal::AtomicTextOutput labels(settings.output + ".labels");
+    for (const auto& record : records) labels.stream() << record.id << '\n';
+    labels.commit();
+    matrix_file->commit();
+  }
+  const double align_total = progress.elapsed() - read_seconds;
+  progress.done(spidal::JsonFields()
+                    .add("sequences", n)
+                    .add("pairs", pairs)
+                    .add("cells", cells_done)
+                    .add("gcups", align_total > 0 ? cells_done / align_total / 1e9 : 0.0)
+                    .add("output", settings.output),
+                spidal::JsonFields()
+                    .add("read", read_seconds)
+                    .add("align", align_seconds)
+                    .add("write", write_seconds)
+                    .add("total", progress.elapsed()));
+  return spidal::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return spidal::run_main(argc, argv, run_swg); }
