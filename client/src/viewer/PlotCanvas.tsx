@@ -12,8 +12,10 @@ interface PointInfo {
 
 const CLICK_SLOP = 4; // pixels a press may move and still count as a click
 
-export function PlotCanvas({ canvasRef, renderer, tool, describe, onSelect }: {
+export function PlotCanvas({ canvasRef, renderer, state, tool, describe, onSelect }: {
   canvasRef: React.RefObject<HTMLCanvasElement | null>;
+  /** loading → drawn (first frame on screen) → complete (labels and edges too) */
+  state: 'loading' | 'drawn' | 'complete';
   renderer: PlotRenderer | null;
   tool: Tool;
   describe: (index: number) => PointInfo;
@@ -73,7 +75,7 @@ export function PlotCanvas({ canvasRef, renderer, tool, describe, onSelect }: {
   const info = hover && renderer ? describe(hover.index) : null;
   return (
     <div className="canvas-wrap">
-      <canvas ref={canvasRef} className={`plot-canvas tool-${tool}`} data-testid="plot-canvas"
+      <canvas ref={canvasRef} className={`plot-canvas tool-${tool}`} data-testid="plot-canvas" data-state={state}
         onPointerMove={onPointerMove} onPointerDown={onPointerDown} onPointerUp={onPointerUp}
         onPointerLeave={() => setHover(null)} />
       {path.length > 1 && (

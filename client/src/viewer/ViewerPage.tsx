@@ -135,10 +135,12 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     let renderer: PlotRenderer | null = null;
     let store: FrameStore | null = null;
     (async () => {
-      const p = await plots.get(plotId);
-      if (cancelled) return;
-      setPlot(p);
-      setClusters(p.clusters);
+      const v = initial.state;
+      // Metadata and the first frame's geometry are fetched together, and the shaders
+      // compile meanwhile: the first frame waits for one round trip, not three steps.
+      const t0 = performance.now();
+      const earlyGeometry = fetchGeometry(plotId, v.frame);
+      earlyGeometry.catch(() => undefined); // handled below, once the frame count is known
       try {
         renderer = new PlotRenderer(canvasRef.current!);
       } catch (e) {
@@ -146,10 +148,14 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         throw e;
       }
       rendererRef.current = renderer;
-      const v = initial.state;
-      const frame = Math.min(v.frame, p.frames - 1);
-      const t0 = performance.now();
-      const geometry = await fetchGeometry(plotId, frame);
+      renderer.precompile();
+      const p = await plots.get(plotId);
+      if (cancelled) return;
+      setPlot(p);
+      setClusters(p.clusters);
+      const frame = v.frame < p.frames ? v.frame : 0;
+      if (frame !== v.frame) setNotice(`This plot has ${p.frames} frame(s); showing the first.`);
+      const geometry = frame === v.frame ? await earlyGeometry : await fetchGeometry(plotId, frame);
       if (cancelled) return;
       const t1 = performance.now();
       const attributes = buildPointAttributes(geometry.clusters, resolveStyles(p.clusters, v), highlightSet(v.selection, []));
@@ -319,6 +325,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         )}
         <PlotCanvas
           canvasRef={canvasRef} renderer={ready ? rendererRef.current : null} tool={tool}
+          state={labelsLoaded ? 'complete' : ready ? 'drawn' : 'loading'}
           describe={(i) => {
             const f = frameRef.current!;
             const s = styles.find((c) => c.key === f.clusters[i]);

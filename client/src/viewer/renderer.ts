@@ -55,7 +55,6 @@ export class PlotRenderer {
       vertexShader: pointVertexShader,
       fragmentShader: pointFragmentShader,
       uniforms: { uPointScale: { value: 4 }, uPixelRatio: { value: window.devicePixelRatio }, uBlend: { value: 0 } },
-      transparent: true,
     });
     this.lineMaterial = new THREE.ShaderMaterial({
       vertexShader: lineVertexShader, fragmentShader: lineFragmentShader,
@@ -137,7 +136,7 @@ export class PlotRenderer {
     g.setAttribute('visibility', new THREE.BufferAttribute(attributes.visibility, 1));
     for (const name of ['position', 'rgba'] as const) this.edgeGeometry.setAttribute(name, g.getAttribute(name));
     this.updateOrthoFrustum();
-    this.updateMaxSize();
+    this.scanAttributes();
     this.rebuildEdgeIndex();
     this.grid = null;
     this.requestRender();
@@ -159,16 +158,29 @@ export class PlotRenderer {
   /** Colours, sizes, shapes or visibility changed in place. */
   attributesChanged(): void {
     for (const name of ['rgba', 'size', 'shape', 'visibility']) (this.geometry.getAttribute(name) as THREE.BufferAttribute).needsUpdate = true;
-    this.updateMaxSize();
+    this.scanAttributes();
     this.rebuildEdgeIndex();
     this.grid = null;
     this.requestRender();
   }
 
-  private updateMaxSize(): void {
+  /** Tracks the largest point size (pick radius) and whether any point needs blending. */
+  private scanAttributes(): void {
+    const a = this.attributes;
     let max = 0;
-    for (const s of this.attributes?.size ?? []) if (s > max) max = s;
+    let translucent = false;
+    if (a) {
+      for (let i = 0; i < a.size.length; i++) if (a.size[i] > max) max = a.size[i];
+      for (let i = 3; i < a.rgba.length; i += 4) if (a.rgba[i] < 255) { translucent = true; break; }
+    }
     this.maxSize = max;
+    // Blending costs a framebuffer read per fragment in software renderers: only when needed.
+    this.pointMaterial.transparent = translucent;
+  }
+
+  /** Compiles the shaders ahead of the first render (while the data is still on its way). */
+  precompile(): void {
+    this.renderer.compile(this.scene, this.camera);
   }
 
   setBlend(t: number): void {

@@ -1,0 +1,21 @@
+// Compares two PNG screenshots in the browser (no image library needed in node).
+
+/** Fraction of pixels whose RGB differs by more than `tolerance` in any channel. */
+export async function pixelDiff(page, pngA, pngB, tolerance = 8) {
+  return page.evaluate(async ({ a, b, tolerance }) => {
+    const load = async (base64) => createImageBitmap(await (await fetch(`data:image/png;base64,${base64}`)).blob());
+    const [ia, ib] = await Promise.all([load(a), load(b)]);
+    if (ia.width !== ib.width || ia.height !== ib.height) return 1;
+    const read = (img) => {
+      const c = new OffscreenCanvas(img.width, img.height);
+      const ctx = c.getContext('2d');
+      ctx.drawImage(img, 0, 0);
+      return ctx.getImageData(0, 0, img.width, img.height).data;
+    };
+    const da = read(ia), db = read(ib);
+    let differing = 0;
+    for (let i = 0; i < da.length; i += 4)
+      if (Math.abs(da[i] - db[i]) > tolerance || Math.abs(da[i + 1] - db[i + 1]) > tolerance || Math.abs(da[i + 2] - db[i + 2]) > tolerance) differing++;
+    return differing / (da.length / 4);
+  }, { a: pngA.toString('base64'), b: pngB.toString('base64'), tolerance });
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# End-to-end tests in headless Chromium. Uses the server at WPV_URL when set; otherwise
+# starts one on a free port against MONGODB_URI / AMQP_URL (as scripts/test.sh provides)
+# and stops it afterwards. Screenshots of failed steps go to e2e/artifacts/.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+[[ -f client/dist/index.html ]] || npm run build -w client --silent
+
+server_pid=""
+cleanup() { [[ -n "$server_pid" ]] && kill "$server_pid" 2>/dev/null || true; }
+trap cleanup EXIT
+
+if [[ -z "${WPV_URL:-}" ]]; then
+  : "${MONGODB_URI:?set WPV_URL, or MONGODB_URI and AMQP_URL for a server started here}"
+  : "${AMQP_URL:?set WPV_URL, or MONGODB_URI and AMQP_URL for a server started here}"
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  data_dir="$(mktemp -d /tmp/wpv-e2e.XXXXXX)"
+  PORT="$port" DATA_DIR="$data_dir" node --import tsx server/src/main.ts >"$data_dir/server.log" 2>&1 &
+  server_pid=$!
+  export WPV_URL="http://127.0.0.1:$port"
+  for _ in $(seq 1 120); do
+    curl -fsS "$WPV_URL/api/v1/health" >/dev/null 2>&1 && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$data_dir/server.log"; echo "e2e: the server exited" >&2; exit 1; }
+    sleep 0.5
+  done
+fi
+
+echo "e2e against $WPV_URL"
+node --test --test-concurrency=1 e2e/tests/
