@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs one stage's program in its stage directory and records the outcome in files,
+# so that the bridge can be restarted (or run elsewhere) and still learn how it ended.
+#   run-stage.sh STAGE_DIR PROGRAM [ARGS...]
+# Writes launch.json when it starts, stdout/stderr of the program, and exit.json
+# (atomically, by rename) when the program ends: exit code, wall and CPU seconds,
+# peak resident memory of the largest process (KiB).
+set -u
+dir="$1"
+shift
+cd "$dir" || exit 90
+now() { date +%s.%N; }
+printf '{"pid":%d,"slurmJobId":"%s","startedAt":%s}\n' "$$" "${SLURM_JOB_ID:-}" "$(now)" >launch.json.tmp
+mv launch.json.tmp launch.json
+/usr/bin/time -o rusage -f '%M %U %S %e' "$@" >stdout 2>stderr
+code=$?
+# GNU time prefixes a "Command terminated by signal" line when the program was killed.
+read -r peak user sys wall < <(tail -n 1 rusage 2>/dev/null) || true
+cpu=$(awk -v u="${user:-0}" -v s="${sys:-0}" 'BEGIN { printf "%.2f", u + s }')
+printf '{"exitCode":%d,"runSeconds":%s,"cpuSeconds":%s,"peakMemoryKb":%s}\n' \
+  "$code" "${wall:-null}" "$cpu" "${peak:-null}" >exit.json.tmp
+mv exit.json.tmp exit.json
+exit "$code"

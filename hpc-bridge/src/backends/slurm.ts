@@ -1,0 +1,76 @@
+// Slurm backend: sbatch --parsable with the gateway job and stage in the Slurm job
+// name and comment; one squeue call per poll for every tracked job; a job missing
+// from squeue is confirmed by its exit.json or by `scontrol show job`, and never
+// taken for a success without the exit record; scancel to cancel.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { STAGE_FILES, exists } from '../../../server/src/jobs/workdir.ts';
+import { RUN_STAGE, jobName, mpirunArgv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
+
+const run = promisify(execFile);
+/** Slurm states meaning the allocation failed under the job, not the program: worth a retry. */
+const TRANSIENT = new Set(['NODE_FAIL', 'BOOT_FAIL', 'PREEMPTED', 'DEADLINE']);
+
+export class SlurmBackend implements Backend {
+  readonly kind = 'slurm';
+
+  constructor(private readonly extraArgs: string[] = []) {}
+
+  async submit(s: Submission): Promise<string> {
+    const { stdout } = await run('sbatch', [
+      '--parsable',
+      `--job-name=${jobName(s)}`,
+      `--comment=wpv:${s.jobId}/${s.stage}`,
+      `--ntasks=${s.command.ranks}`,
+      `--cpus-per-task=${s.command.threads}`,
+      `--chdir=${s.dir}`,
+      `--output=${path.join(s.dir, 'slurm.out')}`,
+      ...this.extraArgs,
+      RUN_STAGE,
+      s.dir,
+      ...mpirunArgv(s.command),
+    ]);
+    const id = stdout.trim().split(';')[0]!;
+    if (!/^\d+$/.test(id)) throw new Error(`sbatch printed "${stdout.trim()}", not a job id`);
+    return id;
+  }
+
+  async poll(handles: Handle[]): Promise<Map<string, BackendState>> {
+    const states = new Map<string, BackendState>();
+    if (!handles.length) return states;
+    const { stdout } = await run('squeue', ['--noheader', '--all', '--format=%i %T']);
+    const queued = new Map(stdout.trim().split('\n').filter(Boolean).map((line) => line.trim().split(/\s+/) as [string, string]));
+    for (const h of handles) {
+      const state = queued.get(h.id);
+      if (await exists(path.join(h.dir, STAGE_FILES.exit))) states.set(h.id, { state: 'ended' });
+      else if (state === 'PENDING' || state === 'CONFIGURING') states.set(h.id, { state: 'waiting' });
+      else if (state && !['COMPLETING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'OUT_OF_MEMORY'].includes(state) && !TRANSIENT.has(state)) {
+        states.set(h.id, { state: 'running' });
+      } else states.set(h.id, await this.confirmEnd(h));
+    }
+    return states;
+  }
+
+  async cancel(h: Handle): Promise<void> {
+    await run('scancel', [h.id]).catch(() => {});
+  }
+
+  async find(s: Submission): Promise<string | null> {
+    const { stdout } = await run('squeue', ['--noheader', '--all', `--name=${jobName(s)}`, '--format=%i']);
+    const id = stdout.trim().split('\n')[0]?.trim();
+    return id || null;
+  }
+
+  /** The job left squeue (or is finishing) without an exit record yet: ask scontrol why. */
+  private async confirmEnd(h: Handle): Promise<BackendState> {
+    const info = await run('scontrol', ['show', 'job', h.id]).then((r) => r.stdout, () => '');
+    const state = /JobState=(\S+)/.exec(info)?.[1];
+    if (!state) return { state: 'lost', reason: `Slurm no longer knows job ${h.id} and it left no exit record` };
+    if (state === 'COMPLETING' || state === 'RUNNING') return { state: 'running' }; // exit.json is being written
+    if (TRANSIENT.has(state)) return { state: 'lost', reason: `Slurm job ${h.id} ended ${state}` };
+    // Ended without running the wrapper to its end (cancelled, timed out, killed for memory).
+    const exit = /ExitCode=(\S+)/.exec(info)?.[1] ?? '?';
+    return { state: 'failed', reason: `Slurm job ${h.id} ended ${state} (exit ${exit}) without an exit record` };
+  }
+}

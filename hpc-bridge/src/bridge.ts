@@ -1,0 +1,242 @@
+// The hpc-bridge: takes "run stage S of job X" messages, submits the stage's program
+// to the backend, records the submission and acks at once (no delivery is held for
+// the length of an MPI job), then follows every submitted stage by polling: progress
+// lines into the job document, the end (exit record, outputs) into the stage state,
+// cancellation of stages whose job is no longer active. At start-up it re-attaches
+// to every stage left running, finding by name those whose submission was not recorded.
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { QUEUES, type HpcMessage, type JobBroker } from '../../server/src/jobs/broker.ts';
+import type { JobConfig } from '../../server/src/jobs/config.ts';
+import { isTerminalJob, type JobDoc, type StageCommand, type StageName } from '../../server/src/jobs/model.ts';
+import type { JobRepo } from '../../server/src/jobs/repository.ts';
+import { STAGE_FILES, exists, stageDir, tailOf } from '../../server/src/jobs/workdir.ts';
+import type { Backend, BackendState, Handle, Submission } from './backends/backend.ts';
+import { ProgressReader } from './progress.ts';
+
+const HPC_STAGES: StageName[] = ['swg', 'mds', 'pwc'];
+const STDERR_TAIL_BYTES = 2000;
+const RETRY_BASE_MS = 2000;
+
+interface Tracked {
+  jobId: string;
+  stage: StageName;
+  handle: Handle;
+  command: StageCommand;
+  queuedAt: Date | null;
+  progress: ProgressReader;
+  writtenVersion: number;
+}
+
+interface ExitRecord {
+  exitCode: number;
+  runSeconds: number | null;
+  cpuSeconds: number | null;
+  peakMemoryKb: number | null;
+}
+
+export class Bridge {
+  private readonly tracked = new Map<string, Tracked>();
+  private timer: NodeJS.Timeout | null = null;
+  private polling: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly repo: JobRepo,
+    private readonly broker: JobBroker,
+    private readonly backend: Backend,
+    private readonly config: JobConfig,
+    private readonly log: (line: string) => void = console.log,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.recover();
+    await this.broker.consume(QUEUES.hpc, (message: HpcMessage) => this.onSubmit(message));
+    this.schedulePoll();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.polling;
+  }
+
+  /** Stages being followed, as "jobId/stage". */
+  get following(): string[] {
+    return [...this.tracked.keys()];
+  }
+
+  private async onSubmit({ jobId, stage: name }: HpcMessage): Promise<void> {
+    const job = await this.repo.get(jobId);
+    const stage = job?.stages[name];
+    // A duplicate or late message: the stage was already taken, or the job ended.
+    if (!job || !stage || stage.state !== 'queued' || !stage.command) return;
+    const attempt = stage.attempts + 1;
+    const claimed = await this.repo.moveStage(jobId, stage.name, 'running', `attempt ${attempt} submitted to ${this.backend.kind}`, {
+      startedAt: new Date(),
+      attempts: attempt,
+      backend: { kind: this.backend.kind, jobId: null },
+      exitCode: null,
+    });
+    if (claimed) await this.launch(job, stage.name, stage.command, stage.queuedAt);
+  }
+
+  private async launch(job: JobDoc, stage: StageName, command: StageCommand, queuedAt: Date | null): Promise<void> {
+    const dir = stageDir(job.workdir, stage);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    let id: string;
+    try {
+      id = await this.backend.submit({ jobId: job._id, stage, dir, command });
+    } catch (err) {
+      await this.transientFailure(job._id, stage, `submission failed: ${(err as Error).message}`);
+      return;
+    }
+    await this.recordHandle(job._id, stage, id);
+    this.track(job._id, stage, { id, dir }, command, queuedAt);
+    this.log(`${job._id}/${stage}: submitted as ${this.backend.kind} ${id}`);
+  }
+
+  private async recordHandle(jobId: string, stage: StageName, id: string): Promise<void> {
+    await this.repo.jobs.updateOne(
+      { _id: jobId, [`stages.${stage}.state`]: 'running' },
+      { $set: { [`stages.${stage}.backend`]: { kind: this.backend.kind, jobId: id }, updatedAt: new Date() }, $inc: { revision: 1 } },
+    );
+  }
+
+  private track(jobId: string, stage: StageName, handle: Handle, command: StageCommand, queuedAt: Date | null): void {
+    const progress = new ProgressReader(path.join(handle.dir, STAGE_FILES.stdout));
+    this.tracked.set(`${jobId}/${stage}`, { jobId, stage, handle, command, queuedAt, progress, writtenVersion: 0 });
+  }
+
+  /** Re-attaches to every stage left running (by this bridge before a restart, or by another). */
+  private async recover(): Promise<void> {
+    const jobs = await this.repo.jobs.find({ $or: HPC_STAGES.map((s) => ({ [`stages.${s}.state`]: 'running' })) }).toArray();
+    for (const job of jobs) {
+      for (const name of HPC_STAGES) {
+        const stage = job.stages[name];
+        if (stage?.state !== 'running' || !stage.command) continue;
+        const dir = stageDir(job.workdir, name);
+        const submission: Submission = { jobId: job._id, stage: name, dir, command: stage.command };
+        let id = stage.backend?.jobId ?? (await this.backend.find(submission).catch(() => null));
+        if (id && !stage.backend?.jobId) await this.recordHandle(job._id, name, id);
+        if (!id) {
+          if (isTerminalJob(job.state)) continue; // nothing was started and nothing should be
+          this.log(`${job._id}/${name}: submission was never recorded and no such job exists; submitting again`);
+          await this.launch(job, name, stage.command, stage.queuedAt);
+          continue;
+        }
+        this.track(job._id, name, { id, dir }, stage.command, stage.queuedAt);
+        this.log(`${job._id}/${name}: re-attached to ${this.backend.kind} ${id}`);
+      }
+    }
+  }
+
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.polling = this.pollOnce()
+        .catch((err) => this.log(`poll failed: ${(err as Error).stack ?? err}`))
+        .finally(() => this.schedulePoll());
+    }, this.config.pollMs);
+  }
+
+  async pollOnce(): Promise<void> {
+    const all = [...this.tracked.values()];
+    if (!all.length) return;
+    const states = await this.backend.poll(all.map((t) => t.handle));
+    const docs = new Map(
+      (await this.repo.jobs.find({ _id: { $in: [...new Set(all.map((t) => t.jobId))] } }, { projection: { history: 0 } }).toArray()).map(
+        (d) => [d._id, d],
+      ),
+    );
+    for (const t of all) {
+      const state = states.get(t.handle.id) ?? { state: 'running' };
+      await this.follow(t, docs.get(t.jobId) ?? null, state).catch((err) =>
+        this.log(`${t.jobId}/${t.stage}: ${(err as Error).stack ?? err}`),
+      );
+    }
+  }
+
+  private async follow(t: Tracked, job: JobDoc | null, state: BackendState): Promise<void> {
+    const stage = job?.stages[t.stage];
+    if (!job || !stage || isTerminalJob(job.state) || stage.state !== 'running') {
+      // The job was cancelled or failed elsewhere (or the stage is no longer ours): stop the program.
+      if (state.state !== 'ended') await this.backend.cancel(t.handle);
+      const why = job ? `job ${job.state}` : 'job deleted';
+      await this.repo.moveStage(t.jobId, t.stage, 'cancelled', `${why}; ${this.backend.kind} ${t.handle.id} stopped`, { endedAt: new Date() });
+      this.untrack(t);
+      return;
+    }
+    await t.progress.update();
+    if (t.progress.version !== t.writtenVersion && t.progress.latest) {
+      await this.repo.setProgress(t.jobId, t.stage, t.progress.latest, t.progress.series);
+      t.writtenVersion = t.progress.version;
+    }
+    if (state.state === 'ended') await this.finish(t, job);
+    else if (state.state === 'failed') await this.end(t, 'failed', state.reason, {});
+    else if (state.state === 'lost') {
+      this.untrack(t);
+      await this.transientFailure(t.jobId, t.stage, state.reason);
+    }
+  }
+
+  /** Collects a finished stage: exit record, outputs, metrics; success needs exit 0 and every output. */
+  private async finish(t: Tracked, job: JobDoc): Promise<void> {
+    const exit = JSON.parse(await readFile(path.join(t.handle.dir, STAGE_FILES.exit), 'utf8')) as ExitRecord;
+    const launch = JSON.parse(await readFile(path.join(t.handle.dir, STAGE_FILES.launch), 'utf8').catch(() => '{}'));
+    const metrics = {
+      queueWaitSeconds: t.queuedAt && launch.startedAt ? Math.max(0, launch.startedAt - t.queuedAt.getTime() / 1000) : null,
+      runSeconds: exit.runSeconds,
+      cpuSeconds: exit.cpuSeconds,
+      peakMemoryKb: exit.peakMemoryKb,
+      ranks: t.command.ranks,
+      threads: t.command.threads,
+    };
+    const recorded = { exitCode: exit.exitCode, metrics, progress: t.progress.latest, series: t.progress.series };
+    if (exit.exitCode !== 0) {
+      const stderr = (await tailOf(path.join(t.handle.dir, STAGE_FILES.stderr), STDERR_TAIL_BYTES)).trim();
+      await this.end(t, 'failed', `exit code ${exit.exitCode}${stderr ? `: ${stderr}` : ''}`, recorded);
+      return;
+    }
+    const missing: string[] = [];
+    for (const output of t.command.outputs) if (!(await exists(path.join(job.workdir, output)))) missing.push(output);
+    if (missing.length) await this.end(t, 'failed', `exit code 0 but no ${missing.join(', ')} was written`, recorded);
+    else await this.end(t, 'succeeded', null, recorded);
+  }
+
+  private async end(t: Tracked, to: 'succeeded' | 'failed', error: string | null, recorded: Record<string, unknown>): Promise<void> {
+    const reason = to === 'succeeded' ? `${this.backend.kind} ${t.handle.id} exited 0` : error!;
+    await this.repo.moveStage(t.jobId, t.stage, to, reason.slice(0, 500), { ...recorded, endedAt: new Date(), error });
+    this.untrack(t);
+    this.log(`${t.jobId}/${t.stage}: ${to}`);
+    await this.advance(t.jobId);
+  }
+
+  /** A failure that may pass (lost process, submission error): the stage waits for a retry with backoff, up to the attempt limit. */
+  private async transientFailure(jobId: string, stage: StageName, reason: string): Promise<void> {
+    const attempts = (await this.repo.get(jobId))?.stages[stage]?.attempts ?? 0;
+    if (attempts >= this.config.stageAttempts) {
+      const error = `${reason} (gave up after ${attempts} attempts)`;
+      await this.repo.moveStage(jobId, stage, 'failed', error, { endedAt: new Date(), error });
+    } else {
+      const retryAt = new Date(Date.now() + RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+      await this.repo.moveStage(jobId, stage, 'pending', `${reason}; retry at ${retryAt.toISOString()}`, {
+        retryAt,
+        error: reason,
+        backend: null,
+      });
+    }
+    this.log(`${jobId}/${stage}: ${reason}`);
+    await this.advance(jobId);
+  }
+
+  private async advance(jobId: string): Promise<void> {
+    // If this publish is lost, the workers' sweeper finds the job idle and advances it.
+    await this.broker.publish(QUEUES.pipeline, { jobId }).catch((err) => this.log(`could not publish advance of ${jobId}: ${err.message}`));
+  }
+
+  private untrack(t: Tracked): void {
+    this.tracked.delete(`${t.jobId}/${t.stage}`);
+  }
+}

@@ -1,0 +1,30 @@
+// Starts the hpc-bridge: store, broker, the configured backend (HPC_BACKEND=local|slurm).
+// Stopping it leaves running programs alone: the next start re-attaches to them.
+import { writeFile } from 'node:fs/promises';
+import { loadConfig } from '../../server/src/config.ts';
+import { JobBroker } from '../../server/src/jobs/broker.ts';
+import { loadJobConfig } from '../../server/src/jobs/config.ts';
+import { JobRepo } from '../../server/src/jobs/repository.ts';
+import { openStore } from '../../server/src/storage/db.ts';
+import { LocalBackend } from './backends/local.ts';
+import { SlurmBackend } from './backends/slurm.ts';
+import { Bridge } from './bridge.ts';
+
+const config = loadConfig();
+const jobConfig = loadJobConfig(config.dataDir);
+const store = await openStore(config.mongodbUri);
+const broker = new JobBroker(config.amqpUrl);
+const backend = jobConfig.backend === 'slurm' ? new SlurmBackend(jobConfig.slurmArgs) : new LocalBackend();
+const bridge = new Bridge(new JobRepo(store.jobs), broker, backend, jobConfig);
+await bridge.start();
+await writeFile(process.env.READY_FILE || '/tmp/hpc-bridge.ready', `${process.pid}\n`);
+console.log(`hpc-bridge: ${backend.kind} backend, polling every ${jobConfig.pollMs} ms`);
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, async () => {
+    await bridge.stop();
+    await broker.close();
+    await store.client.close();
+    process.exit(0);
+  });
+}

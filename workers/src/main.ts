@@ -1,0 +1,49 @@
+// Starts a pipeline worker: consumes "advance job X" messages (prefetch 1), runs the
+// worker stages (vector distances, plot assembly), fails jobs whose messages were
+// dead-lettered, and sweeps idle active jobs so that a lost message never leaves a
+// job hanging. Several workers may run side by side.
+import { writeFile } from 'node:fs/promises';
+import { loadConfig } from '../../server/src/config.ts';
+import { JobBroker, QUEUES } from '../../server/src/jobs/broker.ts';
+import { loadJobConfig } from '../../server/src/jobs/config.ts';
+import { JobRepo } from '../../server/src/jobs/repository.ts';
+import { Plots } from '../../server/src/services/plots.ts';
+import { BlobStore } from '../../server/src/storage/blobs.ts';
+import { openStore } from '../../server/src/storage/db.ts';
+import { assembleStage } from './assemble.ts';
+import { distancesStage } from './distances.ts';
+import { Orchestrator } from './orchestrator.ts';
+import { Sweeper } from './sweeper.ts';
+
+const config = loadConfig();
+const jobConfig = loadJobConfig(config.dataDir);
+const store = await openStore(config.mongodbUri);
+const repo = new JobRepo(store.jobs);
+const plots = new Plots(store, new BlobStore(store.blobs), {
+  maxPoints: config.limits.points,
+  maxFrames: config.limits.frames,
+  maxUncompressedBytes: config.limits.uncompressedBytes,
+  maxCompressionRatio: config.limits.compressionRatio,
+  clusters: config.limits.clusters,
+});
+const broker = new JobBroker(config.amqpUrl);
+const orchestrator = new Orchestrator(repo, broker, jobConfig, {
+  distances: distancesStage,
+  assemble: assembleStage(repo, plots),
+});
+const sweeper = new Sweeper(repo, broker);
+
+await broker.consume(QUEUES.pipeline, (message, delivery) => orchestrator.advance(message, delivery));
+await broker.consume(QUEUES.dead, (message, delivery) => sweeper.deadLettered(message, delivery));
+sweeper.start();
+await writeFile(process.env.READY_FILE || '/tmp/workers.ready', `${process.pid}\n`);
+console.log('workers: consuming the pipeline queue');
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, async () => {
+    sweeper.stop();
+    await broker.close();
+    await store.client.close();
+    process.exit(0);
+  });
+}

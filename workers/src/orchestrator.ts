@@ -1,0 +1,127 @@
+// The pipeline orchestrator. Every "advance job X" message makes it look at the
+// persisted job and do what is due: dispatch stages whose dependencies succeeded
+// (MPI stages to the bridge, worker stages run here), fail the job when a stage
+// failed, finish it when all succeeded. It keeps no state of its own, so a
+// redelivered or duplicate message repeats nothing: every move is guarded.
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { QUEUES, type Delivery, type JobBroker, type PipelineMessage } from '../../server/src/jobs/broker.ts';
+import { stageCommand } from '../../server/src/jobs/commands.ts';
+import type { JobConfig } from '../../server/src/jobs/config.ts';
+import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '../../server/src/jobs/model.ts';
+import type { JobRepo } from '../../server/src/jobs/repository.ts';
+import { FILES } from '../../server/src/jobs/workdir.ts';
+
+/** A stage run in this process: returns nothing on success, throws with the reason on failure. */
+export type WorkerStage = (job: JobDoc) => Promise<void>;
+
+/** A worker stage still `running` this long after it started belongs to a dead worker. */
+const WORKER_STAGE_LEASE_MS = 10 * 60_000;
+/** Guard against a loop: each pass finishes at least one worker stage. */
+const MAX_PASSES = 10;
+
+export class Orchestrator {
+  constructor(
+    private readonly repo: JobRepo,
+    private readonly broker: JobBroker,
+    private readonly config: JobConfig,
+    private readonly workerStages: Partial<Record<StageName, WorkerStage>>,
+    private readonly log: (line: string) => void = console.log,
+  ) {}
+
+  async advance({ jobId }: PipelineMessage, delivery: Pick<Delivery, 'redelivered'> = { redelivered: false }): Promise<void> {
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      const job = await this.repo.get(jobId);
+      if (!job) return;
+      if (isTerminalJob(job.state)) {
+        await this.cleanUp(job);
+        return;
+      }
+      const stages = job.stageOrder.map((name) => job.stages[name]!);
+      const failed = stages.find((s) => s.state === 'failed');
+      if (failed) {
+        await this.failJob(job, `stage ${failed.name} failed: ${failed.error ?? 'no reason given'}`);
+        continue;
+      }
+      if (stages.every((s) => s.state === 'succeeded')) {
+        await this.repo.moveJob(jobId, 'succeeded', 'every stage succeeded');
+        continue;
+      }
+      let ranWorkerStage = false;
+      for (const stage of stages) {
+        if (stage.state === 'pending' && stage.needs.every((n) => job.stages[n]!.state === 'succeeded')) {
+          if (stage.retryAt && stage.retryAt.getTime() > Date.now()) {
+            await this.broker.publish(QUEUES.pipeline, { jobId }, { delayMs: stage.retryAt.getTime() - Date.now() });
+            continue;
+          }
+          ranWorkerStage = (await this.dispatch(job, stage)) || ranWorkerStage;
+        } else if (stage.state === 'queued' && stage.runner === 'hpc') {
+          // Published before, maybe lost with a crash right after the claim: the bridge ignores duplicates.
+          await this.broker.publish(QUEUES.hpc, { jobId, stage: stage.name });
+        } else if (stage.runner === 'worker' && (stage.state === 'queued' || stage.state === 'running') && this.abandoned(stage, delivery)) {
+          this.log(`${jobId}/${stage.name}: resuming a worker stage left ${stage.state}`);
+          ranWorkerStage = (await this.runWorkerStage(job, stage.name)) || ranWorkerStage;
+        }
+      }
+      if (!ranWorkerStage) return;
+    }
+  }
+
+  /** Claims a ready stage (pending → queued); true when a worker stage ran here. */
+  private async dispatch(job: JobDoc, stage: StageDoc): Promise<boolean> {
+    const command = stage.runner === 'hpc' ? stageCommand(job, stage.name, this.config) : null;
+    const claimed = await this.repo.moveStage(job._id, stage.name, 'queued', 'dependencies succeeded', {
+      command,
+      queuedAt: new Date(),
+      retryAt: null,
+    });
+    if (!claimed) return false;
+    if (job.state === 'queued') await this.repo.moveJob(job._id, 'running', `stage ${stage.name} dispatched`);
+    if (stage.runner === 'hpc') {
+      await this.broker.publish(QUEUES.hpc, { jobId: job._id, stage: stage.name });
+      return false;
+    }
+    return this.runWorkerStage(job, stage.name);
+  }
+
+  private abandoned(stage: StageDoc, delivery: Pick<Delivery, 'redelivered'>): boolean {
+    // A redelivered message means the worker that held it died: its stage is ours to redo.
+    if (delivery.redelivered) return true;
+    const since = stage.startedAt ?? stage.queuedAt;
+    return since !== null && Date.now() - since.getTime() > WORKER_STAGE_LEASE_MS;
+  }
+
+  private async runWorkerStage(job: JobDoc, name: StageName): Promise<boolean> {
+    const run = this.workerStages[name];
+    if (!run) throw new Error(`no worker runs stage ${name}`);
+    await this.repo.moveStage(job._id, name, 'running', 'started in the worker', { startedAt: new Date(), attempts: job.stages[name]!.attempts + 1 });
+    const startedAt = Date.now();
+    try {
+      await run(job);
+    } catch (err) {
+      const error = (err as Error).message;
+      this.log(`${job._id}/${name}: failed: ${error}`);
+      await this.repo.moveStage(job._id, name, 'failed', error.slice(0, 500), { endedAt: new Date(), error });
+      return true;
+    }
+    const metrics = { queueWaitSeconds: 0, runSeconds: (Date.now() - startedAt) / 1000, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
+    await this.repo.moveStage(job._id, name, 'succeeded', 'finished in the worker', { endedAt: new Date(), metrics, error: null });
+    return true;
+  }
+
+  private async failJob(job: JobDoc, error: string): Promise<void> {
+    if (!(await this.repo.moveJob(job._id, 'failed', error.slice(0, 500), { error }))) return;
+    for (const name of job.stageOrder) {
+      if (['pending', 'queued'].includes(job.stages[name]!.state)) {
+        await this.repo.moveStage(job._id, name, 'cancelled', 'job failed', { endedAt: new Date() });
+      }
+    }
+    // Running MPI stages are stopped by the bridge, which sees the job is no longer active.
+  }
+
+  /** Clean-up policy: a succeeded job keeps its input, outputs and logs but not the distance matrix. */
+  private async cleanUp(job: JobDoc): Promise<void> {
+    if (job.state !== 'succeeded' || this.config.cleanup === 'never') return;
+    await rm(path.join(job.workdir, FILES.matrix), { force: true });
+  }
+}
