@@ -83,7 +83,7 @@ class KernelTest : public ::testing::TestWithParam<std::tuple<int, bool>> {};
 
 TEST_P(KernelTest, FusedPassMatchesDenseFormulas) {
   const auto [dim, weighted] = GetParam();
-  const std::int64_t n = 37;  // not a multiple of the vector width
+  const std::int64_t n = 37;  // 32 columns in the vector path, 5 in the scalar tail
   const auto rows = random_rows(n, {5, 29}, weighted, true, 11);
   const auto points = random_points(n, dim, 3);
   damds::Coordinates coordinates(dim, n);
@@ -92,9 +92,10 @@ TEST_P(KernelTest, FusedPassMatchesDenseFormulas) {
     std::vector<double> bx;
     const double stress = damds::guttman_pass(rows, coordinates, shift, bx);
     const auto expected = dense_guttman(rows, points, dim, shift);
-    EXPECT_NEAR(stress, expected.stress, 1e-12 * std::max(1.0, expected.stress));
+    // The vectorised pass works in single precision (relative error ~1e-7 per term).
+    EXPECT_NEAR(stress, expected.stress, 1e-6 * std::max(1.0, expected.stress));
     ASSERT_EQ(bx.size(), expected.bx.size());
-    for (std::size_t k = 0; k < bx.size(); ++k) EXPECT_NEAR(bx[k], expected.bx[k], 1e-12) << "entry " << k;
+    for (std::size_t k = 0; k < bx.size(); ++k) EXPECT_NEAR(bx[k], expected.bx[k], 1e-5) << "entry " << k;
   }
 }
 
@@ -167,8 +168,9 @@ TEST(Smacof, ClosedFormSolveAgreesWithConjugateGradients) {
   EXPECT_EQ(by_formula.iterations, by_cg.iterations);
   EXPECT_GT(by_cg.cg_iterations, 0);
   EXPECT_EQ(by_formula.cg_iterations, 0);
-  EXPECT_NEAR(by_formula.stress, by_cg.stress, 1e-9);
-  for (std::size_t k = 0; k < start.size(); ++k) EXPECT_NEAR(by_formula.points[k], by_cg.points[k], 1e-8);
+  // Single-precision weights (32767/32767 ≈ 1 within 1e-7) are the only difference.
+  EXPECT_NEAR(by_formula.stress, by_cg.stress, 1e-7);
+  for (std::size_t k = 0; k < start.size(); ++k) EXPECT_NEAR(by_formula.points[k], by_cg.points[k], 2e-6);
 }
 
 }  // namespace
