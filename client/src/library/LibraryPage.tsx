@@ -46,6 +46,15 @@ export function LibraryPage() {
     tagsApi.list().then(setTagList, () => setTagList([]));
   }, [username]);
 
+  async function newCollection() {
+    const name = prompt('Name of the new collection');
+    if (!name?.trim()) return;
+    try {
+      const created = await collectionsApi.create(name.trim());
+      setCollections((cs) => [...cs, created]);
+    } catch (e) { setError(e); }
+  }
+
   const pages = result ? Math.max(1, Math.ceil(result.total / result.pageSize)) : 1;
   const resetPage = <T,>(set: (v: T) => void) => (v: T) => { set(v); setPage(1); };
 
@@ -68,6 +77,7 @@ export function LibraryPage() {
           <option value="">any collection</option>
           {collections.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
         </select>
+        {username && <button onClick={() => void newCollection()}>New collection</button>}
         <select value={sort} onChange={(e) => setSort(e.target.value as Sort)} aria-label="sort">
           <option value="updated">recently updated</option><option value="created">recently created</option>
           <option value="name">name</option><option value="points">points</option>

@@ -29,11 +29,11 @@ export function TimeBar({ playback, frames, onTrails, trailProgress }: {
   return (
     <section className="timebar" data-testid="timebar">
       <div className="row">
-        <button onClick={() => void playback.step(-1)} title="previous frame">⏮</button>
+        <button onClick={() => void playback.step(-1)} title="previous frame (←)">‹ Prev</button>
         {state.playing
-          ? <button onClick={() => playback.pause()} data-testid="pause">⏸ Pause</button>
-          : <button onClick={() => playback.play()} data-testid="play">▶ Play</button>}
-        <button onClick={() => void playback.step(1)} title="next frame">⏭</button>
+          ? <button onClick={() => playback.pause()} data-testid="pause">Pause</button>
+          : <button onClick={() => playback.play()} data-testid="play">Play</button>}
+        <button onClick={() => void playback.step(1)} title="next frame (→)">Next ›</button>
         <input type="range" min={0} max={last} value={state.frame} className="scrub" aria-label="frame"
           onChange={(e) => { playback.pause(); void playback.seek(Number(e.target.value)); }} />
         <span data-testid="frame-number">{state.frame + 1} / {frames.length}</span>
