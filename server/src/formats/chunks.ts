@@ -2,7 +2,7 @@
 // UTF-8 (a leading byte-order mark dropped) and split into lines without ever
 // holding the whole text.
 import { createReadStream } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
+import { isAscii } from 'node:buffer';
 import { InputError } from './types.ts';
 
 const CHUNK_BYTES = 1 << 20;
@@ -13,19 +13,38 @@ export function fileChunks(path: string): AsyncIterable<Buffer> {
   return createReadStream(path, { highWaterMark: CHUNK_BYTES });
 }
 
+/**
+ * Decodes UTF-8 chunk by chunk. A character cut by a chunk boundary waits for
+ * the next chunk; pure-ASCII chunks (the usual plot file) take the cheaper
+ * Latin-1 path, which gives the same string for them.
+ */
 export async function* decodeUtf8(chunks: AsyncIterable<Buffer>): AsyncGenerator<string> {
-  const decoder = new StringDecoder('utf8');
+  let pending: Buffer | null = null; // bytes of a character cut by the last chunk end
   let first = true;
   for await (const chunk of chunks) {
-    let text = decoder.write(chunk);
+    const bytes: Buffer = pending === null ? chunk : Buffer.concat([pending, chunk]);
+    const complete = completeUtf8Length(bytes);
+    pending = complete < bytes.length ? bytes.subarray(complete) : null;
+    const whole = bytes.subarray(0, complete);
+    let text = isAscii(whole) ? whole.toString('latin1') : whole.toString('utf8');
     if (first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       first = false;
     }
     if (text.length > 0) yield text;
   }
-  const rest = decoder.end();
-  if (rest.length > 0) yield rest;
+  if (pending !== null) yield pending.toString('utf8'); // an incomplete character: U+FFFD
+}
+
+/** Length of the longest prefix of `bytes` that does not end inside a UTF-8 character. */
+function completeUtf8Length(bytes: Buffer): number {
+  const length = bytes.length;
+  let lead = length - 1;
+  while (lead >= 0 && length - lead < 4 && (bytes[lead] & 0xc0) === 0x80) lead--;
+  if (lead < 0) return length;
+  const byte = bytes[lead];
+  const size = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+  return lead + size <= length ? length : lead;
 }
 
 /**

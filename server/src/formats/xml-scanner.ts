@@ -23,6 +23,8 @@ const NEED_MORE = -1;
 const MAX_PENDING_CHARS = 16 << 20;
 
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const LT = 0;
+const AMP = 1;
 /** Element and attribute names are interned (reused, not sliced): a table indexed by a name hash. */
 const INTERN_SLOTS = 256;
 
@@ -89,6 +91,8 @@ export class XmlScanner {
   private readonly stack: string[] = [];
   private readonly attributes = new XmlAttributes((raw) => this.decode(raw));
   private readonly interned: (string | undefined)[] = new Array(INTERN_SLOTS);
+  /** Last results of find(): positions of "<" and "&" (see find). */
+  private readonly found = [-1, -1];
   private rootSeen = false;
 
   constructor(
@@ -119,6 +123,7 @@ export class XmlScanner {
       this.pos = 0;
     }
     this.buf += chunk;
+    this.found[LT] = this.found[AMP] = -1;
     this.scan(false);
     if (this.buf.length - this.pos > MAX_PENDING_CHARS) {
       this.tokenStart = this.pos;
@@ -138,8 +143,8 @@ export class XmlScanner {
   private scan(final: boolean): void {
     const buf = this.buf;
     while (true) {
-      const lt = buf.indexOf('<', this.pos);
-      if (lt === -1) {
+      const lt = this.find(LT, this.pos);
+      if (lt === buf.length) {
         // Text may continue (or an entity be cut) in the next chunk.
         if (final && this.pos < buf.length) this.onText(this.pos, buf.length);
         if (final) this.pos = buf.length;
@@ -222,13 +227,17 @@ export class XmlScanner {
     return this.fail('malformed_xml', 'unexpected "<!"', this.line());
   }
 
+  /**
+   * A start tag ends before the next "<" (which may not appear inside it), so
+   * that one search bounds the tag and also finds the token after it.
+   */
   private readStartTag(lt: number): number {
     const buf = this.buf;
-    const end = buf.length;
+    const limit = this.find(LT, lt + 1);
     let i = lt + 1;
     let hash = 0;
-    for (let c = buf.charCodeAt(i); i < end && isNameChar(c); c = buf.charCodeAt(++i)) hash = (hash * 31 + c) | 0;
-    if (i === end) return NEED_MORE;
+    for (let c = buf.charCodeAt(i); i < limit && isNameChar(c); c = buf.charCodeAt(++i)) hash = (hash * 31 + c) | 0;
+    if (i >= limit) return this.cutTag(limit);
     if (i === lt + 1) this.fail('malformed_xml', `"<" not followed by an element name`, this.line());
     const name = this.intern(lt + 1, i, hash);
     const attributes = this.attributes;
@@ -237,12 +246,12 @@ export class XmlScanner {
     let selfClosing = false;
     while (true) {
       const before = i;
-      while (i < end && isSpace(buf.charCodeAt(i))) i++;
-      if (i === end) return NEED_MORE;
+      while (i < limit && isSpace(buf.charCodeAt(i))) i++;
+      if (i >= limit) return this.cutTag(limit);
       const c = buf.charCodeAt(i);
       if (c === 62 /* > */) break;
       if (c === 47 /* / */) {
-        if (i + 1 === end) return NEED_MORE;
+        if (i + 1 >= limit) return this.cutTag(limit);
         if (buf.charCodeAt(i + 1) !== 62) this.fail('malformed_xml', `expected "/>" in <${name}>`, this.line());
         selfClosing = true;
         i++;
@@ -251,28 +260,22 @@ export class XmlScanner {
       if (i === before) this.fail('malformed_xml', `expected a space before attribute in <${name}>`, this.line());
       const nameStart = i;
       hash = 0;
-      for (let c = buf.charCodeAt(i); i < end && isNameChar(c); c = buf.charCodeAt(++i)) hash = (hash * 31 + c) | 0;
-      if (i === end) return NEED_MORE;
+      for (let c = buf.charCodeAt(i); i < limit && isNameChar(c); c = buf.charCodeAt(++i)) hash = (hash * 31 + c) | 0;
+      if (i >= limit) return this.cutTag(limit);
       if (i === nameStart) this.fail('malformed_xml', `malformed attribute in <${name}>`, this.line());
       const attribute = this.intern(nameStart, i, hash);
-      while (i < end && isSpace(buf.charCodeAt(i))) i++;
-      if (i + 1 >= end) return NEED_MORE;
+      while (i < limit && isSpace(buf.charCodeAt(i))) i++;
+      if (i + 1 >= limit) return this.cutTag(limit);
       if (buf.charCodeAt(i) !== 61 /* = */) this.fail('malformed_xml', `attribute ${attribute} of <${name}> has no value`, this.line());
       i++;
-      while (i < end && isSpace(buf.charCodeAt(i))) i++;
-      if (i === end) return NEED_MORE;
+      while (i < limit && isSpace(buf.charCodeAt(i))) i++;
+      if (i >= limit) return this.cutTag(limit);
       const quote = buf.charCodeAt(i);
       if (quote !== 34 && quote !== 39) this.fail('malformed_xml', `attribute ${attribute} of <${name}> is not quoted`, this.line());
       const close = buf.indexOf(quote === 34 ? '"' : "'", i + 1);
-      if (close === -1) return NEED_MORE;
-      let hasEntity = false;
-      for (let k = i + 1; k < close; k++) {
-        const v = buf.charCodeAt(k);
-        if (v === 60 /* < */) this.fail('malformed_xml', `"<" in attribute ${attribute} of <${name}>`, this.line());
-        if (v === 38 /* & */) hasEntity = true;
-      }
+      if (close === -1 || close > limit) return this.cutTag(limit);
       if (attributes.indexOf(attribute) >= 0) this.fail('malformed_xml', `attribute ${attribute} repeated in <${name}>`, this.line());
-      attributes.add(attribute, i + 1, close, hasEntity);
+      attributes.add(attribute, i + 1, close, this.find(AMP, i + 1) < close);
       i = close + 1;
     }
     if (this.stack.length === 0 && this.rootSeen) {
@@ -283,6 +286,24 @@ export class XmlScanner {
     if (selfClosing) this.handler.close(name);
     else this.stack.push(name);
     return i + 1;
+  }
+
+  /** Running into the next "<" means the tag is cut by the chunk end, or malformed. */
+  private cutTag(limit: number): number {
+    if (limit === this.buf.length) return NEED_MORE;
+    return this.fail('malformed_xml', 'unterminated start tag', this.line());
+  }
+
+  /**
+   * Position of the first `character` (LT or AMP) at or after `from`, or the
+   * buffer length. The last answer is kept: scanning moves forward, so one
+   * search serves every question until that position is passed.
+   */
+  private find(character: typeof LT | typeof AMP, from: number): number {
+    const known = this.found[character];
+    if (known >= from) return known;
+    const at = this.buf.indexOf(character === LT ? '<' : '&', from);
+    return (this.found[character] = at === -1 ? this.buf.length : at);
   }
 
   /** buf[start, end) as a string, reused from an earlier equal name (same hash slot) instead of sliced. */
