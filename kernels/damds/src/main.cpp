@@ -56,6 +56,7 @@ int run_damds(spidal::MpiEnv& mpi, int argc, char** argv) {
                     .add("iterations", result.iterations)
                     .add("cg_iterations", result.cg_iterations)
                     .add("temperatures", result.temperatures)
+                    .add("pass_count", result.passes)
                     .add("ranks", mpi.size())
                     .add("threads", omp_get_max_threads()),
                 spidal::JsonFields()

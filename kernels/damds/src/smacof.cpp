@@ -34,6 +34,7 @@ double Smacof::pass(double shift) {
   double total = 0.0;
   MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm_);
   result_.pass_seconds += seconds_since(start);
+  ++result_.passes;
   return total / rows_.stats.sum_squares;
 }
 

@@ -22,6 +22,7 @@ struct AnnealResult {
   std::int64_t iterations = 0;     // Guttman updates
   std::int64_t cg_iterations = 0;  // conjugate-gradient steps over all updates
   int temperatures = 0;            // annealing loops, the final T = 0 one included
+  std::int64_t passes = 0;         // fused passes (one per iteration plus one per temperature)
   double pass_seconds = 0.0;       // fused B(X)X + stress passes
   double solve_seconds = 0.0;      // closed-form or CG solves, gathers included
 };
