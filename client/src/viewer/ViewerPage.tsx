@@ -71,6 +71,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const [help, setHelp] = useState(false);
 
   const styles = useMemo(() => resolveStyles(clusters, view), [clusters, view.hidden, view.overrides]);
+  const clusterLabel = useMemo(() => new Map(styles.map((s) => [s.key, s.label])), [styles]);
   const highlighted = useMemo(() => highlightSet(view.selection, searchMatches), [view.selection, searchMatches]);
   const isOwner = !!plot && plot.owner === username;
   // Callbacks that run outside React's render (playback, camera events) read the latest values here.
@@ -275,12 +276,11 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const selectedPoints = useMemo((): SelectedPoint[] => {
     const f = frameRef.current;
     if (!f) return [];
-    const labelOf = new Map(styles.map((s) => [s.key, s.label]));
     return view.selection.filter((i) => i < f.clusters.length).map((i) => ({
-      index: i, label: f.labels?.[i] ?? `#${i}`, cluster: labelOf.get(f.clusters[i]) ?? String(f.clusters[i]),
+      index: i, label: f.labels?.[i] ?? `#${i}`, cluster: clusterLabel.get(f.clusters[i]) ?? String(f.clusters[i]),
       x: f.positions[3 * i], y: f.positions[3 * i + 1], z: f.positions[3 * i + 2],
     }));
-  }, [view.selection, styles, labelsLoaded]); // eslint-disable-line react-hooks/exhaustive-deps -- frameRef changes with labelsLoaded
+  }, [view.selection, clusterLabel, labelsLoaded]); // eslint-disable-line react-hooks/exhaustive-deps -- frameRef changes with labelsLoaded
 
   // --- keyboard shortcuts ---
   useEffect(() => {
@@ -328,8 +328,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
           state={labelsLoaded ? 'complete' : ready ? 'drawn' : 'loading'}
           describe={(i) => {
             const f = frameRef.current!;
-            const s = styles.find((c) => c.key === f.clusters[i]);
-            return { label: f.labels?.[i] ?? `#${i}`, cluster: s?.label ?? String(f.clusters[i]), xyz: [f.positions[3 * i], f.positions[3 * i + 1], f.positions[3 * i + 2]] };
+            return { label: f.labels?.[i] ?? `#${i}`, cluster: clusterLabel.get(f.clusters[i]) ?? String(f.clusters[i]), xyz: [f.positions[3 * i], f.positions[3 * i + 1], f.positions[3 * i + 2]] };
           }}
           onSelect={(indices, add) => update({ selection: add ? [...new Set([...view.selection, ...indices])].sort((a, b) => a - b) : indices })}
         />
@@ -354,6 +353,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             <NamedViews plotId={plotId} canSave={isOwner} current={currentViewState}
               apply={(s) => {
                 setView(s);
+                rendererRef.current?.setMode(s.mode); // before the camera: a mode change resets it
                 if (s.camera) rendererRef.current?.setCamera(s.camera);
                 if (playback && s.frame !== playback.frame) void playback.seek(s.frame);
               }} />

@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Playback } from './playback';
+import { FrameStore, type FrameData } from './timeSeries';
+
+const frameData = (f: number): FrameData => ({
+  positions: new Float32Array([f, 0, 0]), clusters: new Uint32Array(1), labels: ['a'], edges: [],
+});
+
+// A manual animation-frame clock.
+let pending: ((t: number) => void) | null = null;
+beforeEach(() => {
+  globalThis.requestAnimationFrame = ((cb: (t: number) => void) => { pending = cb; return 1; }) as typeof requestAnimationFrame;
+  globalThis.cancelAnimationFrame = () => { pending = null; };
+});
+afterEach(() => { pending = null; });
+const tickAt = (t: number) => { const cb = pending; pending = null; cb?.(t); };
+
+function setup(count: number) {
+  const shown: number[] = [];
+  const blends: number[] = [];
+  const store = new FrameStore(count, async (f) => frameData(f), 16, 4, 2);
+  const playback = new Playback(store, { show: (f) => shown.push(f), setBlend: (t) => blends.push(t) }, 0);
+  return { store, playback, shown, blends };
+}
+
+describe('Playback', () => {
+  it('advances one frame per 1/fps seconds from prefetched frames and loops', async () => {
+    const { store, playback, shown } = setup(3);
+    await store.prefetchFrom(0, true);
+    playback.fps = 10;
+    const start = performance.now();
+    playback.play();
+    tickAt(start + 50);
+    expect(shown).toEqual([]);
+    tickAt(start + 101);
+    tickAt(start + 202);
+    tickAt(start + 303);
+    expect(shown).toEqual([1, 2, 0]);
+    expect(playback.frame).toBe(0);
+  });
+  it('stops at the end without loop', async () => {
+    const { store, playback, shown } = setup(2);
+    await store.prefetchFrom(0, false);
+    playback.loop = false;
+    playback.fps = 10;
+    const start = performance.now();
+    playback.play();
+    tickAt(start + 101);
+    tickAt(start + 202);
+    expect(shown).toEqual([1]);
+    expect(playback.playing).toBe(false);
+  });
+  it('waits for a frame that is not in memory instead of skipping it', () => {
+    const { playback, shown } = setup(5);
+    const states: boolean[] = [];
+    playback.subscribe((s) => states.push(s.waiting));
+    playback.fps = 10;
+    const start = performance.now();
+    playback.play();
+    tickAt(start + 101);
+    expect(shown).toEqual([]);
+    expect(states.at(-1)).toBe(true);
+  });
+  it('blends between frames when interpolating', async () => {
+    const { store, playback, blends } = setup(3);
+    await store.prefetchFrom(0, true);
+    playback.interpolate = true;
+    playback.fps = 10;
+    const start = performance.now();
+    playback.play();
+    tickAt(start + 50);
+    expect(blends.at(-1)).toBeCloseTo(0.5, 1);
+  });
+  it('steps and seeks, wrapping around', async () => {
+    const { playback, shown } = setup(4);
+    await playback.step(-1);
+    expect(shown).toEqual([3]);
+    await playback.seek(99);
+    expect(shown).toEqual([3, 3]);
+    await playback.step(1);
+    expect(shown.at(-1)).toBe(0);
+  });
+});
