@@ -189,16 +189,18 @@ void laplacian_rows(const LocalRows& rows, const std::vector<double>& weight_sum
     const std::int64_t i = rows.block.begin + local_row;
     const std::int16_t* weight = rows.weight_row(local_row);
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    // Sums of stored weight × coordinate; the 1/32767 scale is applied once per row.
 #pragma omp simd reduction(+ : s0, s1, s2, s3)
     for (std::int64_t j = 0; j < n; ++j) {
-      const double w = weight[j] * kInverseScale;
-      s0 += w * axes[0][j];
-      if constexpr (L > 1) s1 += w * axes[1][j];
-      if constexpr (L > 2) s2 += w * axes[2][j];
-      if constexpr (L > 3) s3 += w * axes[3][j];
+      const double stored = weight[j];
+      s0 += stored * axes[0][j];
+      if constexpr (L > 1) s1 += stored * axes[1][j];
+      if constexpr (L > 2) s2 += stored * axes[2][j];
+      if constexpr (L > 3) s3 += stored * axes[3][j];
     }
     // ((V + I) p)_i = (1 + Σ_j w_ij) p_i − Σ_j w_ij p_j  (the diagonal weight is 0).
-    const double sums[kMaxDimension] = {s0, s1, s2, s3};
+    const double sums[kMaxDimension] = {s0 * kInverseScale, s1 * kInverseScale, s2 * kInverseScale,
+                                        s3 * kInverseScale};
     for (int k = 0; k < L; ++k) out[local_row * L + k] = (1.0 + weight_sums[local_row]) * axes[k][i] - sums[k];
   }
 }
