@@ -87,14 +87,20 @@ def write_matrix(path, values, n):
         file.write(struct.pack(f"<{n * n}h", *values))
 
 
-def sampled_3d(args):
-    """Distances of random 3D points must be recovered (up to a rigid motion)."""
-    n = 200
+def write_sampled_3d(args, n):
+    """Distances of n random 3D points as a little-endian SPIDAL matrix; returns (path, distances)."""
     generator = random.Random(7)
     truth = [[generator.uniform(0, 0.5) for _ in range(3)] for _ in range(n)]
     distance = [[math.dist(a, b) for b in truth] for a in truth]
     path = os.path.join(args.work, "sampled.bin")
     write_matrix(path, [round(d * 32767) for row in distance for d in row], n)
+    return path, distance
+
+
+def sampled_3d(args):
+    """Distances of random 3D points must be recovered (up to a rigid motion)."""
+    n = 200
+    path, distance = write_sampled_3d(args, n)
     output = os.path.join(args.work, "sampled.txt")
     done = progress_lines(run_damds(args, ["--distances", path, "--points", str(n), "--output", output, "--seed", "3"],
                                     threads=2))[-1]
@@ -161,7 +167,29 @@ def bad_inputs(args):
     print(f"{len(cases)} bad inputs rejected with exit code 2 on 1 and 2 ranks")
 
 
+def config_and_help(args):
+    """A SPIDAL config.properties drives the run; the command line overrides it."""
+    n = 60
+    path, _ = write_sampled_3d(args, n)
+    output = os.path.join(args.work, "from-config.txt")
+    config = os.path.join(args.work, "config.properties")
+    with open(config, "w") as file:
+        file.write(f"# SPIDAL DA-MDS settings\nDistanceMatrixFile = {path}\nNumberDataPoints={n}\n"
+                   f"PointsFile={output}\nTargetDimension=2\nIsBigEndian=false\nAlpha=0.9\n"
+                   "ClusterFile=unused-by-damds.txt\n")
+    lines = progress_lines(run_damds(args, ["-c", config, "--dim", "3"]))
+    check(lines[0]["phase"] == "loaded" and lines[0]["points"] == n and lines[0]["dim"] == 3,
+          f"config not applied: {lines[0]}")
+    check(any(line["phase"] == "anneal" for line in lines) and lines[-2]["phase"] == "final",
+          "expected anneal lines and a final line before done")
+    read_points(output, n, dim=3)
+    help_text = run_damds(args, ["--help"]).stdout
+    check(help_text.startswith("Usage: damds") and "NumberDataPoints" in help_text, "--help lacks usage or keys")
+    print("config.properties run with command-line override; --help lists config keys")
+
+
 CASES = {
+    "config-and-help": config_and_help,
     "reference-weighted": lambda args: reference_stress(args, True),
     "reference-unweighted": lambda args: reference_stress(args, False),
     "sampled-3d": sampled_3d,
