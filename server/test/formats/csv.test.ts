@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseFile } from '../../src/formats/index.ts';
+import { LIMITS, assertInputError, writeTemp } from './helpers.ts';
+
+const parseCsv = (text: string) => parseFile(writeTemp('points.csv', text), 'points.csv', LIMITS);
+
+test('header names the columns in any order and case; other columns ignored', async () => {
+  const plot = await parseCsv('Label,Z,extra,X,y,ID,cluster\nfirst,3,?,1,2,a,4\nsecond,6,?,4,5,b,4\n');
+  const [frame] = plot.frames;
+  assert.deepEqual(Array.from(frame.positions), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(frame.labels, ['first', 'second']);
+  assert.deepEqual(Array.from(frame.clusterKeys), [4, 4]);
+  assert.deepEqual(plot.clusters.map((c) => [c.key, c.label]), [[4, '4']]);
+});
+
+test('without z the plot is 2D', async () => {
+  const plot = await parseCsv('x,y\n1,2\n3,4\n');
+  assert.deepEqual(Array.from(plot.frames[0].positions), [1, 2, 0, 3, 4, 0]);
+});
+
+test('string clusters become numbered clusters labelled with the name', async () => {
+  const plot = await parseCsv('x,y,z,cluster\n0,0,0,fungi\n1,1,1,plants\n2,2,2,fungi\n3,3,3,7\n');
+  assert.deepEqual(Array.from(plot.frames[0].clusterKeys), [0, 1, 0, 2]);
+  assert.deepEqual(plot.clusters.map((c) => [c.key, c.label]), [[0, 'fungi'], [1, 'plants'], [2, '7']]);
+  assert.deepEqual(plot.warnings, []);
+});
+
+test('quoted fields: commas, doubled quotes and line breaks inside quotes', async () => {
+  const plot = await parseCsv('x,y,z,label\n1,2,3,"a, b"\n4,5,6,"say ""hi"""\n7,8,9,"two\nlines"\n10,11,12,plain\n');
+  assert.deepEqual(plot.frames[0].labels, ['a, b', 'say "hi"', 'two\nlines', 'plain']);
+  assert.deepEqual(Array.from(plot.frames[0].positions.subarray(9)), [10, 11, 12]);
+});
+
+test('bad CSV files are rejected with the line at fault', async () => {
+  await assertInputError(parseCsv('a,b,c\n1,2,3\n'), { code: 'bad_csv_header', line: 1 });
+  await assertInputError(parseCsv('x,y,z\n1,2,3\n4,5\n'), { code: 'column_count', line: 3 });
+  await assertInputError(parseCsv('x,y,z\n1,2,3\n4,,6\n'), { code: 'bad_number', line: 3 });
+  await assertInputError(parseCsv('x,y,z\n1,2,3\n4,1e400,6\n'), { code: 'non_finite', line: 3 });
+  await assertInputError(parseCsv('x,y,z,cluster\n1,2,3,1\n4,5,6,other\n'), { code: 'bad_cluster_key', line: 3 });
+  await assertInputError(parseCsv('x,y,id\n1,2,a\n\n3,4,b\n5,6,a\n'), { code: 'duplicate_point_key', line: 5 });
+  await assertInputError(parseCsv('x,y,label\n1,2,"open\n3,4,x\n'), { code: 'bad_csv', line: 2 });
+  await assertInputError(parseCsv('x,y,z\n'), { code: 'no_points' });
+});
