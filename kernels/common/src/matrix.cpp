@@ -87,10 +87,11 @@ std::vector<std::int16_t> read_row_block(const std::string& path, std::int64_t n
 MatrixStats block_stats(const std::int16_t* values, const std::int16_t* weights, std::size_t count) {
   std::int16_t max_stored = 0;
   std::int16_t min_positive_stored = std::numeric_limits<std::int16_t>::max();
-  bool any_positive = false;
-  double sum_squares = 0.0;
+  std::int64_t sum_squares = 0;
   std::int64_t counted = 0;
   std::int64_t missing = 0;
+#pragma omp parallel for schedule(static) reduction(max : max_stored) reduction(min : min_positive_stored) \
+    reduction(+ : sum_squares, counted, missing)
   for (std::size_t k = 0; k < count; ++k) {
     const std::int16_t value = values[k];
     if (value < 0) {
@@ -100,17 +101,16 @@ MatrixStats block_stats(const std::int16_t* values, const std::int16_t* weights,
     if (weights && weights[k] == 0) continue;
     ++counted;
     max_stored = std::max(max_stored, value);
-    if (value > 0) {
-      any_positive = true;
-      min_positive_stored = std::min(min_positive_stored, value);
-    }
-    const double distance = matrix_value(value);
-    sum_squares += distance * distance;
+    if (value > 0) min_positive_stored = std::min(min_positive_stored, value);
+    sum_squares += static_cast<std::int64_t>(value) * value;
   }
   MatrixStats stats;
   stats.max = matrix_value(max_stored);
+  // A positive value exists exactly when the maximum is positive.
+  const bool any_positive = max_stored > 0;
   stats.min_positive = any_positive ? matrix_value(min_positive_stored) : 0.0;
-  stats.sum_squares = sum_squares;
+  stats.sum_squares_stored = sum_squares;
+  stats.sum_squares = sum_squares / (kMatrixScale * kMatrixScale);
   stats.counted_pairs = counted;
   stats.missing_pairs = missing;
   return stats;
@@ -123,12 +123,13 @@ MatrixStats reduce_stats(const MatrixStats& local, MPI_Comm comm) {
   const double local_min = local.min_positive > 0 ? local.min_positive : std::numeric_limits<double>::infinity();
   MPI_Allreduce(&local_min, &global.min_positive, 1, MPI_DOUBLE, MPI_MIN, comm);
   if (std::isinf(global.min_positive)) global.min_positive = 0.0;
-  MPI_Allreduce(&local.sum_squares, &global.sum_squares, 1, MPI_DOUBLE, MPI_SUM, comm);
-  const std::int64_t counts[2] = {local.counted_pairs, local.missing_pairs};
-  std::int64_t totals[2] = {0, 0};
-  MPI_Allreduce(counts, totals, 2, MPI_INT64_T, MPI_SUM, comm);
-  global.counted_pairs = totals[0];
-  global.missing_pairs = totals[1];
+  const std::int64_t counts[3] = {local.sum_squares_stored, local.counted_pairs, local.missing_pairs};
+  std::int64_t totals[3] = {0, 0, 0};
+  MPI_Allreduce(counts, totals, 3, MPI_INT64_T, MPI_SUM, comm);
+  global.sum_squares_stored = totals[0];
+  global.sum_squares = totals[0] / (kMatrixScale * kMatrixScale);
+  global.counted_pairs = totals[1];
+  global.missing_pairs = totals[2];
   return global;
 }
 

@@ -76,6 +76,7 @@ TEST(Matrix, StatsSkipMissingAndZeroWeightPairs) {
   EXPECT_EQ(stats.missing_pairs, 1);
   const double expected_squares = (100.0 * 100 + 200.0 * 200 + 50.0 * 50) / (32767.0 * 32767.0);
   EXPECT_NEAR(stats.sum_squares, expected_squares, 1e-15);
+  EXPECT_EQ(stats.sum_squares_stored, 100 * 100 + 200 * 200 + 50 * 50);
   const auto unit = spidal::block_stats(values.data(), nullptr, values.size());
   EXPECT_DOUBLE_EQ(unit.max, 1.0);
 }
@@ -88,7 +89,7 @@ TEST(Matrix, StatsReduceOverRanks) {
   spidal::MatrixStats local;
   local.max = 0.1 * (rank + 1);
   local.min_positive = rank == 0 ? 0.0 : 0.05 * rank;  // rank 0 has no positive value
-  local.sum_squares = 1.0;
+  local.sum_squares_stored = 32767LL * 32767LL;  // one pair at distance 1
   local.counted_pairs = 2;
   const auto global = spidal::reduce_stats(local, MPI_COMM_WORLD);
   EXPECT_DOUBLE_EQ(global.max, 0.1 * size);

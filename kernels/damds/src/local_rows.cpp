@@ -40,6 +40,7 @@ LocalRows load_local_rows(const Config& config, const spidal::MpiEnv& mpi) {
   // Distances in [0, smallest positive) are raised to the smallest positive one
   // (as in the original); the diagonal stays 0 and never counts.
   const std::int16_t smallest = to_stored(rows.stats.min_positive);
+#pragma omp parallel for schedule(static)
   for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
     const std::int64_t diagonal = rows.block.begin + local_row;
     std::int16_t* distance = rows.distances.data() + local_row * rows.n;

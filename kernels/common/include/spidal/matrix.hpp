@@ -34,11 +34,14 @@ struct MatrixStats {
   double max = 0.0;
   double min_positive = 0.0;     // 0 when no positive value exists
   double sum_squares = 0.0;
+  // Σ stored² as an exact integer, so sum_squares does not depend on how the
+  // matrix is split over ranks and threads.
+  std::int64_t sum_squares_stored = 0;
   std::int64_t counted_pairs = 0;
   std::int64_t missing_pairs = 0;  // pairs with a negative (missing) distance
 };
 
-// Stats of a local block (`weights` may be null: unit weights).
+// Stats of a local block (`weights` may be null: unit weights); OpenMP-parallel.
 MatrixStats block_stats(const std::int16_t* values, const std::int16_t* weights, std::size_t count);
 
 // Combines per-rank stats into the global ones on every rank.
