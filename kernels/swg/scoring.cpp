@@ -68,11 +68,11 @@ std::vector<int> flatten(const int (&table)[K][K]) {
   return flat;
 }
 
-std::string_view letters_of(Alphabet alphabet) {
+}  // namespace
+
+std::string_view alphabet_letters(Alphabet alphabet) {
   return alphabet == Alphabet::dna ? kDnaLetters : kProteinLetters;
 }
-
-}  // namespace
 
 int ScoringScheme::max_score() const { return *std::max_element(matrix.begin(), matrix.end()); }
 
@@ -99,7 +99,7 @@ ScoringScheme make_scoring(Alphabet alphabet, const std::string& matrix_name, in
   } else {
     throw spidal::UsageError("--matrix must be ednafull or blosum62, got '" + matrix_name + "'");
   }
-  scheme.alphabet_size = static_cast<int>(letters_of(alphabet).size());
+  scheme.alphabet_size = static_cast<int>(alphabet_letters(alphabet).size());
   if (gap_open < 1 || gap_open > kMaxGapCost) {
     throw spidal::UsageError("--gap-open must be between 1 and " + std::to_string(kMaxGapCost));
   }
@@ -118,7 +118,7 @@ spidal::FastaAlphabet fasta_alphabet(Alphabet alphabet) {
 }
 
 std::vector<Residue> encode(std::string_view residues, Alphabet alphabet) {
-  const std::string_view letters = letters_of(alphabet);
+  const std::string_view letters = alphabet_letters(alphabet);
   std::array<int, 256> code_of;
   code_of.fill(-1);
   for (std::size_t code = 0; code < letters.size(); ++code) {

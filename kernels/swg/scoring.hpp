@@ -38,6 +38,9 @@ ScoringScheme make_scoring(Alphabet alphabet, const std::string& matrix_name, in
 int default_gap_open(Alphabet alphabet);    // 16 for DNA, 9 for proteins (SPIDAL's choices)
 int default_gap_extend(Alphabet alphabet);  // 4 for DNA, 1 for proteins
 
+// The letter of each residue code (upper case), e.g. "ATGC…" for DNA.
+std::string_view alphabet_letters(Alphabet alphabet);
+
 // The letters a FASTA file may use for `alphabet` (case-insensitive).
 spidal::FastaAlphabet fasta_alphabet(Alphabet alphabet);
 

@@ -39,6 +39,18 @@ TEST(Reference, GapBeatsMismatch) {
   EXPECT_EQ(align_reference(dna_codes("AAAATAAAA"), dna_codes("AAAAAAAA"), scheme), (AlignmentStats{35, 8, 9}));
 }
 
+// Co-optimal alignments: the one with more identical columns, then the shorter.
+TEST(Reference, TieBreakPrefersMoreIdenticalThenShorter) {
+  const auto scheme = dna();
+  // AAAA/AAAA (+20) then CCCCC/GGGGG (−20) adds 4 identical columns at no cost
+  // in front of the ten Ts (50): taken.
+  EXPECT_EQ(align_reference(dna_codes("AAAACCCCCTTTTTTTTTT"), dna_codes("AAAAGGGGGTTTTTTTTTT"), scheme),
+            (AlignmentStats{50, 14, 19}));
+  // AA/WV (+1 −1) adds no score and no identical column, only length: not taken.
+  EXPECT_EQ(align_reference(dna_codes("AATTTTTTTTTT"), dna_codes("WVTTTTTTTTTT"), scheme),
+            (AlignmentStats{50, 10, 10}));
+}
+
 TEST(StoredDistance, TruncatesExactly) {
   EXPECT_EQ(stored_distance({10, 7, 7}), 0);
   EXPECT_EQ(stored_distance({84, 20, 21}), 32767 / 21);  // trunc(1/21 · 32767) = 1560

@@ -1,0 +1,225 @@
+// The swg program end to end: bad input, exact distances, symmetry, config files,
+// 1 vs 2 ranks, and the real 16S reads checked against the scalar reference.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "alignment.hpp"
+#include "random_sequences.hpp"
+#include "spidal/fasta.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+using swg::testing::TempDir;
+
+const std::string kSwg = SWG_BINARY;
+const std::string kMpirun = std::string(SWG_MPIEXEC) + " -np 2 --allow-run-as-root --oversubscribe ";
+const std::string k16s = std::string(SWG_SHARED_DATA_DIR) + "/16s-4640.fasta";
+
+struct Run {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+Run run(const std::string& command, const TempDir& dir) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const int status = std::system((command + " >" + out + " 2>" + err).c_str());
+  Run result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return result;
+}
+
+// The matrix as written (little-endian int16), checked for its size.
+std::vector<std::int16_t> read_matrix(const std::string& path, std::int64_t n) {
+  const std::string bytes = slurp(path);
+  EXPECT_EQ(bytes.size(), static_cast<std::size_t>(n * n * 2)) << path;
+  std::vector<std::int16_t> values(bytes.size() / 2);
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const auto low = static_cast<unsigned char>(bytes[2 * k]), high = static_cast<unsigned char>(bytes[2 * k + 1]);
+    values[k] = static_cast<std::int16_t>(low | (high << 8));
+  }
+  return values;
+}
+
+void expect_symmetric_with_zero_diagonal(const std::vector<std::int16_t>& m, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(m[i * n + i], 0) << "diagonal " << i;
+    for (std::int64_t j = i + 1; j < n; ++j) ASSERT_EQ(m[i * n + j], m[j * n + i]) << i << "," << j;
+  }
+}
+
+std::string write_random_fasta(const TempDir& dir, const swg::ScoringScheme& scheme, int count, unsigned seed) {
+  swg::testing::SequenceFactory factory(scheme, seed);
+  const auto letters = swg::alphabet_letters(scheme.alphabet);
+  std::vector<std::vector<swg::Residue>> families;
+  std::ostringstream text;
+  for (int s = 0; s < count; ++s) {
+    // Families of relatives; a few sequences long enough that their pairs exceed
+    // the SIMD kernel's packed length and take the scalar path.
+    if (s % 10 == 0) families.push_back(factory.random(factory.uniform(20, s % 30 == 0 ? 200 : 110)));
+    const auto sequence = factory.mutate(families.back(), 0.1, 0.06, 220);
+    text << ">seq" << s << " family " << families.size() << "\n";
+    for (std::size_t k = 0; k < sequence.size(); ++k) text << letters[sequence[k]] << (k % 60 == 59 ? "\n" : "");
+    text << "\n";
+  }
+  return dir.write("in.fasta", text.str());
+}
+
+void expect_matches_reference(const std::vector<std::int16_t>& m, const std::vector<spidal::FastaRecord>& records,
+                              const swg::ScoringScheme& scheme, const std::vector<std::pair<int, int>>& pairs) {
+  const auto n = static_cast<std::int64_t>(records.size());
+  for (const auto& [i, j] : pairs) {
+    const auto stats = swg::align_reference(swg::encode(records[i].residues, scheme.alphabet),
+                                            swg::encode(records[j].residues, scheme.alphabet), scheme);
+    ASSERT_EQ(m[i * n + j], swg::stored_distance(stats)) << records[i].id << " vs " << records[j].id;
+  }
+}
+
+std::vector<std::pair<int, int>> all_pairs(int n) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) pairs.emplace_back(i, j);
+  }
+  return pairs;
+}
+
+TEST(SwgProgram, BadFastaFailsNamingTheLineAndWritesNothing) {
+  TempDir dir;
+  dir.write("in.fasta", ">a\nACGT\n>b\nACGT\n>a\nAAAA\n");
+  const auto result = run(kSwg + " --input " + dir.file("in.fasta") + " --output " + dir.file("out.bin"), dir);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("in.fasta:5: duplicate sequence id 'a'"), std::string::npos) << result.err;
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"in.fasta"});
+
+  dir.write("in.fasta", ">a\nACGT\n>b\nACZT\n");
+  const auto bad_letter = run(kMpirun + kSwg + " --input " + dir.file("in.fasta") + " --output " +
+                                  dir.file("out.bin"), dir);
+  EXPECT_NE(bad_letter.exit_code, 0);
+  EXPECT_NE(bad_letter.err.find("in.fasta:4: character 'Z' (column 3) is not in the dna alphabet"),
+            std::string::npos) << bad_letter.err;
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"in.fasta"});
+}
+
+TEST(SwgProgram, BadOptionsAreUsageErrors) {
+  TempDir dir;
+  const auto fasta = dir.write("in.fasta", ">a\nACGT\n>b\nACGA\n");
+  const std::string base = kSwg + " --input " + fasta + " --output " + dir.file("out.bin");
+  for (const std::string options : {" --alphabet rna", " --matrix blosum62", " --gap-open 0", " --kernel sse9"}) {
+    const auto result = run(base + options, dir);
+    EXPECT_EQ(result.exit_code, 2) << options;
+    EXPECT_NE(result.err.find("see --help"), std::string::npos) << options << ": " << result.err;
+  }
+  EXPECT_EQ(run(kSwg + " --output " + dir.file("out.bin"), dir).exit_code, 2);
+  EXPECT_EQ(run(base + " --input " + dir.file("missing.fasta"), dir).exit_code, 2);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"in.fasta"});
+  const auto help = run(kSwg + " --help", dir);
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--gap-extend"), std::string::npos);
+}
+
+// Every pair of a DNA set with gapped relatives, short and long, on small ragged
+// tiles and several batches: exactly the reference distances.
+TEST(SwgProgram, DnaMatrixEqualsTheReferenceOnEveryPair) {
+  TempDir dir;
+  const auto scheme = swg::make_scoring(swg::Alphabet::dna, "ednafull", 16, 4);
+  const auto fasta = write_random_fasta(dir, scheme, 100, 11);
+  const auto result = run(kSwg + " --input " + fasta + " --output " + dir.file("out.bin") +
+                              " --block-size 16 --memory-mb 1", dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto records = spidal::read_fasta(fasta, swg::fasta_alphabet(swg::Alphabet::dna));
+  const auto m = read_matrix(dir.file("out.bin"), 100);
+  expect_symmetric_with_zero_diagonal(m, 100);
+  expect_matches_reference(m, records, scheme, all_pairs(100));
+
+  std::string expected_labels;
+  for (const auto& record : records) expected_labels += record.id + "\n";
+  EXPECT_EQ(slurp(dir.file("out.bin.labels")), expected_labels);
+  EXPECT_EQ(result.out.rfind("{\"program\":\"swg\",\"phase\":\"read\"", 0), 0u) << result.out;
+  EXPECT_NE(result.out.find("{\"program\":\"swg\",\"phase\":\"done\",\"sequences\":100,\"pairs\":4950"),
+            std::string::npos) << result.out;
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"in.fasta", "out.bin", "out.bin.labels"}));
+}
+
+// Settings from a SPIDAL-style config file, overridden on the command line.
+TEST(SwgProgram, ProteinsFromAConfigFile) {
+  TempDir dir;
+  const auto scheme = swg::make_scoring(swg::Alphabet::protein, "blosum62", 10, 1);
+  const auto fasta = write_random_fasta(dir, scheme, 60, 5);
+  const auto config = dir.write("config.properties", "FastaFile = " + fasta + "\nDistanceMatrixFile = " +
+                                                         dir.file("prot.bin") +
+                                                         "\nAlphabet = protein\nGapOpen = 11\nGapExtension = 1\n");
+  const auto result = run(kSwg + " -c " + config + " --gap-open 10", dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto records = spidal::read_fasta(fasta, swg::fasta_alphabet(swg::Alphabet::protein));
+  const auto m = read_matrix(dir.file("prot.bin"), 60);
+  expect_symmetric_with_zero_diagonal(m, 60);
+  expect_matches_reference(m, records, scheme, all_pairs(60));
+}
+
+std::string first_records_of_16s(const TempDir& dir, int count) {
+  std::ifstream in(k16s);
+  std::ostringstream out;
+  std::string line;
+  for (int headers = 0; std::getline(in, line);) {
+    if (line.rfind('>', 0) == 0 && ++headers > count) break;
+    out << line << "\n";
+  }
+  return dir.write("subset.fasta", out.str());
+}
+
+TEST(SwgProgram, OneAndTwoRanksWriteIdenticalFiles) {
+  ASSERT_TRUE(std::filesystem::exists(k16s)) << "reference data missing: " << k16s
+                                             << " (expected at ../shared/data from the repository root)";
+  TempDir dir;
+  const auto fasta = first_records_of_16s(dir, 300);
+  const std::string options = " --input " + fasta + " --block-size 32 --memory-mb 1 --output ";
+  ASSERT_EQ(run("OMP_NUM_THREADS=2 " + kSwg + options + dir.file("one.bin"), dir).exit_code, 0);
+  ASSERT_EQ(run("OMP_NUM_THREADS=1 " + kMpirun + kSwg + options + dir.file("two.bin"), dir).exit_code, 0);
+  ASSERT_EQ(run(kSwg + options + dir.file("generic.bin") + " --kernel generic", dir).exit_code, 0);
+  const auto one = slurp(dir.file("one.bin"));
+  EXPECT_EQ(one.size(), 300u * 300u * 2u);
+  EXPECT_TRUE(one == slurp(dir.file("two.bin"))) << "1 rank and 2 ranks differ";
+  EXPECT_TRUE(one == slurp(dir.file("generic.bin"))) << "SIMD and generic kernels differ";
+}
+
+// The real 4640 reads, on 2 ranks: symmetric, and a sample of pairs equal to the reference.
+TEST(SwgProgram, All16sReadsOnTwoRanksMatchTheReferenceOnASample) {
+  ASSERT_TRUE(std::filesystem::exists(k16s)) << "reference data missing: " << k16s
+                                             << " (expected at ../shared/data from the repository root)";
+  TempDir dir;
+  const auto result =
+      run("OMP_NUM_THREADS=1 " + kMpirun + kSwg + " --input " + k16s + " --output " + dir.file("16s.bin"), dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto scheme = swg::make_scoring(swg::Alphabet::dna, "ednafull", 16, 4);
+  const auto records = spidal::read_fasta(k16s, swg::fasta_alphabet(swg::Alphabet::dna));
+  const auto n = static_cast<int>(records.size());
+  ASSERT_EQ(n, 4640);
+  const auto m = read_matrix(dir.file("16s.bin"), n);
+  expect_symmetric_with_zero_diagonal(m, n);
+  std::mt19937 engine(2024);
+  std::uniform_int_distribution<int> pick(0, n - 1);
+  std::vector<std::pair<int, int>> sample;
+  while (sample.size() < 2000) {
+    const int i = pick(engine), j = pick(engine);
+    if (i != j) sample.emplace_back(i, j);
+  }
+  expect_matches_reference(m, records, scheme, sample);
+  // Related reads exist: the sample must not be all distance 1.
+  EXPECT_LT(*std::min_element(m.begin() + 1, m.begin() + n), 32767 / 2);
+}
+
+}  // namespace
