@@ -6,7 +6,7 @@
 // to every stage left running, finding by name those whose submission was not recorded.
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { QUEUES, type HpcMessage, type JobBroker } from '../../server/src/jobs/broker.ts';
+import { type HpcMessage, type JobBroker } from '../../server/src/jobs/broker.ts';
 import type { JobConfig } from '../../server/src/jobs/config.ts';
 import { isTerminalJob, type JobDoc, type StageCommand, type StageName } from '../../server/src/jobs/model.ts';
 import type { JobRepo } from '../../server/src/jobs/repository.ts';
@@ -14,7 +14,6 @@ import { STAGE_FILES, exists, stageDir, tailOf } from '../../server/src/jobs/wor
 import type { Backend, BackendState, Handle, Submission } from './backends/backend.ts';
 import { ProgressReader } from './progress.ts';
 
-const HPC_STAGES: StageName[] = ['swg', 'mds', 'pwc'];
 const STDERR_TAIL_BYTES = 2000;
 const RETRY_BASE_MS = 2000;
 
@@ -51,7 +50,7 @@ export class Bridge {
 
   async start(): Promise<void> {
     await this.recover();
-    await this.broker.consume(QUEUES.hpc, (message: HpcMessage) => this.onSubmit(message));
+    await this.broker.consume('hpc', (message: HpcMessage) => this.onSubmit(message));
     this.schedulePoll();
   }
 
@@ -72,13 +71,15 @@ export class Bridge {
     // A duplicate or late message: the stage was already taken, or the job ended.
     if (!job || !stage || stage.state !== 'queued' || !stage.command) return;
     const attempt = stage.attempts + 1;
+    // Opened before the claim: a bridge dying right after the claim finds the stage at start-up.
+    await this.repo.track(jobId, stage.name, { open: true });
     const claimed = await this.repo.moveStage(jobId, stage.name, 'running', `attempt ${attempt} submitted to ${this.backend.kind}`, {
       startedAt: new Date(),
       attempts: attempt,
-      backend: { kind: this.backend.kind, jobId: null },
       exitCode: null,
     });
     if (claimed) await this.launch(job, stage.name, stage.command, stage.queuedAt);
+    else await this.repo.track(jobId, stage.name, { open: false });
   }
 
   private async launch(job: JobDoc, stage: StageName, command: StageCommand, queuedAt: Date | null): Promise<void> {
@@ -97,11 +98,8 @@ export class Bridge {
     this.log(`${job._id}/${stage}: submitted as ${this.backend.kind} ${id}`);
   }
 
-  private async recordHandle(jobId: string, stage: StageName, id: string): Promise<void> {
-    await this.repo.jobs.updateOne(
-      { _id: jobId, [`stages.${stage}.state`]: 'running' },
-      { $set: { [`stages.${stage}.backend`]: { kind: this.backend.kind, jobId: id }, updatedAt: new Date() }, $inc: { revision: 1 } },
-    );
+  private recordHandle(jobId: string, stage: StageName, id: string): Promise<void> {
+    return this.repo.track(jobId, stage, { backend: { kind: this.backend.kind, jobId: id } });
   }
 
   private track(jobId: string, stage: StageName, handle: Handle, command: StageCommand, queuedAt: Date | null): void {
@@ -111,23 +109,28 @@ export class Bridge {
 
   /** Re-attaches to every stage left running (by this bridge before a restart, or by another). */
   private async recover(): Promise<void> {
-    const jobs = await this.repo.jobs.find({ $or: HPC_STAGES.map((s) => ({ [`stages.${s}.state`]: 'running' })) }).toArray();
-    for (const job of jobs) {
-      for (const name of HPC_STAGES) {
-        const stage = job.stages[name];
-        if (stage?.state !== 'running' || !stage.command) continue;
-        const dir = stageDir(job.workdir, name);
-        const submission: Submission = { jobId: job._id, stage: name, dir, command: stage.command };
-        let id = stage.backend?.jobId ?? (await this.backend.find(submission).catch(() => null));
-        if (id && !stage.backend?.jobId) await this.recordHandle(job._id, name, id);
-        if (!id) {
-          if (isTerminalJob(job.state)) continue; // nothing was started and nothing should be
-          this.log(`${job._id}/${name}: submission was never recorded and no such job exists; submitting again`);
-          await this.launch(job, name, stage.command, stage.queuedAt);
-          continue;
-        }
-        this.track(job._id, name, { id, dir }, stage.command, stage.queuedAt);
-        this.log(`${job._id}/${name}: re-attached to ${this.backend.kind} ${id}`);
+    const open = await this.repo.openTracks();
+    const jobs = new Map((await this.repo.getMany([...new Set(open.map((t) => t.jobId))])).map((j) => [j._id, j]));
+    for (const { jobId, stage: name } of open) {
+      const job = jobs.get(jobId);
+      const stage = job?.stages[name];
+      if (!job || stage?.state !== 'running' || !stage.command) {
+        await this.repo.track(jobId, name, { open: false }); // never claimed, or finished before the crash
+        continue;
+      }
+      const dir = stageDir(job.workdir, name);
+      const submission: Submission = { jobId, stage: name, dir, command: stage.command };
+      const id = stage.backend?.jobId ?? (await this.backend.find(submission).catch(() => null));
+      if (id && !stage.backend?.jobId) await this.recordHandle(jobId, name, id);
+      if (!id && isTerminalJob(job.state)) {
+        await this.repo.moveStage(jobId, name, 'cancelled', `job ${job.state}; nothing had been started`, { endedAt: new Date() });
+        await this.repo.track(jobId, name, { open: false });
+      } else if (!id) {
+        this.log(`${jobId}/${name}: submission was never recorded and no such job exists; submitting again`);
+        await this.launch(job, name, stage.command, stage.queuedAt);
+      } else {
+        this.track(jobId, name, { id, dir }, stage.command, stage.queuedAt);
+        this.log(`${jobId}/${name}: re-attached to ${this.backend.kind} ${id}`);
       }
     }
   }
@@ -145,11 +148,7 @@ export class Bridge {
     const all = [...this.tracked.values()];
     if (!all.length) return;
     const states = await this.backend.poll(all.map((t) => t.handle));
-    const docs = new Map(
-      (await this.repo.jobs.find({ _id: { $in: [...new Set(all.map((t) => t.jobId))] } }, { projection: { history: 0 } }).toArray()).map(
-        (d) => [d._id, d],
-      ),
-    );
+    const docs = new Map((await this.repo.getMany([...new Set(all.map((t) => t.jobId))])).map((d) => [d._id, d]));
     for (const t of all) {
       const state = states.get(t.handle.id) ?? { state: 'running' };
       await this.follow(t, docs.get(t.jobId) ?? null, state).catch((err) =>
@@ -165,7 +164,7 @@ export class Bridge {
       if (state.state !== 'ended') await this.backend.cancel(t.handle);
       const why = job ? `job ${job.state}` : 'job deleted';
       await this.repo.moveStage(t.jobId, t.stage, 'cancelled', `${why}; ${this.backend.kind} ${t.handle.id} stopped`, { endedAt: new Date() });
-      this.untrack(t);
+      await this.untrack(t);
       return;
     }
     await t.progress.update();
@@ -176,7 +175,7 @@ export class Bridge {
     if (state.state === 'ended') await this.finish(t, job);
     else if (state.state === 'failed') await this.end(t, 'failed', state.reason, {});
     else if (state.state === 'lost') {
-      this.untrack(t);
+      await this.untrack(t);
       await this.transientFailure(t.jobId, t.stage, state.reason);
     }
   }
@@ -208,7 +207,7 @@ export class Bridge {
   private async end(t: Tracked, to: 'succeeded' | 'failed', error: string | null, recorded: Record<string, unknown>): Promise<void> {
     const reason = to === 'succeeded' ? `${this.backend.kind} ${t.handle.id} exited 0` : error!;
     await this.repo.moveStage(t.jobId, t.stage, to, reason.slice(0, 500), { ...recorded, endedAt: new Date(), error });
-    this.untrack(t);
+    await this.untrack(t);
     this.log(`${t.jobId}/${t.stage}: ${to}`);
     await this.advance(t.jobId);
   }
@@ -227,16 +226,18 @@ export class Bridge {
         backend: null,
       });
     }
+    await this.repo.track(jobId, stage, { open: false });
     this.log(`${jobId}/${stage}: ${reason}`);
     await this.advance(jobId);
   }
 
   private async advance(jobId: string): Promise<void> {
     // If this publish is lost, the workers' sweeper finds the job idle and advances it.
-    await this.broker.publish(QUEUES.pipeline, { jobId }).catch((err) => this.log(`could not publish advance of ${jobId}: ${err.message}`));
+    await this.broker.publish('pipeline', { jobId }).catch((err) => this.log(`could not publish advance of ${jobId}: ${err.message}`));
   }
 
-  private untrack(t: Tracked): void {
+  private async untrack(t: Tracked): Promise<void> {
     this.tracked.delete(`${t.jobId}/${t.stage}`);
+    await this.repo.track(t.jobId, t.stage, { open: false });
   }
 }

@@ -50,7 +50,8 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
     clusters: config.limits.clusters,
   });
   // The job gateway publishes through its own broker link (confirm channel), opened on first use.
-  const jobs = new Jobs(new JobRepo(store.jobs), new JobBroker(config.amqpUrl), loadJobConfig(config.dataDir));
+  const jobConfig = loadJobConfig(config.dataDir);
+  const jobs = new Jobs(new JobRepo(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig);
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));

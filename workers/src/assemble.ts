@@ -6,10 +6,10 @@
 import path from 'node:path';
 import { categoricalColor } from '@wpv/schema';
 import type { JobDoc } from '../../server/src/jobs/model.ts';
-import type { JobRepo } from '../../server/src/jobs/repository.ts';
 import { FILES } from '../../server/src/jobs/workdir.ts';
 import type { Plots } from '../../server/src/services/plots.ts';
 import { linesOf, writeAtomically } from './files.ts';
+import type { WorkerStage } from './orchestrator.ts';
 
 /** Reads "index value..." rows into one entry per point; indices may start at 0 or 1. */
 async function readIndexed(file: string, points: number, columns: number, what: string): Promise<number[][]> {
@@ -84,26 +84,29 @@ export function plotXml(title: string, labels: string[], points: number[][], clu
   return { xml: out.join('\n'), clusterCount: keys.length };
 }
 
-export function assembleStage(repo: JobRepo, plots: Plots) {
-  return async (job: JobDoc): Promise<void> => {
-    const n = job.input.points;
-    const labels = await labelsOf(job);
-    if (labels.length !== n) throw new Error(`${labels.length} labels for ${n} points`);
-    const dim = Number(job.params.dimension ?? 3);
-    const points = await readIndexed(path.join(job.workdir, FILES.points), n, dim, 'DA-MDS points');
-    const clusters = (await readIndexed(path.join(job.workdir, FILES.clusters), n, 1, 'DA-PWC clusters')).map(([c]) => c!);
-    const { xml, clusterCount } = plotXml(job.name, labels, points, clusters);
-    const file = path.join(job.workdir, FILES.plot);
-    await writeAtomically(file, xml);
-
-    if ((await repo.get(job._id))?.plotId) return; // a run before a crash stored and linked it
-    const plot = await plots.ingest(job.owner, { path: file, originalName: `${job.name}.pviz` }, {
-      name: job.name,
-      description: `${job.type} job ${job._id}: ${n} points, ${clusterCount} clusters (DA-MDS + DA-PWC)`,
-      visibility: 'private',
-      tags: ['job', job.type],
-    });
-    const linked = await repo.jobs.updateOne({ _id: job._id, plotId: null }, { $set: { plotId: plot.id, updatedAt: new Date() }, $inc: { revision: 1 } });
-    if (linked.modifiedCount !== 1) await plots.delete(plot.id, job.owner); // another run linked its plot first
+/** Stores the plot; the orchestrator links it (plotId) when it records the stage's success, or discards it. */
+export function assembleStage(plots: Plots): WorkerStage {
+  return {
+    run: (job) => assemble(plots, job),
+    discard: (job, { plotId }) => plots.delete(String(plotId), job.owner),
   };
+}
+
+async function assemble(plots: Plots, job: JobDoc): Promise<{ plotId: string }> {
+  const n = job.input.points;
+  const labels = await labelsOf(job);
+  if (labels.length !== n) throw new Error(`${labels.length} labels for ${n} points`);
+  const dim = Number(job.params.dimension ?? 3);
+  const points = await readIndexed(path.join(job.workdir, FILES.points), n, dim, 'DA-MDS points');
+  const clusters = (await readIndexed(path.join(job.workdir, FILES.clusters), n, 1, 'DA-PWC clusters')).map(([c]) => c!);
+  const { xml, clusterCount } = plotXml(job.name, labels, points, clusters);
+  const file = path.join(job.workdir, FILES.plot);
+  await writeAtomically(file, xml);
+  const plot = await plots.ingest(job.owner, { path: file, originalName: `${job.name}.pviz` }, {
+    name: job.name,
+    description: `${job.type} job ${job._id}: ${n} points, ${clusterCount} clusters (DA-MDS + DA-PWC)`,
+    visibility: 'private',
+    tags: ['job', job.type],
+  });
+  return { plotId: plot.id };
 }

@@ -70,9 +70,12 @@ export function toSpidal(distances: Float64Array): Buffer {
   return out;
 }
 
-export async function distancesStage(job: JobDoc): Promise<void> {
+export const distancesStage = { run: writeDistances };
+
+async function writeDistances(job: JobDoc): Promise<Record<string, never>> {
   const p = job.params as { header: boolean; labelColumn?: number; metric: 'euclidean' | 'correlation' };
   const vectors = await readVectors(path.join(job.workdir, job.input.file), p.header, p.labelColumn);
   await writeAtomically(path.join(job.workdir, FILES.labels), vectors.labels.join('\n') + '\n');
   await writeAtomically(path.join(job.workdir, FILES.matrix), toSpidal(distanceMatrix(vectors, p.metric)));
+  return {};
 }

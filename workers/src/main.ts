@@ -4,7 +4,7 @@
 // job hanging. Several workers may run side by side.
 import { writeFile } from 'node:fs/promises';
 import { loadConfig } from '../../server/src/config.ts';
-import { JobBroker, QUEUES } from '../../server/src/jobs/broker.ts';
+import { JobBroker } from '../../server/src/jobs/broker.ts';
 import { loadJobConfig } from '../../server/src/jobs/config.ts';
 import { JobRepo } from '../../server/src/jobs/repository.ts';
 import { Plots } from '../../server/src/services/plots.ts';
@@ -18,7 +18,7 @@ import { Sweeper } from './sweeper.ts';
 const config = loadConfig();
 const jobConfig = loadJobConfig(config.dataDir);
 const store = await openStore(config.mongodbUri);
-const repo = new JobRepo(store.jobs);
+const repo = new JobRepo(store);
 const plots = new Plots(store, new BlobStore(store.blobs), {
   maxPoints: config.limits.points,
   maxFrames: config.limits.frames,
@@ -26,15 +26,15 @@ const plots = new Plots(store, new BlobStore(store.blobs), {
   maxCompressionRatio: config.limits.compressionRatio,
   clusters: config.limits.clusters,
 });
-const broker = new JobBroker(config.amqpUrl);
+const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix);
 const orchestrator = new Orchestrator(repo, broker, jobConfig, {
   distances: distancesStage,
-  assemble: assembleStage(repo, plots),
+  assemble: assembleStage(plots),
 });
 const sweeper = new Sweeper(repo, broker);
 
-await broker.consume(QUEUES.pipeline, (message, delivery) => orchestrator.advance(message, delivery));
-await broker.consume(QUEUES.dead, (message, delivery) => sweeper.deadLettered(message, delivery));
+await broker.consume('pipeline', (message, delivery) => orchestrator.advance(message, delivery));
+await broker.consume('dead', (message, delivery) => sweeper.deadLettered(message, delivery));
 sweeper.start();
 await writeFile(process.env.READY_FILE || '/tmp/workers.ready', `${process.pid}\n`);
 console.log('workers: consuming the pipeline queue');

@@ -5,15 +5,22 @@
 // redelivered or duplicate message repeats nothing: every move is guarded.
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { QUEUES, type Delivery, type JobBroker, type PipelineMessage } from '../../server/src/jobs/broker.ts';
+import { type Delivery, type JobBroker, type PipelineMessage } from '../../server/src/jobs/broker.ts';
 import { stageCommand } from '../../server/src/jobs/commands.ts';
 import type { JobConfig } from '../../server/src/jobs/config.ts';
 import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '../../server/src/jobs/model.ts';
 import type { JobRepo } from '../../server/src/jobs/repository.ts';
 import { FILES } from '../../server/src/jobs/workdir.ts';
 
-/** A stage run in this process: returns nothing on success, throws with the reason on failure. */
-export type WorkerStage = (job: JobDoc) => Promise<void>;
+/**
+ * A stage run in this process. `run` throws with the reason on failure; what it
+ * returns is recorded with the stage's success. If another run of the same stage
+ * (after a crash) recorded its success first, `discard` undoes this run's result.
+ */
+export interface WorkerStage {
+  run(job: JobDoc): Promise<Record<string, unknown>>;
+  discard?(job: JobDoc, result: Record<string, unknown>): Promise<void>;
+}
 
 /** A worker stage still `running` this long after it started belongs to a dead worker. */
 const WORKER_STAGE_LEASE_MS = 10 * 60_000;
@@ -51,13 +58,13 @@ export class Orchestrator {
       for (const stage of stages) {
         if (stage.state === 'pending' && stage.needs.every((n) => job.stages[n]!.state === 'succeeded')) {
           if (stage.retryAt && stage.retryAt.getTime() > Date.now()) {
-            await this.broker.publish(QUEUES.pipeline, { jobId }, { delayMs: stage.retryAt.getTime() - Date.now() });
+            await this.broker.publish('pipeline', { jobId }, { delayMs: stage.retryAt.getTime() - Date.now() });
             continue;
           }
           ranWorkerStage = (await this.dispatch(job, stage)) || ranWorkerStage;
         } else if (stage.state === 'queued' && stage.runner === 'hpc') {
           // Published before, maybe lost with a crash right after the claim: the bridge ignores duplicates.
-          await this.broker.publish(QUEUES.hpc, { jobId, stage: stage.name });
+          await this.broker.publish('hpc', { jobId, stage: stage.name });
         } else if (stage.runner === 'worker' && (stage.state === 'queued' || stage.state === 'running') && this.abandoned(stage, delivery)) {
           this.log(`${jobId}/${stage.name}: resuming a worker stage left ${stage.state}`);
           ranWorkerStage = (await this.runWorkerStage(job, stage.name)) || ranWorkerStage;
@@ -78,7 +85,7 @@ export class Orchestrator {
     if (!claimed) return false;
     if (job.state === 'queued') await this.repo.moveJob(job._id, 'running', `stage ${stage.name} dispatched`);
     if (stage.runner === 'hpc') {
-      await this.broker.publish(QUEUES.hpc, { jobId: job._id, stage: stage.name });
+      await this.broker.publish('hpc', { jobId: job._id, stage: stage.name });
       return false;
     }
     return this.runWorkerStage(job, stage.name);
@@ -92,12 +99,13 @@ export class Orchestrator {
   }
 
   private async runWorkerStage(job: JobDoc, name: StageName): Promise<boolean> {
-    const run = this.workerStages[name];
-    if (!run) throw new Error(`no worker runs stage ${name}`);
+    const worker = this.workerStages[name];
+    if (!worker) throw new Error(`no worker runs stage ${name}`);
     await this.repo.moveStage(job._id, name, 'running', 'started in the worker', { startedAt: new Date(), attempts: job.stages[name]!.attempts + 1 });
     const startedAt = Date.now();
+    let result: Record<string, unknown>;
     try {
-      await run(job);
+      result = await worker.run(job);
     } catch (err) {
       const error = (err as Error).message;
       this.log(`${job._id}/${name}: failed: ${error}`);
@@ -105,7 +113,8 @@ export class Orchestrator {
       return true;
     }
     const metrics = { queueWaitSeconds: 0, runSeconds: (Date.now() - startedAt) / 1000, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
-    await this.repo.moveStage(job._id, name, 'succeeded', 'finished in the worker', { endedAt: new Date(), metrics, error: null });
+    const recorded = await this.repo.moveStage(job._id, name, 'succeeded', 'finished in the worker', { ...result, endedAt: new Date(), metrics, error: null });
+    if (!recorded) await worker.discard?.(job, result);
     return true;
   }
 

@@ -1,7 +1,7 @@
 // Safety nets of the pipeline: active jobs nobody touched for a while get an
 // "advance" (a publish lost to a crash or a broker restart), and a message the
 // queue dead-lettered after its delivery limit fails its job with the reason.
-import { QUEUES, DELIVERY_LIMIT, type Delivery, type JobBroker } from '../../server/src/jobs/broker.ts';
+import { DELIVERY_LIMIT, type Delivery, type JobBroker } from '../../server/src/jobs/broker.ts';
 import type { JobRepo } from '../../server/src/jobs/repository.ts';
 
 const SWEEP_EVERY_MS = 15_000;
@@ -25,8 +25,9 @@ export class Sweeper {
   }
 
   async sweep(idleAfterMs = IDLE_AFTER_MS): Promise<number> {
-    const idle = await this.repo.stale(new Date(Date.now() - idleAfterMs));
-    for (const job of idle) await this.broker.publish(QUEUES.pipeline, { jobId: job._id });
+    const before = Date.now() - idleAfterMs;
+    const idle = (await this.repo.active()).filter((job) => job.updatedAt.getTime() < before);
+    for (const job of idle) await this.broker.publish('pipeline', { jobId: job._id });
     return idle.length;
   }
 

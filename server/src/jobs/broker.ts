@@ -4,19 +4,18 @@
 //   wpv.pipeline.delay  classic queue without consumers: a message waits out its
 //                       expiration, then dead-letters into wpv.pipeline (retry backoff)
 //   wpv.dead            exchange + queue for messages over the delivery limit
+// ("wpv" is the default prefix, JOB_QUEUE_PREFIX: test runs and deployments sharing a broker keep apart.)
 // Queues are durable, messages persistent, publishes wait for the broker's confirm,
 // consumers ack by hand with prefetch 1. A handler that throws gets its message
 // back (nack + requeue) after a pause; the quorum queue counts deliveries and
 // dead-letters a poison message on the sixth.
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 
-export const QUEUES = {
-  pipeline: 'wpv.pipeline',
-  hpc: 'wpv.hpc',
-  delay: 'wpv.pipeline.delay',
-  dead: 'wpv.dead',
-} as const;
-const DEAD_EXCHANGE = 'wpv.dead';
+/** The queues by role; their names get the deployment's prefix (JOB_QUEUE_PREFIX, "wpv" by default). */
+export type QueueRole = 'pipeline' | 'hpc' | 'delay' | 'dead';
+export function queueNames(prefix: string): Record<QueueRole, string> {
+  return { pipeline: `${prefix}.pipeline`, hpc: `${prefix}.hpc`, delay: `${prefix}.pipeline.delay`, dead: `${prefix}.dead` };
+}
 export const DELIVERY_LIMIT = 5;
 const REQUEUE_PAUSE_MS = 1000;
 
@@ -35,37 +34,42 @@ export interface Delivery {
 }
 export type Handler = (message: any, delivery: Delivery) => Promise<void>;
 
-async function assertTopology(channel: Channel): Promise<void> {
-  await channel.assertExchange(DEAD_EXCHANGE, 'fanout', { durable: true });
-  await channel.assertQueue(QUEUES.dead, { durable: true });
-  await channel.bindQueue(QUEUES.dead, DEAD_EXCHANGE, '');
+async function assertTopology(channel: Channel, queues: Record<QueueRole, string>): Promise<void> {
+  const deadExchange = queues.dead;
+  await channel.assertExchange(deadExchange, 'fanout', { durable: true });
+  await channel.assertQueue(queues.dead, { durable: true });
+  await channel.bindQueue(queues.dead, deadExchange, '');
   const work = {
     durable: true,
-    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': DELIVERY_LIMIT, 'x-dead-letter-exchange': DEAD_EXCHANGE },
+    arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': DELIVERY_LIMIT, 'x-dead-letter-exchange': deadExchange },
   };
-  await channel.assertQueue(QUEUES.pipeline, work);
-  await channel.assertQueue(QUEUES.hpc, work);
-  await channel.assertQueue(QUEUES.delay, {
+  await channel.assertQueue(queues.pipeline, work);
+  await channel.assertQueue(queues.hpc, work);
+  await channel.assertQueue(queues.delay, {
     durable: true,
-    arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': QUEUES.pipeline },
+    arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': queues.pipeline },
   });
 }
 
 export class JobBroker {
   private opening: Promise<{ connection: ChannelModel; publisher: ConfirmChannel }> | null = null;
   private readonly consumers: { queue: string; handler: Handler }[] = [];
+  readonly queues: Record<QueueRole, string>;
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly url: string,
+    prefix = 'wpv',
     private readonly log: (line: string) => void = (line) => console.warn(line),
-  ) {}
+  ) {
+    this.queues = queueNames(prefix);
+  }
 
   /** Publishes a persistent message and resolves once the broker has confirmed it. */
-  async publish(queue: string, message: object, options: { delayMs?: number } = {}): Promise<void> {
+  async publish(role: 'pipeline' | 'hpc', message: object, options: { delayMs?: number } = {}): Promise<void> {
     const { publisher } = await this.open();
-    const target = options.delayMs ? QUEUES.delay : queue;
+    const target = this.queues[options.delayMs ? 'delay' : role];
     const body = Buffer.from(JSON.stringify(message));
     await new Promise<void>((resolve, reject) => {
       publisher.sendToQueue(
@@ -82,7 +86,8 @@ export class JobBroker {
   }
 
   /** Consumes `queue` with prefetch 1 and manual acks, re-subscribing after every reconnect. */
-  async consume(queue: string, handler: Handler): Promise<void> {
+  async consume(role: 'pipeline' | 'hpc' | 'dead', handler: Handler): Promise<void> {
+    const queue = this.queues[role];
     this.consumers.push({ queue, handler });
     const { connection } = await this.open();
     await this.subscribe(connection, queue, handler);
@@ -118,7 +123,7 @@ export class JobBroker {
     });
     const publisher = await connection.createConfirmChannel();
     publisher.on('error', () => {});
-    await assertTopology(publisher);
+    await assertTopology(publisher, this.queues);
     for (const { queue, handler } of this.consumers) await this.subscribe(connection, queue, handler);
     return { connection, publisher };
   }

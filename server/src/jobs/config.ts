@@ -20,6 +20,8 @@ export interface JobConfig {
   stageAttempts: number;
   /** on-success: remove the distance matrix of succeeded jobs; never: keep everything. */
   cleanup: 'on-success' | 'never';
+  /** Prefix of the RabbitMQ queue names. */
+  queuePrefix: string;
   /** Extra sbatch arguments (partition, account), space separated. */
   slurmArgs: string[];
 }
@@ -51,6 +53,7 @@ export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.
     maxVectorRows: positive(env, 'JOB_MAX_VECTOR_ROWS', 20_000),
     stageAttempts: positive(env, 'JOB_STAGE_ATTEMPTS', 3),
     cleanup: oneOf(env, 'JOB_CLEANUP', ['on-success', 'never'], 'on-success'),
+    queuePrefix: env.JOB_QUEUE_PREFIX || 'wpv',
     slurmArgs: (env.SLURM_SBATCH_ARGS ?? '').split(/\s+/).filter(Boolean),
   };
 }

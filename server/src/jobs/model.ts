@@ -71,6 +71,8 @@ export interface StageDoc {
   series: SeriesPoint[];
   metrics: StageMetrics | null;
   error: string | null;
+  /** assemble: the stored plot. */
+  plotId?: string;
 }
 
 export interface HistoryEntry {
@@ -90,7 +92,8 @@ export interface JobInput {
   points: number;
 }
 
-export interface JobDoc {
+/** The stored part of a job that never changes after submission, plus a cached state for listing. */
+export interface JobRecord {
   _id: string;
   owner: string;
   name: string;
@@ -99,16 +102,55 @@ export interface JobDoc {
   input: JobInput;
   /** Absolute path of the job's staging directory (on the shared path). */
   workdir: string;
-  state: JobState;
   stageOrder: StageName[];
+  retryOf: string | null;
+  createdAt: Date;
+  /** Cache of the job's state for lists and limits; the event log is the truth. */
+  state: JobState;
+}
+
+/**
+ * One accepted transition. Its _id is "<job>/<entity>/<seq>": two writers racing
+ * for the same move insert the same _id and the store lets exactly one win. This
+ * (not conditional updates) makes the guards hold on FerretDB, whose updates of
+ * one document are not isolated from each other.
+ */
+export interface JobEvent {
+  _id: string;
+  jobId: string;
+  /** "job" or a stage name. */
+  entity: string;
+  seq: number;
+  at: Date;
+  from: string;
+  to: string;
+  reason: string;
+  /** Stage fields set by this move (command, attempts, exitCode, metrics, error, plotId, ...). */
+  data: Record<string, unknown>;
+}
+
+/** What the bridge alone writes about a stage it runs: backend handle and live progress. */
+export interface StageTrack {
+  _id: string; // "<job>/<stage>"
+  jobId: string;
+  stage: StageName;
+  /** True from just before submission until the bridge stops following the stage. */
+  open: boolean;
+  backend: { kind: string; jobId: string | null } | null;
+  progress: Record<string, unknown> | null;
+  series: SeriesPoint[];
+  version: number;
+  at: Date;
+}
+
+/** A job as everything else sees it: the record folded with its events and progress. */
+export interface JobDoc extends JobRecord {
   stages: Record<string, StageDoc>;
   plotId: string | null;
   error: string | null;
-  retryOf: string | null;
   history: HistoryEntry[];
-  /** Bumped by every change; the events stream sends a snapshot when it moves. */
+  /** Moves with every event and progress update; the events stream sends a snapshot when it does. */
   revision: number;
-  createdAt: Date;
   updatedAt: Date;
   startedAt: Date | null;
   endedAt: Date | null;

@@ -1,85 +1,200 @@
-// Guarded state transitions on job documents. Every move is one conditional update
-// whose filter names the states it may leave: a late or duplicate update (a
-// redelivered message, a stage finishing after a cancel) matches nothing and is
-// ignored. Each successful move appends a timestamped history entry with its reason.
-import type { Collection, Filter, UpdateFilter } from 'mongodb';
+// Job storage as an append-only event log with guarded transitions. A move reads
+// the entity's last event, checks the state machine, and inserts the next event
+// under the id "<job>/<entity>/<seq+1>": a concurrent writer (a redelivered
+// message, a stage finishing while the user cancels) collides on that id and
+// re-checks, so late and duplicate updates are refused. A job as the API shows it
+// is folded from its record, its events (which are also its history) and the
+// progress the bridge records.
+import { MongoServerError, type Collection } from 'mongodb';
 import {
   ACTIVE_JOB_STATES,
-  isTerminalJob,
   JOB_MOVES,
   STAGE_MOVES,
-  type HistoryEntry,
+  isTerminalJob,
+  newStages,
   type JobDoc,
+  type JobEvent,
+  type JobRecord,
   type JobState,
   type SeriesPoint,
   type StageName,
   type StageState,
+  type StageTrack,
 } from './model.ts';
 
 /** Stage moves that start work: allowed only while the job itself is still active. */
 const WORK_STARTING: readonly StageState[] = ['pending', 'queued', 'running'];
+const JOB = 'job';
+const MAX_RACES = 20;
+
+export interface JobCollections {
+  jobs: Collection<JobRecord>;
+  jobEvents: Collection<JobEvent>;
+  jobTracks: Collection<StageTrack>;
+}
 
 export class JobRepo {
-  constructor(readonly jobs: Collection<JobDoc>) {}
+  readonly jobs: Collection<JobRecord>;
+  private readonly events: Collection<JobEvent>;
+  private readonly tracks: Collection<StageTrack>;
 
-  get(id: string): Promise<JobDoc | null> {
-    return this.jobs.findOne({ _id: id });
+  constructor(store: JobCollections) {
+    this.jobs = store.jobs;
+    this.events = store.jobEvents;
+    this.tracks = store.jobTracks;
   }
 
-  /** Moves the job to `to` if its current state allows it; false when the move was refused. */
-  async moveJob(id: string, to: JobState, reason: string, set: Partial<JobDoc> = {}): Promise<boolean> {
-    const at = new Date();
-    const times = to === 'running' ? { startedAt: at } : isTerminalJob(to) ? { endedAt: at } : {};
-    // One conditional update per possible source state, so the history records the real one.
-    for (const from of JOB_MOVES[to]) {
-      const entry: HistoryEntry = { at, stage: null, from, to, reason };
-      const result = await this.jobs.updateOne({ _id: id, state: from }, this.change({ state: to, ...times, ...set }, entry));
-      if (result.modifiedCount === 1) return true;
-    }
-    return false;
+  async create(record: JobRecord, reason: string): Promise<void> {
+    await this.jobs.insertOne(record);
+    await this.events.insertOne(event(record._id, JOB, 0, '', 'queued', reason, {}));
   }
 
-  /** Moves one stage to `to` if its state allows it (and, for work-starting moves, the job is active). */
-  async moveStage(
-    id: string,
-    stage: StageName,
-    to: StageState,
-    reason: string,
-    set: Record<string, unknown> = {},
-  ): Promise<boolean> {
-    const fields: Record<string, unknown> = { [`stages.${stage}.state`]: to };
-    for (const [key, value] of Object.entries(set)) fields[`stages.${stage}.${key}`] = value;
-    for (const from of STAGE_MOVES[to]) {
-      const filter: Filter<JobDoc> = { _id: id, [`stages.${stage}.state`]: from };
-      if (WORK_STARTING.includes(to)) filter.state = { $in: [...ACTIVE_JOB_STATES] };
-      const entry: HistoryEntry = { at: new Date(), stage, from, to, reason };
-      const result = await this.jobs.updateOne(filter, this.change(fields, entry));
-      if (result.modifiedCount === 1) return true;
-    }
-    return false;
+  /** Removes a job that never got queued (the broker refused it). */
+  async remove(id: string): Promise<void> {
+    await this.events.deleteMany({ jobId: id });
+    await this.tracks.deleteMany({ jobId: id });
+    await this.jobs.deleteOne({ _id: id });
   }
 
-  /** Latest progress of a running stage; ignored once the stage has left `running`. */
-  async setProgress(id: string, stage: StageName, progress: Record<string, unknown>, series: SeriesPoint[]): Promise<void> {
-    await this.jobs.updateOne(
-      { _id: id, [`stages.${stage}.state`]: 'running' },
-      {
-        $set: { [`stages.${stage}.progress`]: progress, [`stages.${stage}.series`]: series, updatedAt: new Date() },
-        $inc: { revision: 1 },
-      },
+  async get(id: string): Promise<JobDoc | null> {
+    return (await this.getMany([id]))[0] ?? null;
+  }
+
+  async getMany(ids: string[]): Promise<JobDoc[]> {
+    if (!ids.length) return [];
+    const [records, events, tracks] = await Promise.all([
+      this.jobs.find({ _id: { $in: ids } }).toArray(),
+      this.events.find({ jobId: { $in: ids } }).toArray(),
+      this.tracks.find({ jobId: { $in: ids } }).toArray(),
+    ]);
+    const byId = new Map(records.map((r) => [r._id, r]));
+    return ids.filter((id) => byId.has(id)).map((id) =>
+      fold(byId.get(id)!, events.filter((e) => e.jobId === id), tracks.filter((t) => t.jobId === id)),
     );
   }
 
-  /** Non-terminal jobs last touched before `before`: the sweeper nudges them along. */
-  stale(before: Date): Promise<JobDoc[]> {
-    return this.jobs.find({ state: { $in: [...ACTIVE_JOB_STATES] }, updatedAt: { $lt: before } }).limit(200).toArray();
+  /** A user's jobs, newest first. */
+  async listOwned(owner: string, limit = 200): Promise<JobDoc[]> {
+    const ids = (await this.jobs.find({ owner }, { projection: { _id: 1 } }).sort({ createdAt: -1 }).limit(limit).toArray()).map((r) => r._id);
+    return this.getMany(ids);
   }
 
-  private change(set: Record<string, unknown>, entry: HistoryEntry): UpdateFilter<JobDoc> {
-    return {
-      $set: { ...set, updatedAt: entry.at },
-      $push: { history: entry },
-      $inc: { revision: 1 },
-    } as UpdateFilter<JobDoc>;
+  /** Jobs whose cached state is active, checked against their events. */
+  async active(filter: { owner?: string } = {}): Promise<JobDoc[]> {
+    const ids = (await this.jobs.find({ ...filter, state: { $in: [...ACTIVE_JOB_STATES] } }, { projection: { _id: 1 } }).toArray()).map((r) => r._id);
+    const jobs = await this.getMany(ids);
+    for (const job of jobs) if (isTerminalJob(job.state)) await this.jobs.updateOne({ _id: job._id }, { $set: { state: job.state } });
+    return jobs.filter((job) => !isTerminalJob(job.state));
   }
+
+  /** Moves the job to `to` if its current state allows it; false when the move was refused. */
+  async moveJob(id: string, to: JobState, reason: string, data: { error?: string } = {}): Promise<boolean> {
+    const moved = await this.append(id, JOB, to, reason, data, (from) => JOB_MOVES[to].includes(from as JobState));
+    if (moved) await this.jobs.updateOne({ _id: id }, { $set: { state: to } }); // cache only
+    return moved;
+  }
+
+  /** Moves one stage to `to` if its state allows it (and, for work-starting moves, the job is active). */
+  async moveStage(id: string, stage: StageName, to: StageState, reason: string, data: Record<string, unknown> = {}): Promise<boolean> {
+    if (WORK_STARTING.includes(to)) {
+      const job = await this.last(id, JOB);
+      if (!job || !ACTIVE_JOB_STATES.includes(job.to as JobState)) return false;
+    }
+    return this.append(id, stage, to, reason, data, (from) => STAGE_MOVES[to].includes(from as StageState));
+  }
+
+  /** The bridge's record of a stage it is about to submit (open) or has stopped following (closed). */
+  async track(id: string, stage: StageName, fields: Partial<Pick<StageTrack, 'open' | 'backend'>>): Promise<void> {
+    const set: Record<string, unknown> = { ...fields, at: new Date() };
+    if (fields.open) Object.assign(set, { progress: null, series: [], backend: null }); // a new attempt starts blank
+    await this.tracks.updateOne(
+      { _id: `${id}/${stage}` },
+      { $set: set, $setOnInsert: { jobId: id, stage, version: 0 } as Partial<StageTrack> } as never,
+      { upsert: true },
+    );
+  }
+
+  async setProgress(id: string, stage: StageName, progress: Record<string, unknown>, series: SeriesPoint[]): Promise<void> {
+    await this.tracks.updateOne({ _id: `${id}/${stage}` }, { $set: { progress, series, at: new Date() }, $inc: { version: 1 } });
+  }
+
+  /** Stages the bridge had open: it re-attaches to them at start-up. */
+  openTracks(): Promise<StageTrack[]> {
+    return this.tracks.find({ open: true }).toArray();
+  }
+
+  private last(id: string, entity: string): Promise<JobEvent | null> {
+    return this.events.find({ jobId: id, entity }).sort({ seq: -1 }).limit(1).next();
+  }
+
+  private async append(
+    id: string,
+    entity: string,
+    to: string,
+    reason: string,
+    data: Record<string, unknown>,
+    allowed: (from: string) => boolean,
+  ): Promise<boolean> {
+    for (let race = 0; race < MAX_RACES; race++) {
+      const last = await this.last(id, entity);
+      const from = last?.to ?? (entity === JOB ? '' : 'pending');
+      if (!allowed(from)) return false;
+      try {
+        await this.events.insertOne(event(id, entity, (last?.seq ?? 0) + 1, from, to, reason, data));
+        return true;
+      } catch (err) {
+        if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+        // Another writer moved this entity first: look again.
+      }
+    }
+    throw new Error(`job ${id}: ${entity} kept changing under ${MAX_RACES} attempts to move it to ${to}`);
+  }
+}
+
+function event(jobId: string, entity: string, seq: number, from: string, to: string, reason: string, data: Record<string, unknown>): JobEvent {
+  return { _id: `${jobId}/${entity}/${seq}`, jobId, entity, seq, at: new Date(), from, to, reason, data };
+}
+
+function fold(record: JobRecord, events: JobEvent[], tracks: StageTrack[]): JobDoc {
+  events.sort((a, b) => +a.at - +b.at || a.seq - b.seq);
+  const { stages } = newStages(record.type);
+  const job: JobDoc = {
+    ...record,
+    stages,
+    plotId: null,
+    error: null,
+    history: [],
+    revision: events.length,
+    updatedAt: record.createdAt,
+    startedAt: null,
+    endedAt: null,
+  };
+  for (const e of events) {
+    job.history.push({ at: e.at, stage: e.entity === JOB ? null : (e.entity as StageName), from: e.from, to: e.to, reason: e.reason });
+    job.updatedAt = e.at;
+    if (e.entity === JOB) {
+      job.state = e.to as JobState;
+      if (e.to === 'running') job.startedAt = e.at;
+      if (isTerminalJob(job.state)) job.endedAt = e.at;
+      if (typeof e.data.error === 'string') job.error = e.data.error;
+      continue;
+    }
+    const stage = stages[e.entity];
+    if (!stage) continue;
+    Object.assign(stage, e.data, { state: e.to });
+    if (typeof e.data.plotId === 'string') job.plotId = e.data.plotId;
+  }
+  for (const t of tracks) {
+    const stage = stages[t.stage];
+    if (!stage) continue;
+    stage.backend = t.backend;
+    if (t.progress) {
+      stage.progress = t.progress;
+      stage.series = t.series;
+    }
+    job.revision += t.version + (t.backend?.jobId ? 1 : 0);
+    if (t.at > job.updatedAt) job.updatedAt = t.at;
+  }
+  if (!events.some((e) => e.entity === JOB)) job.state = 'queued';
+  return job;
 }

@@ -8,10 +8,10 @@ import { JobParams, JobSubmitFields, type Job, type JobStage, type JobType } fro
 import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import type { Upload } from '../http/upload.ts';
-import { QUEUES, type JobBroker } from '../jobs/broker.ts';
+import { type JobBroker } from '../jobs/broker.ts';
 import type { JobConfig } from '../jobs/config.ts';
 import { checkFasta, checkMatrix, checkVectors } from '../jobs/inputs.ts';
-import { ACTIVE_JOB_STATES, newStages, type JobDoc, type StageDoc, type StageName } from '../jobs/model.ts';
+import { newStages, type JobDoc, type JobRecord, type StageDoc, type StageName } from '../jobs/model.ts';
 import type { JobRepo } from '../jobs/repository.ts';
 import { INPUT_NAMES, STAGE_FILES, stageDir, tailOf } from '../jobs/workdir.ts';
 
@@ -34,7 +34,7 @@ export class Jobs {
     if (file.bytes > this.config.maxInputBytes) {
       throw new ApiError(413, 'too_large', `job inputs are limited to ${this.config.maxInputBytes} bytes`, 'file');
     }
-    const active = await this.repo.jobs.countDocuments({ owner, state: { $in: [...ACTIVE_JOB_STATES] } });
+    const active = (await this.repo.active({ owner })).length;
     if (active >= this.config.maxActivePerUser) {
       throw new ApiError(429, 'too_many_jobs', `you have ${active} jobs queued or running; the limit is ${this.config.maxActivePerUser}`);
     }
@@ -46,11 +46,16 @@ export class Jobs {
     await mkdir(workdir, { recursive: true });
     await moveFile(file.path, path.join(workdir, inputName));
     const input = { originalName: file.originalName, bytes: file.bytes, file: inputName, points };
-    return this.enqueue(this.newDoc(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null));
+    return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null));
+  }
+
+  /** Closes the broker link (opened by the first submission). */
+  close(): Promise<void> {
+    return this.broker.close();
   }
 
   async list(owner: string): Promise<JobDoc[]> {
-    return this.repo.jobs.find({ owner }, { projection: { history: 0 } }).sort({ createdAt: -1 }).limit(200).toArray();
+    return this.repo.listOwned(owner);
   }
 
   async owned(id: string, owner: string): Promise<JobDoc> {
@@ -83,7 +88,7 @@ export class Jobs {
     await link(path.join(old.workdir, old.input.file), path.join(workdir, old.input.file)).catch(() =>
       copyFile(path.join(old.workdir, old.input.file), path.join(workdir, old.input.file)),
     );
-    return this.enqueue(this.newDoc(newId, owner, old.type, old.name, old.params, old.input, workdir, old._id));
+    return this.enqueue(this.newRecord(newId, owner, old.type, old.name, old.params, old.input, workdir, old._id));
   }
 
   async logs(id: string, owner: string, stage?: string): Promise<{ stage: StageName; stdout: string; stderr: string }> {
@@ -113,7 +118,7 @@ export class Jobs {
     }
   }
 
-  private newDoc(
+  private newRecord(
     id: string,
     owner: string,
     type: JobType,
@@ -122,39 +127,18 @@ export class Jobs {
     input: JobDoc['input'],
     workdir: string,
     retryOf: string | null,
-  ): JobDoc {
-    const now = new Date();
-    const { order, stages } = newStages(type);
-    return {
-      _id: id,
-      owner,
-      name,
-      type,
-      params,
-      input,
-      workdir,
-      state: 'queued',
-      stageOrder: order,
-      stages,
-      plotId: null,
-      error: null,
-      retryOf,
-      history: [{ at: now, stage: null, from: '', to: 'queued', reason: retryOf ? `retry of ${retryOf}` : 'submitted' }],
-      revision: 0,
-      createdAt: now,
-      updatedAt: now,
-      startedAt: null,
-      endedAt: null,
-    };
+  ): JobRecord {
+    const { order } = newStages(type);
+    return { _id: id, owner, name, type, params, input, workdir, stageOrder: order, retryOf, createdAt: new Date(), state: 'queued' };
   }
 
   /** Stores the job, then publishes it; if the broker cannot take it, nothing is left behind. */
-  private async enqueue(doc: JobDoc): Promise<{ id: string }> {
-    await this.repo.jobs.insertOne(doc);
+  private async enqueue(doc: JobRecord): Promise<{ id: string }> {
+    await this.repo.create(doc, doc.retryOf ? `retry of ${doc.retryOf}` : 'submitted');
     try {
-      await this.broker.publish(QUEUES.pipeline, { jobId: doc._id });
+      await this.broker.publish('pipeline', { jobId: doc._id });
     } catch (err) {
-      await this.repo.jobs.deleteOne({ _id: doc._id });
+      await this.repo.remove(doc._id);
       await rm(doc.workdir, { recursive: true, force: true });
       throw new ApiError(503, 'queue_unavailable', `the job queue is unavailable: ${(err as Error).message}`);
     }

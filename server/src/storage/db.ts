@@ -1,6 +1,6 @@
 // MongoDB connection, collections and the indexes behind every query the API makes.
 import { GridFSBucket, MongoClient, type Collection, type Db } from 'mongodb';
-import type { JobDoc } from '../jobs/model.ts';
+import type { JobEvent, JobRecord, StageTrack } from '../jobs/model.ts';
 import type { PlotDoc, UserDoc, SessionDoc, TokenDoc, CollectionDoc } from './documents.ts';
 
 export interface Store {
@@ -11,7 +11,9 @@ export interface Store {
   tokens: Collection<TokenDoc>;
   plots: Collection<PlotDoc>;
   collections: Collection<CollectionDoc>;
-  jobs: Collection<JobDoc>;
+  jobs: Collection<JobRecord>;
+  jobEvents: Collection<JobEvent>;
+  jobTracks: Collection<StageTrack>;
   blobs: GridFSBucket;
 }
 
@@ -27,7 +29,9 @@ export async function openStore(uri: string): Promise<Store> {
     tokens: db.collection<TokenDoc>('tokens'),
     plots: db.collection<PlotDoc>('plots'),
     collections: db.collection<CollectionDoc>('collections'),
-    jobs: db.collection<JobDoc>('jobs'),
+    jobs: db.collection<JobRecord>('jobs'),
+    jobEvents: db.collection<JobEvent>('job_events'),
+    jobTracks: db.collection<StageTrack>('job_tracks'),
     blobs: new GridFSBucket(db, { bucketName: 'blobs', chunkSizeBytes: 4 * 1024 * 1024 }),
   };
   await createIndexes(store);
@@ -47,7 +51,10 @@ async function createIndexes(s: Store): Promise<void> {
     s.plots.createIndex({ state: 1, createdAt: 1 }),
     s.collections.createIndex({ owner: 1, name: 1 }),
     s.jobs.createIndex({ owner: 1, createdAt: -1 }),
-    s.jobs.createIndex({ state: 1, updatedAt: 1 }),
+    s.jobs.createIndex({ state: 1 }),
+    s.jobEvents.createIndex({ jobId: 1, entity: 1, seq: -1 }),
+    s.jobTracks.createIndex({ jobId: 1 }),
+    s.jobTracks.createIndex({ open: 1 }),
     s.db.collection('blobs.files').createIndex({ 'metadata.plotId': 1 }),
     s.db.collection('blobs.files').createIndex({ filename: 1 }),
   ]);
