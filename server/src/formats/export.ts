@@ -54,7 +54,7 @@ async function writeTimeSeries(plot: ExportPlot, out: Writable): Promise<void> {
     zip.addBuffer(Buffer.from(names.join('\n') + '\n'), INDEX_ENTRY);
     zip.end();
   } catch (error) {
-    zip.outputStream.destroy(error as Error);
+    (zip.outputStream as Readable).destroy(error as Error);
     await once(zip.outputStream, 'close').catch(() => undefined);
     throw error;
   }

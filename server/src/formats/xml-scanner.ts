@@ -25,7 +25,7 @@ const MAX_PENDING_CHARS = 16 << 20;
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const LT = 0;
 const AMP = 1;
-/** Element and attribute names are interned (reused, not sliced): a table indexed by a name hash. */
+/** Element and attribute names are interned (reused, not sliced): a table indexed by length and end characters. */
 const INTERN_SLOTS = 256;
 
 /**
@@ -195,7 +195,7 @@ export class XmlScanner {
     const expected = this.stack.pop();
     let after = lt + 2 + (expected?.length ?? 0);
     while (after < gt && isSpace(buf.charCodeAt(after))) after++;
-    if (expected === undefined || after !== gt || !buf.startsWith(expected, lt + 2)) {
+    if (expected === undefined || after !== gt || !sameText(buf, lt + 2, expected)) {
       const name = buf.slice(lt + 2, gt).trimEnd();
       const want = expected === undefined ? 'no element is open' : `expected </${expected}>`;
       this.fail('malformed_xml', `mismatched end tag </${name}>: ${want}`, this.line());
@@ -235,11 +235,9 @@ export class XmlScanner {
     const buf = this.buf;
     const limit = this.find(LT, lt + 1);
     let i = lt + 1;
-    let hash = 0;
-    for (let c = buf.charCodeAt(i); i < limit && isNameChar(c); c = buf.charCodeAt(++i)) hash = (hash * 31 + c) | 0;
+    i = nameEnd(buf, i, limit);
     if (i >= limit) return this.cutTag(limit);
-    if (i === lt + 1) this.fail('malformed_xml', `"<" not followed by an element name`, this.line());
-    const name = this.intern(lt + 1, i, hash);
+    const name = this.intern(lt + 1, i);
     const attributes = this.attributes;
     attributes.count = 0;
     attributes.buf = buf;
@@ -259,11 +257,9 @@ export class XmlScanner {
       }
       if (i === before) this.fail('malformed_xml', `expected a space before attribute in <${name}>`, this.line());
       const nameStart = i;
-      hash = 0;
-      for (let c = buf.charCodeAt(i); i < limit && isNameChar(c); c = buf.charCodeAt(++i)) hash = (hash * 31 + c) | 0;
+      i = nameEnd(buf, i, limit);
       if (i >= limit) return this.cutTag(limit);
-      if (i === nameStart) this.fail('malformed_xml', `malformed attribute in <${name}>`, this.line());
-      const attribute = this.intern(nameStart, i, hash);
+      const attribute = this.intern(nameStart, i);
       while (i < limit && isSpace(buf.charCodeAt(i))) i++;
       if (i + 1 >= limit) return this.cutTag(limit);
       if (buf.charCodeAt(i) !== 61 /* = */) this.fail('malformed_xml', `attribute ${attribute} of <${name}> has no value`, this.line());
@@ -306,12 +302,18 @@ export class XmlScanner {
     return (this.found[character] = at === -1 ? this.buf.length : at);
   }
 
-  /** buf[start, end) as a string, reused from an earlier equal name (same hash slot) instead of sliced. */
-  private intern(start: number, end: number, hash: number): string {
-    const slot = hash & (INTERN_SLOTS - 1);
+  /**
+   * buf[start, end) as a name: the earlier equal name when there is one in its
+   * slot (no slice, no check), else sliced and checked once to be an XML name.
+   */
+  private intern(start: number, end: number): string {
+    const buf = this.buf;
+    const length = end - start;
+    const slot = (length * 31 + buf.charCodeAt(start) * 7 + buf.charCodeAt(end - 1)) & (INTERN_SLOTS - 1);
     const known = this.interned[slot];
-    if (known !== undefined && known.length === end - start && this.buf.startsWith(known, start)) return known;
-    const name = this.buf.slice(start, end);
+    if (known !== undefined && known.length === length && sameText(buf, start, known)) return known;
+    const name = buf.slice(start, end);
+    if (!XML_NAME.test(name)) this.fail('malformed_xml', `"${name}" is not an element or attribute name`, this.line());
     this.interned[slot] = name;
     return name;
   }
@@ -344,9 +346,18 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
-/** Letters, digits and - _ . : plus everything beyond ASCII (XML name characters, loosely). */
-function isNameChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 58) || c === 45 || c === 95 || c === 46 || c > 127
-  );
+/** XML names, loosely: ASCII letters, digits, "-", "_", ".", ":" and anything beyond ASCII. */
+const XML_NAME = /^[A-Za-z_:\u0080-\uffff][-A-Za-z0-9_.:\u0080-\uffff]*$/;
+
+/** End of the name starting at buf[i]: the first space, "/", ">", "=" or quote (validated later by XML_NAME). */
+function nameEnd(buf: string, i: number, limit: number): number {
+  let c = buf.charCodeAt(i);
+  while (i < limit && c > 32 && c !== 62 && c !== 47 && c !== 61 && c !== 34 && c !== 39) c = buf.charCodeAt(++i);
+  return i;
+}
+
+/** buf.startsWith(text, start) for short names, without a builtin call. */
+function sameText(buf: string, start: number, text: string): boolean {
+  for (let k = 0; k < text.length; k++) if (buf.charCodeAt(start + k) !== text.charCodeAt(k)) return false;
+  return true;
 }
