@@ -4,7 +4,7 @@
 // The cluster column is numeric when its first value is an unsigned integer
 // (then every value must be one); otherwise every value is a cluster name,
 // numbered in order of appearance across the frames of a plot.
-import { decodeUtf8, forEachLine } from './chunks.ts';
+import { MAX_LINE_CHARS, decodeUtf8, forEachLine } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
 import { parseFloat32 } from './numbers.ts';
 import {
@@ -77,6 +77,9 @@ export async function readCsvFrame(input: FrameInput): Promise<FrameRead> {
       const record = pending.length > 0 ? pending + '\n' + line : line;
       if (pending.length === 0) pendingLine = lineNo;
       if (hasOpenQuote(record)) {
+        if (record.length > MAX_LINE_CHARS) {
+          throw inputError(input, 'bad_csv', `a quoted field runs over ${MAX_LINE_CHARS} characters`, pendingLine);
+        }
         pending = record;
         return;
       }

@@ -75,9 +75,7 @@ export class FrameBuilder {
   add(keyText: string | null, x: number, y: number, z: number, clusterKey: number, label: string, line: number): void {
     const n = this.count;
     if (n >= this.input.limits.maxPoints) {
-      const error = inputError(this.input, 'too_many_points', `more than ${this.input.limits.maxPoints} points in one frame`, line);
-      error.details.status = 413;
-      throw error;
+      throw inputError(this.input, 'too_many_points', `more than ${this.input.limits.maxPoints} points in one frame`, line, 413);
     }
     if (!isFloat32Finite(x) || !isFloat32Finite(y) || !isFloat32Finite(z)) {
       throw inputError(this.input, 'non_finite', `coordinates (${x}, ${y}, ${z}) are not finite 32-bit numbers`, line);

@@ -30,10 +30,17 @@ export interface FrameRead {
 
 export type FrameReader = (input: FrameInput) => Promise<FrameRead>;
 
-export function inputError(input: Pick<FrameInput, 'entry'>, code: string, message: string, line?: number): InputError {
+/** An InputError located in the input (entry name and line prefixed to the message). */
+export function inputError(
+  input: Pick<FrameInput, 'entry'>,
+  code: string,
+  message: string,
+  line?: number,
+  status?: number,
+): InputError {
   const where = input.entry === undefined ? '' : `${input.entry}: `;
   const at = line === undefined ? '' : `line ${line}: `;
-  return new InputError(code, `${where}${at}${message}`, { line, file: input.entry });
+  return new InputError(code, `${where}${at}${message}`, { line, file: input.entry, status });
 }
 
 /** Title a frame gets from its file name: the base name without extension. */

@@ -3,7 +3,8 @@
 //   4 columns  idx x y cluster          (2D, z = 0)
 //   5 columns  idx x y z cluster        (DA-MDS output)
 //   6 columns  idx x y z cluster label
-// Every data line must have the column count of the first one; idx is the point key.
+// Every data line must have the column count of the first one (so labels have
+// no spaces); idx is the point key and must be unique.
 import { decodeUtf8, forEachLine } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
 import { parseFloat32 } from './numbers.ts';

@@ -1,0 +1,70 @@
+// One ingest measurement in a fresh process (so that peak RSS belongs to it):
+//   npx tsx bench/ingest/measure.ts stream|dom <file>
+// prints one JSON line: points, wall and CPU milliseconds, RSS before and peak.
+//   stream: parseFile of server/src/formats (streaming, typed arrays)
+//   dom:    the generic approach: read the whole file into one string, build a
+//           DOM tree of every element with saxes, then walk it into arrays.
+import { readFileSync } from 'node:fs';
+import { SaxesParser } from 'saxes';
+import { parseFile } from '../../server/src/formats/index.ts';
+
+const LIMITS = { maxPoints: 10_000_000, maxFrames: 1, maxUncompressedBytes: 1 << 30, maxCompressionRatio: 100 };
+
+interface DomElement {
+  name: string;
+  attributes: Record<string, string>;
+  children: DomElement[];
+  text: string;
+}
+
+function parseDom(path: string): number {
+  const xml = readFileSync(path, 'utf8');
+  const root: DomElement = { name: '#document', attributes: {}, children: [], text: '' };
+  const stack = [root];
+  const parser = new SaxesParser();
+  parser.on('opentag', (tag) => {
+    const element: DomElement = { name: tag.name, attributes: tag.attributes as Record<string, string>, children: [], text: '' };
+    stack[stack.length - 1].children.push(element);
+    stack.push(element);
+  });
+  parser.on('closetag', () => void stack.pop());
+  parser.on('text', (text) => (stack[stack.length - 1].text += text));
+  parser.on('error', (error) => {
+    throw error;
+  });
+  parser.write(xml.charCodeAt(0) === 0xfeff ? xml.slice(1) : xml).close();
+  const points = root.children[0].children.find((child) => child.name === 'points')?.children ?? [];
+  const positions = new Float32Array(points.length * 3);
+  const clusterKeys = new Uint32Array(points.length);
+  const labels: string[] = [];
+  points.forEach((point, i) => {
+    const field = (name: string) => point.children.find((child) => child.name === name);
+    const location = field('location')!.attributes;
+    positions.set([Number(location.x), Number(location.y), Number(location.z)], i * 3);
+    clusterKeys[i] = Number(field('clusterkey')!.text);
+    labels.push(field('label')?.text ?? '');
+  });
+  return points.length;
+}
+
+const [mode, path] = process.argv.slice(2);
+if ((mode !== 'stream' && mode !== 'dom') || !path) {
+  console.error('usage: measure.ts stream|dom <file>');
+  process.exit(2);
+}
+const rssBefore = process.memoryUsage().rss;
+const cpuBefore = process.cpuUsage();
+const start = performance.now();
+const points = mode === 'stream' ? (await parseFile(path, path, LIMITS)).frames[0].clusterKeys.length : parseDom(path);
+const wallMs = performance.now() - start;
+const cpu = process.cpuUsage(cpuBefore);
+console.log(
+  JSON.stringify({
+    mode,
+    points,
+    wallMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    rssBeforeBytes: rssBefore,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+  }),
+);
