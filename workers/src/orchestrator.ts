@@ -101,7 +101,9 @@ export class Orchestrator {
   private async runWorkerStage(job: JobDoc, name: StageName): Promise<boolean> {
     const worker = this.workerStages[name];
     if (!worker) throw new Error(`no worker runs stage ${name}`);
-    await this.repo.moveStage(job._id, name, 'running', 'started in the worker', { startedAt: new Date(), attempts: job.stages[name]!.attempts + 1 });
+    // A stage resumed after a crash is already running: its attempt count goes with its end.
+    const attempts = job.stages[name]!.attempts + 1;
+    await this.repo.moveStage(job._id, name, 'running', 'started in the worker', { startedAt: new Date(), attempts });
     const startedAt = Date.now();
     let result: Record<string, unknown>;
     try {
@@ -109,11 +111,11 @@ export class Orchestrator {
     } catch (err) {
       const error = (err as Error).message;
       this.log(`${job._id}/${name}: failed: ${error}`);
-      await this.repo.moveStage(job._id, name, 'failed', error.slice(0, 500), { endedAt: new Date(), error });
+      await this.repo.moveStage(job._id, name, 'failed', error.slice(0, 500), { endedAt: new Date(), error, attempts });
       return true;
     }
     const metrics = { queueWaitSeconds: 0, runSeconds: (Date.now() - startedAt) / 1000, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
-    const recorded = await this.repo.moveStage(job._id, name, 'succeeded', 'finished in the worker', { ...result, endedAt: new Date(), metrics, error: null });
+    const recorded = await this.repo.moveStage(job._id, name, 'succeeded', 'finished in the worker', { ...result, endedAt: new Date(), metrics, error: null, attempts });
     if (!recorded) await worker.discard?.(job, result);
     return true;
   }

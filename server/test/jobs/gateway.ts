@@ -91,8 +91,8 @@ export class Gateway {
     return child;
   }
 
-  async startBridge(): Promise<ChildProcess> {
-    this.bridge = await this.spawnService('hpc-bridge/src/main.ts', 'bridge');
+  async startBridge(env: Record<string, string> = {}): Promise<ChildProcess> {
+    this.bridge = await this.spawnService('hpc-bridge/src/main.ts', 'bridge', env);
     return this.bridge;
   }
 
@@ -114,12 +114,12 @@ export class Gateway {
     await this.closeApi();
   }
 
-  private async spawnService(entry: string, name: string): Promise<ChildProcess> {
+  private async spawnService(entry: string, name: string, env: Record<string, string> = {}): Promise<ChildProcess> {
     const ready = path.join(this.env.DATA_DIR!, `${name}.${++this.serial}.ready`);
     const log = openSync(path.join(this.env.DATA_DIR!, `${name}.log`), 'a');
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: ROOT,
-      env: { ...process.env, ...this.env, READY_FILE: ready },
+      env: { ...process.env, ...this.env, ...env, READY_FILE: ready },
       stdio: ['ignore', log, log],
     });
     for (let i = 0; i < 300 && !existsSync(ready); i++) {

@@ -1,0 +1,108 @@
+// Faults with real RabbitMQ, FerretDB and mpirun (fake kernels for timing control):
+// a bridge killed mid-stage, a worker killed holding a message, a cancel while a
+// program runs, a program exiting non-zero.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { Gateway, isTerminal, signedIn, sleep, submit, waitForJob } from './gateway.ts';
+
+const FASTA = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
+const stage = (job: any, name: string) => job.stages.find((s: any) => s.name === name);
+const runningWithHandle = (name: string) => (job: any) => stage(job, name).state === 'running' && stage(job, name).backendJobId;
+const moves = (job: any, name: string, to: string) => job.history.filter((h: any) => h.stage === name && h.to === to).length;
+
+/** The process group leader still runs our wrapper. */
+const groupAlive = (pid: string) => existsSync(`/proc/${pid}`) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('run-stage');
+
+describe('gateway faults', () => {
+  let gw: Gateway;
+  before(async () => {
+    gw = await Gateway.start({ env: { FAKE_KERNEL_SECONDS: '2' } });
+  });
+  after(async () => gw?.close());
+
+  test('a bridge killed mid-stage and restarted re-attaches: the job completes, each stage ran once', async () => {
+    const client = await signedIn(gw.url);
+    const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
+    const before = await waitForJob(client, id, runningWithHandle('swg'));
+    await gw.kill(gw.bridge);
+    await sleep(500);
+    await gw.startBridge();
+    const job = await waitForJob(client, id, isTerminal);
+    assert.equal(job.state, 'succeeded', job.error);
+    assert.equal(stage(job, 'swg').backendJobId, stage(before, 'swg').backendJobId, 'the same process, not a resubmission');
+    for (const name of ['swg', 'mds', 'pwc']) {
+      assert.equal(stage(job, name).attempts, 1, name);
+      assert.equal(moves(job, name, 'running'), 1, name);
+      assert.equal(moves(job, name, 'succeeded'), 1, name);
+    }
+    assert.match(gw.logOf('bridge'), /re-attached to local/);
+  });
+
+  test('a worker killed while it holds a message: redelivered, the stage redone, the job done once', async () => {
+    const client = await signedIn(gw.url);
+    // 2000 vectors of 100 features: the distances stage takes a second or two in the worker.
+    const rows = Array.from({ length: 2000 }, (_, i) => Array.from({ length: 100 }, (_, k) => Math.sin(i * 0.7 + k)).join(','));
+    const { id } = await (await submit(client, 'vectors', 'v.csv', rows.join('\n'), { header: false })).json();
+    await waitForJob(client, id, (j) => stage(j, 'distances').state === 'running', 30_000);
+    await gw.kill(gw.workers.shift()!);
+    await gw.startWorker();
+    const job = await waitForJob(client, id, isTerminal, 90_000);
+    assert.equal(job.state, 'succeeded', job.error);
+    assert.equal(stage(job, 'distances').attempts, 2, 'the dead worker started it, the new one redid it');
+    assert.equal(moves(job, 'distances', 'succeeded'), 1);
+    assert.equal(moves(job, 'assemble', 'succeeded'), 1);
+    assert.equal(job.history.filter((h: any) => h.stage === null && h.to === 'succeeded').length, 1);
+    const plots = await client.json('GET', '/plots?scope=mine');
+    assert.equal(plots.total, 1, 'one plot');
+    assert.equal(plots.items[0].id, job.plotId);
+  });
+
+  test('cancelling a running job kills its process group and stops the pipeline', async () => {
+    await gw.kill(gw.bridge, 'SIGTERM');
+    await gw.startBridge({ FAKE_KERNEL_SECONDS: '60' });
+    try {
+      const client = await signedIn(gw.url);
+      const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
+      const running = await waitForJob(client, id, runningWithHandle('swg'));
+      const pid = stage(running, 'swg').backendJobId;
+      await waitForJob(client, id, (j) => stage(j, 'swg').progress !== null);
+      assert.ok(groupAlive(pid));
+      const cancelled = await client.json('POST', `/jobs/${id}/cancel`);
+      assert.equal(cancelled.state, 'cancelled');
+      const job = await waitForJob(client, id, (j) => stage(j, 'swg').state === 'cancelled', 15_000);
+      assert.ok(!groupAlive(pid), 'the program is gone');
+      assert.deepEqual(job.stages.map((s: any) => s.state), ['cancelled', 'cancelled', 'cancelled', 'cancelled']);
+      assert.equal(job.state, 'cancelled');
+      assert.equal(stage(job, 'mds').startedAt, null);
+    } finally {
+      await gw.kill(gw.bridge, 'SIGTERM');
+      await gw.startBridge();
+    }
+  });
+
+  test('a program exiting non-zero fails the job with its stderr tail', async () => {
+    await gw.kill(gw.bridge, 'SIGTERM');
+    await gw.startBridge({ FAKE_KERNEL_FAIL: 'damds' });
+    try {
+      const client = await signedIn(gw.url);
+      const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
+      // The job fails first; its waiting stages are cancelled right after.
+      const job = await waitForJob(client, id, (j) => isTerminal(j) && stage(j, 'assemble').state !== 'pending');
+      assert.equal(job.state, 'failed');
+      assert.match(job.error, /stage mds failed: exit code 3: .*damds: simulated failure: cannot read .*dist\.bin/s);
+      assert.equal(stage(job, 'mds').exitCode, 3);
+      assert.equal(stage(job, 'assemble').state, 'cancelled');
+      assert.equal(job.plotId, undefined);
+      const logs = await client.json('GET', `/jobs/${id}/logs?stage=mds`);
+      assert.match(logs.stderr, /simulated failure/);
+      // A failed job can be retried; with the program fixed it succeeds.
+      await gw.kill(gw.bridge, 'SIGTERM');
+      await gw.startBridge();
+      const retry = await client.json('POST', `/jobs/${id}/retry`, undefined, 202);
+      assert.equal((await waitForJob(client, retry.id, isTerminal)).state, 'succeeded');
+    } finally {
+      if (!gw.bridge || gw.bridge.exitCode !== null) await gw.startBridge();
+    }
+  });
+});
