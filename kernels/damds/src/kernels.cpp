@@ -112,8 +112,6 @@ RowTerms row_terms_avx2(const std::int16_t* distance, const std::int16_t* weight
     for (std::int64_t j = block; j < block_end; j += 8) {
       const __m256 stored = load_stored(distance + j);
       const __m256 valid = _mm256_cmp_ps(stored, zero, _CMP_GE_OQ);
-      const __m256 w = Weighted ? _mm256_and_ps(valid, _mm256_mul_ps(load_stored(weight + j), inverse_scale))
-                                : _mm256_and_ps(valid, _mm256_set1_ps(1.0f));
       const __m256 target = _mm256_max_ps(_mm256_fmsub_ps(stored, inverse_scale, shift_v), zero);
       __m256 coordinates[kMaxDimension];
       __m256 squared = zero;
@@ -129,8 +127,15 @@ RowTerms row_terms_avx2(const std::int16_t* distance, const std::int16_t* weight
       inverse = _mm256_and_ps(inverse, _mm256_cmp_ps(squared, min_squared, _CMP_GT_OQ));
       const __m256 d = _mm256_mul_ps(squared, inverse);
       const __m256 error = _mm256_sub_ps(target, d);
-      stress = _mm256_fmadd_ps(_mm256_mul_ps(w, error), error, stress);
-      const __m256 coefficient = _mm256_mul_ps(_mm256_mul_ps(w, target), inverse);
+      __m256 coefficient = _mm256_mul_ps(target, inverse);  // target is 0 for missing distances
+      if constexpr (Weighted) {
+        const __m256 w = _mm256_and_ps(valid, _mm256_mul_ps(load_stored(weight + j), inverse_scale));
+        stress = _mm256_fmadd_ps(_mm256_mul_ps(w, error), error, stress);
+        coefficient = _mm256_mul_ps(w, coefficient);
+      } else {
+        const __m256 counted_error = _mm256_and_ps(valid, error);
+        stress = _mm256_fmadd_ps(counted_error, counted_error, stress);
+      }
       coefficient_sum = _mm256_add_ps(coefficient_sum, coefficient);
       for (int k = 0; k < L; ++k) weighted[k] = _mm256_fmadd_ps(coefficient, coordinates[k], weighted[k]);
     }
