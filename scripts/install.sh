@@ -15,6 +15,11 @@ declare -A DEB_CHECK=(
   [g++]=/usr/bin/g++
   [chromium]=/usr/bin/chromium
   [golang-go]=go
+  [slurmctld]=/usr/sbin/slurmctld
+  [slurmd]=/usr/sbin/slurmd
+  [slurm-client]=/usr/bin/sbatch
+  [munge]=/usr/sbin/munged
+  [time]=/usr/bin/time
 )
 
 missing=()

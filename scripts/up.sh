@@ -35,6 +35,14 @@ else
   done
 fi
 
+# The job gateway: pipeline worker and hpc-bridge (HPC_BACKEND=local|slurm).
+for service in workers hpc-bridge; do
+  if [[ -f "$DATA_DIR/$service.pid" ]] && kill -0 "$(cat "$DATA_DIR/$service.pid")" 2>/dev/null; then continue; fi
+  say "starting the $service (log: $DATA_DIR/logs/$service.log)"
+  READY_FILE="$DATA_DIR/$service.ready" setsid node --import tsx "$service/src/main.ts" >>"$DATA_DIR/logs/$service.log" 2>&1 </dev/null &
+  echo $! >"$DATA_DIR/$service.pid"
+done
+
 say "loading demo plots"
 node --import tsx server/src/cli/demo.ts
 echo
