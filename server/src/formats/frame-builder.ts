@@ -17,11 +17,11 @@ export class PointKeyIndex {
   private map: Map<string, number> | null = null;
   private count = 0;
 
-  /** Records the key of point `count`; false when the key was already used. */
-  add(keyText: string): boolean {
+  /** Records the key of point `count` (text, or an integer already parsed); false when the key was already used. */
+  add(keyText: string | number): boolean {
     const index = this.count;
     const key = Number(keyText);
-    const integer = keyText.length > 0 && Number.isSafeInteger(key);
+    const integer = typeof keyText === 'number' || (keyText.length > 0 && Number.isSafeInteger(key));
     if (this.map === null) {
       if (integer && (index === 0 || key > this.sorted[index - 1])) {
         if (index === this.sorted.length) this.sorted = grow(this.sorted, index + 1);
@@ -33,7 +33,7 @@ export class PointKeyIndex {
       for (let i = 0; i < index; i++) this.map.set(String(this.sorted[i]), i);
       this.sorted = new Float64Array(0);
     }
-    const canonical = integer ? String(key) : keyText;
+    const canonical = integer ? String(key) : (keyText as string);
     if (this.map.has(canonical)) return false;
     this.map.set(canonical, index);
     this.count++;
@@ -69,10 +69,11 @@ export class FrameBuilder {
   constructor(private readonly input: FrameInput) {}
 
   /**
-   * Appends a point. `keyText` is the file's point key, or null when the format
+   * Appends a point. `key` is the file's point key (an integer when already
+   * parsed as one), or null when the format
    * has none (then keys cannot collide). Throws an InputError naming `line`.
    */
-  add(keyText: string | null, x: number, y: number, z: number, clusterKey: number, label: string, line: number): void {
+  add(key: string | number | null, x: number, y: number, z: number, clusterKey: number, label: string, line: number): void {
     const n = this.count;
     if (n >= this.input.limits.maxPoints) {
       throw inputError(this.input, 'too_many_points', `more than ${this.input.limits.maxPoints} points in one frame`, line, 413);
@@ -80,8 +81,8 @@ export class FrameBuilder {
     if (!isFloat32Finite(x) || !isFloat32Finite(y) || !isFloat32Finite(z)) {
       throw inputError(this.input, 'non_finite', `coordinates (${x}, ${y}, ${z}) are not finite 32-bit numbers`, line);
     }
-    if (keyText !== null && !this.keys.add(keyText)) {
-      throw inputError(this.input, 'duplicate_point_key', `point key "${keyText}" is used twice`, line);
+    if (key !== null && !this.keys.add(key)) {
+      throw inputError(this.input, 'duplicate_point_key', `point key "${key}" is used twice`, line);
     }
     if (n === this.clusterKeys.length) {
       this.clusterKeys = grow(this.clusterKeys, n + 1);

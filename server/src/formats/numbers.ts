@@ -74,3 +74,15 @@ export function parseFloat32(text: string, start: number, end: number): number {
 function slowFloat32(text: string, start: number, end: number): number {
   return Math.fround(Number(text.slice(start, end)));
 }
+
+/** The unsigned integer written in text[start, end) (plain digits, at most 15), or -1. */
+export function parseIndex(text: string, start: number, end: number): number {
+  if (end <= start || end - start > 15) return -1;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}

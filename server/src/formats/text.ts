@@ -7,7 +7,7 @@
 // no spaces); idx is the point key and must be unique.
 import { decodeUtf8, forEachLine } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
-import { parseFloat32 } from './numbers.ts';
+import { parseFloat32, parseIndex } from './numbers.ts';
 import { inputError, parseClusterKey, titleFromName, type FrameInput, type FrameRead } from './reader.ts';
 
 const MAX_COLUMNS = 6;
@@ -55,13 +55,19 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
       const [idx, xi, yi, zi, ci, li] = layout;
       let cluster = 0;
       if (ci >= 0) {
-        cluster = parseClusterKey(field(text, ci));
+        cluster = parseIndex(text, bounds[2 * ci], bounds[2 * ci + 1]);
+        if (cluster < 0 || cluster > 0xffffffff) cluster = parseClusterKey(field(text, ci)); // "1e3", "+4"…
         if (cluster < 0) {
           throw inputError(input, 'bad_cluster_key', `cluster "${field(text, ci)}" is not an unsigned integer`, lineNo);
         }
       }
+      let key: string | number | null = null;
+      if (idx >= 0) {
+        key = parseIndex(text, bounds[2 * idx], bounds[2 * idx + 1]);
+        if (key < 0) key = field(text, idx);
+      }
       builder.add(
-        idx >= 0 ? field(text, idx) : null,
+        key,
         coordinate(text, xi, lineNo),
         coordinate(text, yi, lineNo),
         zi >= 0 ? coordinate(text, zi, lineNo) : 0,
