@@ -5,11 +5,24 @@
 # Writes launch.json when it starts, stdout/stderr of the program, and exit.json
 # (atomically, by rename) when the program ends: exit code, wall and CPU seconds,
 # peak resident memory of the largest process (KiB).
+# With WPV_SLOTS=N and WPV_SLOT_DIR set (local backend), it first waits for one of N
+# slots (flock; released when the program ends or is killed): local programs beyond
+# the machine's size wait here, asleep, instead of oversubscribing it.
 set -u
 dir="$1"
 shift
 cd "$dir" || exit 90
 now() { date +%s.%N; }
+
+if [[ -n "${WPV_SLOTS:-}" ]]; then
+  until
+    for slot in $(seq 1 "$WPV_SLOTS"); do
+      exec 9>"$WPV_SLOT_DIR/slot.$slot"
+      flock -n 9 && break 2
+    done
+    false
+  do sleep 0.1; done
+fi
 printf '{"pid":%d,"slurmJobId":"%s","startedAt":%s}\n' "$$" "${SLURM_JOB_ID:-}" "$(now)" >launch.json.tmp
 mv launch.json.tmp launch.json
 /usr/bin/time -o rusage -f '%M %U %S %e' "$@" >stdout 2>stderr

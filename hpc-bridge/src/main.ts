@@ -1,6 +1,7 @@
 // Starts the hpc-bridge: store, broker, the configured backend (HPC_BACKEND=local|slurm).
 // Stopping it leaves running programs alone: the next start re-attaches to them.
 import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { loadConfig } from '../../server/src/config.ts';
 import { JobBroker } from '../../server/src/jobs/broker.ts';
 import { loadJobConfig } from '../../server/src/jobs/config.ts';
@@ -14,7 +15,10 @@ const config = loadConfig();
 const jobConfig = loadJobConfig(config.dataDir);
 const store = await openStore(config.mongodbUri);
 const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix);
-const backend = jobConfig.backend === 'slurm' ? new SlurmBackend(jobConfig.slurmArgs) : new LocalBackend();
+const backend =
+  jobConfig.backend === 'slurm'
+    ? new SlurmBackend(jobConfig.slurmArgs)
+    : new LocalBackend(jobConfig.localSlots, path.join(jobConfig.jobsDir, '.slots'));
 const bridge = new Bridge(new JobRepo(store), broker, backend, jobConfig);
 await bridge.start();
 await writeFile(process.env.READY_FILE || '/tmp/hpc-bridge.ready', `${process.pid}\n`);

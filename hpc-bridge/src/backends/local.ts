@@ -1,7 +1,7 @@
 // Local backend: mpirun on this machine, one process group per stage (setsid), so a
 // cancel kills every rank and the programs outlive a bridge restart.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { STAGE_FILES, exists } from '../../../server/src/jobs/workdir.ts';
 import { RUN_STAGE, mpirunArgv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
@@ -11,8 +11,20 @@ const KILL_GRACE_MS = 5000;
 export class LocalBackend implements Backend {
   readonly kind = 'local';
 
+  /** At most `slots` programs run at once; the others wait for a slot in run-stage.sh. */
+  constructor(
+    private readonly slots: number,
+    private readonly slotDir: string,
+  ) {}
+
   async submit(s: Submission): Promise<string> {
-    const child = spawn(RUN_STAGE, [s.dir, ...mpirunArgv(s.command)], { cwd: s.dir, detached: true, stdio: 'ignore' });
+    await mkdir(this.slotDir, { recursive: true });
+    const child = spawn(RUN_STAGE, [s.dir, ...mpirunArgv(s.command)], {
+      cwd: s.dir,
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, WPV_SLOTS: String(this.slots), WPV_SLOT_DIR: this.slotDir },
+    });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);

@@ -1,4 +1,5 @@
 // Job gateway settings from the environment, shared by the API, workers and bridge.
+import os from 'node:os';
 import path from 'node:path';
 
 export type BackendKind = 'local' | 'slurm';
@@ -10,6 +11,8 @@ export interface JobConfig {
   kernelsDir: string;
   backend: BackendKind;
   pollMs: number;
+  /** Local backend: programs running at once (each with its ranks × threads). */
+  localSlots: number;
   maxInputBytes: number;
   maxActivePerUser: number;
   /** Largest sequence count / matrix order of a job. */
@@ -47,6 +50,7 @@ export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.
     kernelsDir: path.resolve(env.KERNELS_BIN || path.join(root, 'kernels/build/bin')),
     backend: oneOf(env, 'HPC_BACKEND', ['local', 'slurm'], 'local'),
     pollMs: positive(env, 'HPC_POLL_MS', 1000),
+    localSlots: positive(env, 'HPC_LOCAL_SLOTS', os.availableParallelism()),
     maxInputBytes: positive(env, 'JOB_MAX_INPUT_BYTES', 256 * 1024 * 1024),
     maxActivePerUser: positive(env, 'JOB_MAX_ACTIVE', 20),
     maxPoints: positive(env, 'JOB_MAX_POINTS', 100_000),

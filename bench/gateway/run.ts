@@ -1,0 +1,172 @@
+// Job gateway benchmarks (issue 4), on real FerretDB, RabbitMQ and mpirun:
+//   1. overhead: a small sequence-clustering job end to end through the API versus
+//      the same programs run by hand (swg, then damds ∥ dapwc) on the same input;
+//   2. burst: 200 small jobs submitted at once by 10 users → all succeed, none lost
+//      or duplicated; throughput and queue wait.
+// Run:  bash bench/with-stack.sh node --import tsx bench/gateway/run.ts [results.md]
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  FAKE_KERNELS,
+  Gateway,
+  REAL_KERNELS,
+  fastaSubset,
+  isTerminal,
+  signedIn,
+  submit,
+  waitForJob,
+} from '../../server/test/jobs/gateway.ts';
+import { READS } from '../../server/test/jobs/sequence-plot.ts';
+
+const OVERHEAD_RUNS = 5;
+const OVERHEAD_READS = 40;
+const BURST_USERS = 10;
+const BURST_JOBS_PER_USER = 20;
+const POLL_MS = 1000;
+
+const kernels = process.env.KERNELS_BIN || REAL_KERNELS;
+const realKernels = ['swg', 'damds', 'dapwc'].every((p) => existsSync(path.join(kernels, p)));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const seconds = (job: any, field: string) => Date.parse(job[field]) / 1000;
+const stage = (job: any, name: string) => job.stages.find((s: any) => s.name === name);
+
+/** The pipeline run by hand: what a user without the gateway would type. */
+async function byHand(fasta: string, dir: string): Promise<number> {
+  await mkdir(dir, { recursive: true });
+  const bin = (p: string) => path.join(realKernels ? kernels : FAKE_KERNELS, p);
+  const input = path.join(dir, 'in.fasta');
+  await writeFile(input, fasta);
+  const mpi = ['--allow-run-as-root', '--oversubscribe', '--bind-to', 'none', '-np', '1'];
+  const run = (args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const child = spawn('mpirun', [...mpi, ...args], { stdio: 'ignore', env: { ...process.env, FAKE_KERNEL_SECONDS: '0' } });
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args[0]} exited ${code}`))));
+    });
+  const n = String(fasta.split('>').length - 1);
+  const start = performance.now();
+  await run([bin('swg'), '--input', input, '--output', `${dir}/dist.bin`, '--alphabet', 'dna']);
+  await Promise.all([
+    run([bin('damds'), '--distances', `${dir}/dist.bin`, '--points', n, '--output', `${dir}/points.txt`, '--dim', '3']),
+    run([bin('dapwc'), '--distances', `${dir}/dist.bin`, '--points', n, '--output', `${dir}/clusters.txt`, '--max-clusters', '4']),
+  ]);
+  return (performance.now() - start) / 1000;
+}
+
+async function overhead(): Promise<string[]> {
+  const gw = await Gateway.start({ kernels: realKernels ? kernels : FAKE_KERNELS, env: { HPC_POLL_MS: String(POLL_MS), FAKE_KERNEL_SECONDS: '0' } });
+  try {
+    const client = await signedIn(gw.url);
+    const { text } = await fastaSubset(READS, OVERHEAD_READS);
+    const rows: { e2e: number; programs: number; hand: number }[] = [];
+    for (let i = 0; i < OVERHEAD_RUNS; i++) {
+      const hand = await byHand(text, path.join(gw.env.DATA_DIR!, `hand-${i}`));
+      const t0 = performance.now();
+      const { id } = await (await submit(client, 'sequence-clustering', 'small.fasta', text, { maxClusters: 4 })).json();
+      const job = await waitForJob(client, id, isTerminal, 120_000);
+      const e2e = (performance.now() - t0) / 1000;
+      if (job.state !== 'succeeded') throw new Error(`overhead job failed: ${job.error}`);
+      const run = (name: string) => stage(job, name).metrics.runSeconds as number;
+      rows.push({ e2e, programs: run('swg') + Math.max(run('mds'), run('pwc')), hand });
+    }
+    const e2e = median(rows.map((r) => r.e2e));
+    const programs = median(rows.map((r) => r.programs));
+    const hand = median(rows.map((r) => r.hand));
+    const over = median(rows.map((r) => r.e2e - r.programs));
+    return [
+      `## Gateway overhead (local backend, poll interval ${POLL_MS} ms)`,
+      '',
+      `${OVERHEAD_READS} reads of 16s-4640.fasta, ${realKernels ? 'real kernels' : 'FAKE kernels (real ones not built)'}, 1 rank each, median of ${OVERHEAD_RUNS} runs.`,
+      '',
+      '| measure | seconds |',
+      '| --- | ---: |',
+      `| end to end through the API (submit → succeeded seen by the client) | ${e2e.toFixed(2)} |`,
+      `| programs' own run time on the critical path (swg + max(damds, dapwc), under mpirun, from exit records) | ${programs.toFixed(2)} |`,
+      `| **gateway overhead** (end to end − programs) | **${over.toFixed(2)}** |`,
+      `| peer: the same three programs run by hand (mpirun, damds ∥ dapwc) | ${hand.toFixed(2)} |`,
+      `| ratio gateway / by hand | ${(e2e / hand).toFixed(2)}× |`,
+      '',
+      `Target: overhead ≤ 1 s + one poll interval (${(1 + POLL_MS / 1000).toFixed(1)} s): ${over <= 1 + POLL_MS / 1000 ? 'met' : 'NOT met'}.`,
+      'The overhead holds three stage hand-offs (each: RabbitMQ message, event-log writes, up to one poll to see the exit), plot assembly and ingest.',
+      '',
+    ];
+  } finally {
+    await gw.close();
+  }
+}
+
+async function burst(): Promise<string[]> {
+  const total = BURST_USERS * BURST_JOBS_PER_USER;
+  const gw = await Gateway.start({
+    kernels: FAKE_KERNELS,
+    workers: 2,
+    env: { FAKE_KERNEL_SECONDS: '0', HPC_POLL_MS: '200' },
+    apiEnv: { JOB_MAX_ACTIVE: String(BURST_JOBS_PER_USER) },
+  });
+  try {
+    const clients = await Promise.all(Array.from({ length: BURST_USERS }, (_, i) => signedIn(gw.url, `burst${i}`)));
+    const fasta = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
+    const t0 = performance.now();
+    const submitted = await Promise.all(
+      clients.map((client) =>
+        Promise.all(
+          Array.from({ length: BURST_JOBS_PER_USER }, async () => {
+            const res = await submit(client, 'sequence-clustering', 'tiny.fasta', fasta);
+            if (res.status !== 202) throw new Error(`submit: ${res.status} ${await res.text()}`);
+            return { client, id: (await res.json()).id as string };
+          }),
+        ),
+      ),
+    );
+    const submitSeconds = (performance.now() - t0) / 1000;
+    const jobs = await Promise.all(submitted.flat().map(({ client, id }) => waitForJob(client, id, isTerminal, 900_000)));
+    const wall = (performance.now() - t0) / 1000;
+    const succeeded = jobs.filter((j) => j.state === 'succeeded').length;
+    const ids = new Set(jobs.map((j) => j.id));
+    const plotIds = new Set(jobs.map((j) => j.plotId));
+    const plots = await gw.store.plots.countDocuments({});
+    const reruns = jobs.flatMap((j) => j.stages).filter((s: any) => s.attempts !== 1).length;
+    const waits = jobs.map((j) => j.queueWaitSeconds as number);
+    const slotWaits = jobs.flatMap((j) => j.stages).map((s: any) => s.metrics?.queueWaitSeconds).filter((v: any) => typeof v === 'number');
+    const span = Math.max(...jobs.map((j) => seconds(j, 'endedAt'))) - Math.min(...jobs.map((j) => seconds(j, 'createdAt')));
+    return [
+      `## Burst: ${total} jobs by ${BURST_USERS} users at once (local backend, ${os.availableParallelism()} program slots)`,
+      '',
+      'Tiny sequence-clustering jobs (3 reads; fake kernels with zero run time, so the figures are the gateway\'s own: three mpirun launches, messages, event log, plot ingest per job); 2 workers, 1 bridge, poll 200 ms.',
+      '',
+      '| measure | value |',
+      '| --- | ---: |',
+      `| jobs accepted (202) | ${jobs.length} / ${total} in ${submitSeconds.toFixed(2)} s |`,
+      `| succeeded | ${succeeded} |`,
+      `| distinct job ids / distinct plots linked / plots stored | ${ids.size} / ${plotIds.size} / ${plots} |`,
+      `| stages run more than once | ${reruns} |`,
+      `| wall time, first submit → last job done | ${wall.toFixed(1)} s |`,
+      `| throughput | ${(total / span).toFixed(2)} jobs/s (${((total * 3) / span).toFixed(1)} MPI programs/s) |`,
+      `| queue wait, submit → first stage started: median / p95 / max | ${median(waits).toFixed(2)} / ${percentile(waits, 0.95).toFixed(2)} / ${Math.max(...waits).toFixed(2)} s |`,
+      `| wait for a program slot (local backend), median / p95 | ${median(slotWaits).toFixed(2)} / ${percentile(slotWaits, 0.95).toFixed(2)} s |`,
+      '',
+      succeeded === total && plots === total && plotIds.size === total && reruns === 0
+        ? 'All succeeded, none lost, none duplicated.'
+        : '**NOT all succeeded exactly once — see the figures above.**',
+      '',
+    ];
+  } finally {
+    await gw.close();
+  }
+}
+
+const out = process.argv[2] ?? path.resolve(import.meta.dirname, '../results/gateway.md');
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+const lines = [
+  '# Job gateway benchmarks',
+  '',
+  `Measured by \`bash bench/with-stack.sh node --import tsx bench/gateway/run.ts\` on ${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${cpu}), FerretDB + RabbitMQ from scripts/stack.sh, OpenMPI ${execFileSync('mpirun', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.replace(/.*\) /, '')}.`,
+  '',
+  ...(await overhead()),
+  ...(await burst()),
+];
+await writeFile(out, lines.join('\n'));
+console.log(lines.join('\n'));
