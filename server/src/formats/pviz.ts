@@ -21,7 +21,7 @@ export async function readPvizFrame(input: FrameInput): Promise<FrameRead> {
   const scanner = new XmlScanner(handler, (code, message, line) => {
     throw inputError(input, code, message, line);
   });
-  handler.lineOf = () => scanner.line();
+  handler.scanner = scanner;
   for await (const chunk of decodeUtf8(input.chunks)) scanner.feed(chunk);
   scanner.end();
   return handler.finish(scanner.line());
@@ -42,7 +42,7 @@ const TEXT_FIELDS: Record<string, ReadonlySet<string>> = {
 
 class PlotVizHandler implements XmlHandler {
   wantText = false;
-  lineOf: () => number = () => 0;
+  scanner: XmlScanner | null = null; // set right after construction: each needs the other
 
   private depth = 0;
   private section = ''; // element under <plotviz>
@@ -58,7 +58,10 @@ class PlotVizHandler implements XmlHandler {
   private visible: string | undefined;
   private size: string | undefined;
   private shape: string | undefined;
-  private location: [number, number, number] | null = null;
+  private hasLocation = false;
+  private x = 0;
+  private y = 0;
+  private z = 0;
   private color: ClusterDef['color'] = null;
   private vertexKeys: string[] = [];
   private vertexLines: number[] = [];
@@ -82,12 +85,12 @@ class PlotVizHandler implements XmlHandler {
       this.startRecord(name);
     } else if (depth === 3 && this.record !== '' && this.record !== 'title') {
       if (TEXT_FIELDS[this.record].has(name)) this.collect(name);
-      else if (this.record === 'point' && name === 'location') this.location = this.readLocation(attributes);
+      else if (this.record === 'point' && name === 'location') this.readLocation(attributes);
       else if (this.record === 'cluster' && name === 'color') this.color = this.readColor(attributes);
       else if (this.record === 'edge' && name === 'vertices') this.inVertices = true;
     } else if (depth === 4 && this.inVertices && name === 'vertex') {
       this.vertexKeys.push(attributes.get('key') ?? this.fail('bad_edge', '<vertex> without a key attribute'));
-      this.vertexLines.push(this.lineOf());
+      this.vertexLines.push(this.scanner!.line());
     }
   }
 
@@ -142,9 +145,9 @@ class PlotVizHandler implements XmlHandler {
       : section === 'edges' && name === 'edge' ? 'edge'
       : '';
     if (this.record === '') return;
-    this.recordLine = this.lineOf();
+    this.recordLine = this.scanner!.line();
     this.key = this.clusterKey = this.label = this.visible = this.size = this.shape = undefined;
-    this.location = null;
+    this.hasLocation = false;
     this.color = null;
     if (this.record === 'title') {
       this.wantText = true;
@@ -175,12 +178,15 @@ class PlotVizHandler implements XmlHandler {
     const clusterText = this.clusterKey ?? this.fail('missing_field', `point ${key} has no <clusterkey>`);
     const cluster = parseClusterKey(clusterText);
     if (cluster < 0) this.fail('bad_cluster_key', `point ${key}: cluster key "${clusterText}" is not an unsigned integer`);
-    const [x, y, z] = this.location ?? this.fail('missing_field', `point ${key} has no <location>`);
-    this.builder.add(key, x, y, z, cluster, this.label ?? '', this.recordLine);
+    if (!this.hasLocation) this.fail('missing_field', `point ${key} has no <location>`);
+    this.builder.add(key, this.x, this.y, this.z, cluster, this.label ?? '', this.recordLine);
   }
 
-  private readLocation(attributes: XmlAttributes): [number, number, number] {
-    return [this.axis(attributes, 'x', true), this.axis(attributes, 'y', true), this.axis(attributes, 'z', false)];
+  private readLocation(attributes: XmlAttributes): void {
+    this.x = this.axis(attributes, 'x', true);
+    this.y = this.axis(attributes, 'y', true);
+    this.z = this.axis(attributes, 'z', false);
+    this.hasLocation = true;
   }
 
   private axis(attributes: XmlAttributes, name: string, required: boolean): number {
@@ -242,6 +248,6 @@ class PlotVizHandler implements XmlHandler {
 
   /** Fails at the line of the current record (or of the current tag outside records). */
   private fail(code: string, message: string): never {
-    throw inputError(this.input, code, message, this.record !== '' ? this.recordLine : this.lineOf());
+    throw inputError(this.input, code, message, this.record !== '' ? this.recordLine : this.scanner!.line());
   }
 }
