@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -148,7 +147,8 @@ RowTerms row_terms_avx2(const std::int16_t* distance, const std::int16_t* weight
 #endif
 
 template <int L, bool Weighted>
-double guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx) {
+void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
+                  std::vector<double>& row_stress) {
   const std::int64_t n = rows.n;
   const std::int64_t row_count = rows.block.rows();
   const double* axes[kMaxDimension] = {};
@@ -160,7 +160,6 @@ double guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, s
 #else
   const std::int64_t vector_end = 0;
 #endif
-  std::vector<double> row_stress(static_cast<std::size_t>(row_count));
 
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t local_row = 0; local_row < row_count; ++local_row) {
@@ -178,35 +177,47 @@ double guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, s
     for (int k = 0; k < L; ++k) bx[local_row * L + k] = xi[k] * terms.coefficient_sum - terms.weighted[k];
     row_stress[local_row] = terms.stress;
   }
-  // Summed in row order so the result does not depend on the thread count.
-  return std::accumulate(row_stress.begin(), row_stress.end(), 0.0);
 }
 
+// Columns per single-precision accumulation block in the (V + I)·p product.
+constexpr std::int64_t kProductBlock = 1024;
+
+// The product streams the weights once per CG step; in single precision the
+// compiler's omp simd loop handles eight columns per instruction. Block sums go to
+// double every kProductBlock columns.
 template <int L>
 void laplacian_rows(const LocalRows& rows, const std::vector<double>& weight_sums, const Coordinates& p,
                     std::vector<double>& out) {
   const std::int64_t n = rows.n;
-  const double* axes[kMaxDimension] = {};
-  for (int k = 0; k < L; ++k) axes[k] = p.axis(k);
+  const float* axes[kMaxDimension] = {};
+  for (int k = 0; k < L; ++k) axes[k] = p.single_axis(k);
 
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
     const std::int64_t i = rows.block.begin + local_row;
     const std::int16_t* weight = rows.weight_row(local_row);
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    // Sums of stored weight × coordinate; the 1/32767 scale is applied once per row.
+    double sums[kMaxDimension] = {};
+    for (std::int64_t block = 0; block < n; block += kProductBlock) {
+      const std::int64_t block_end = std::min(n, block + kProductBlock);
+      // Sums of stored weight × coordinate; the 1/32767 scale is applied once per row.
+      float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
 #pragma omp simd reduction(+ : s0, s1, s2, s3)
-    for (std::int64_t j = 0; j < n; ++j) {
-      const double stored = weight[j];
-      s0 += stored * axes[0][j];
-      if constexpr (L > 1) s1 += stored * axes[1][j];
-      if constexpr (L > 2) s2 += stored * axes[2][j];
-      if constexpr (L > 3) s3 += stored * axes[3][j];
+      for (std::int64_t j = block; j < block_end; ++j) {
+        const float stored = weight[j];
+        s0 += stored * axes[0][j];
+        if constexpr (L > 1) s1 += stored * axes[1][j];
+        if constexpr (L > 2) s2 += stored * axes[2][j];
+        if constexpr (L > 3) s3 += stored * axes[3][j];
+      }
+      sums[0] += s0;
+      sums[1] += s1;
+      sums[2] += s2;
+      sums[3] += s3;
     }
     // ((V + I) p)_i = (1 + Σ_j w_ij) p_i − Σ_j w_ij p_j  (the diagonal weight is 0).
-    const double sums[kMaxDimension] = {s0 * kInverseScale, s1 * kInverseScale, s2 * kInverseScale,
-                                        s3 * kInverseScale};
-    for (int k = 0; k < L; ++k) out[local_row * L + k] = (1.0 + weight_sums[local_row]) * axes[k][i] - sums[k];
+    for (int k = 0; k < L; ++k) {
+      out[local_row * L + k] = (1.0 + weight_sums[local_row]) * p.axis(k)[i] - sums[k] * kInverseScale;
+    }
   }
 }
 
@@ -233,10 +244,16 @@ void Coordinates::assign_rows(const std::vector<double>& points) {
   }
 }
 
-double guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx) {
+void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
+                  std::vector<double>& row_stress) {
   bx.resize(static_cast<std::size_t>(rows.block.rows()) * x.dim);
-  return with_dimension(x.dim, [&]<int L>() {
-    return rows.weighted() ? guttman_rows<L, true>(rows, x, shift, bx) : guttman_rows<L, false>(rows, x, shift, bx);
+  row_stress.resize(static_cast<std::size_t>(rows.block.rows()));
+  with_dimension(x.dim, [&]<int L>() {
+    if (rows.weighted()) {
+      guttman_rows<L, true>(rows, x, shift, bx, row_stress);
+    } else {
+      guttman_rows<L, false>(rows, x, shift, bx, row_stress);
+    }
   });
 }
 

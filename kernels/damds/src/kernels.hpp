@@ -26,9 +26,11 @@ struct Coordinates {
 };
 
 // Fused Guttman pass at temperature shift s = T·√(2L): for every local row i writes
-// (B(X)·X)_i into bx (rows × dim, row-major) and returns the rank's part of the
-// un-normalised stress Σ_j w_ij (δ̂_ij − d_ij)². Deterministic for any thread count.
-double guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx);
+// (B(X)·X)_i into bx (rows × dim, row-major) and the row's un-normalised stress
+// Σ_j w_ij (δ̂_ij − d_ij)² into row_stress. Each row is computed by one thread, so
+// the results do not depend on the thread count.
+void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
+                  std::vector<double>& row_stress);
 
 // Σ_j w_ij of each local row (the diagonal of V).
 std::vector<double> row_weight_sums(const LocalRows& rows);

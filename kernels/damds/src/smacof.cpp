@@ -19,6 +19,7 @@ Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::
       rows_(rows),
       comm_(comm),
       gatherer_(comm, rows.n, config.dimension),
+      row_gatherer_(comm, rows.n, 1),
       dim_(config.dimension),
       points_(std::move(start)),
       coordinates_(config.dimension, rows.n) {
@@ -30,20 +31,25 @@ Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::
 
 double Smacof::pass(double shift) {
   const auto start = std::chrono::steady_clock::now();
-  const double local = guttman_pass(rows_, coordinates_, shift, bx_);
-  double total = 0.0;
-  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  guttman_pass(rows_, coordinates_, shift, bx_, row_stress_);
+  const double total = ordered_sum(row_stress_);
   result_.pass_seconds += seconds_since(start);
   ++result_.passes;
   return total / rows_.stats.sum_squares;
 }
 
-double Smacof::global_dot(const std::vector<double>& a, const std::vector<double>& b) const {
-  double local = 0.0;
-  for (std::size_t k = 0; k < a.size(); ++k) local += a[k] * b[k];
+double Smacof::ordered_sum(const std::vector<double>& local_row_values) {
+  all_rows_.resize(static_cast<std::size_t>(rows_.n));
+  row_gatherer_.allgather(local_row_values.data(), all_rows_.data());
   double total = 0.0;
-  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  for (const double value : all_rows_) total += value;
   return total;
+}
+
+double Smacof::global_dot(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> row_values(a.size() / dim_, 0.0);
+  for (std::size_t k = 0; k < a.size(); ++k) row_values[k / dim_] += a[k] * b[k];
+  return ordered_sum(row_values);
 }
 
 void Smacof::gather(const std::vector<double>& local, std::vector<double>& full, Coordinates& coordinates) const {
@@ -66,9 +72,11 @@ void Smacof::update() {
 // With unit weights and no missing pairs, V + I = (N+1)I − 11ᵀ, whose inverse is
 // (I + 11ᵀ)/(N+1): X_new = (BX + 1·(1ᵀBX)) / (N+1).
 void Smacof::solve_closed_form() {
+  // Column sums over all rows, in row order (see ordered_sum).
+  std::vector<double> all_bx(points_.size());
+  gatherer_.allgather(bx_.data(), all_bx.data());
   std::vector<double> column_sums(dim_, 0.0);
-  for (std::size_t k = 0; k < bx_.size(); ++k) column_sums[k % dim_] += bx_[k];
-  MPI_Allreduce(MPI_IN_PLACE, column_sums.data(), dim_, MPI_DOUBLE, MPI_SUM, comm_);
+  for (std::size_t k = 0; k < all_bx.size(); ++k) column_sums[k % dim_] += all_bx[k];
   const double scale = 1.0 / static_cast<double>(rows_.n + 1);
   for (std::size_t k = 0; k < bx_.size(); ++k) local_points_[k] = (bx_[k] + column_sums[k % dim_]) * scale;
 }

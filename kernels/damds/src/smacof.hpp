@@ -41,18 +41,24 @@ class Smacof {
   void update();
   void solve_closed_form();
   void solve_conjugate_gradient();
-  double global_dot(const std::vector<double>& a, const std::vector<double>& b) const;
+  // Global reductions add per-row values in global row order after gathering them
+  // (O(N) per reduction), so results are bit-identical for any number of ranks.
+  double ordered_sum(const std::vector<double>& local_row_values);
+  double global_dot(const std::vector<double>& a, const std::vector<double>& b);
   void gather(const std::vector<double>& local, std::vector<double>& full, Coordinates& coordinates) const;
 
   const Config& config_;
   const LocalRows& rows_;
   MPI_Comm comm_;
-  spidal::RowBlockGather gatherer_;
+  spidal::RowBlockGather gatherer_;      // rows of dim doubles
+  spidal::RowBlockGather row_gatherer_;  // one double per row
   int dim_;
   std::vector<double> points_;      // n × dim, all ranks
   Coordinates coordinates_;         // the same points, structure of arrays
   std::vector<double> local_points_;  // this rank's rows × dim
   std::vector<double> bx_;          // this rank's rows of B(X)X
+  std::vector<double> row_stress_;  // this rank's rows' stress terms
+  std::vector<double> all_rows_;    // scratch: per-row values of every rank
   std::vector<double> weight_sums_;  // diagonal of V for the local rows (CG only)
   AnnealResult result_;
 };
