@@ -49,12 +49,24 @@ def matrix_path(n):
     return path
 
 
-def run_damds(args, n, iterations, ranks=1, threads=2):
+def weights_path(n):
+    """Uniform random SPIDAL weights in [0.5, 1] for the weighted (CG) timing."""
+    path = os.path.join(OUT, f"w{n}.bin")
+    if not (os.path.exists(path) and os.path.getsize(path) == 2 * n * n):
+        generator = np.random.default_rng(n + 1)
+        generator.integers(16384, 32768, size=(n, n), dtype=np.int16).astype("<i2").tofile(path + ".tmp")
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def run_damds(args, n, iterations, ranks=1, threads=2, weighted=False):
     """Runs `iterations` Guttman iterations at T = 0 (tmin-factor so high that the
     schedule goes straight to the final loop; threshold 0 never stops it early)."""
     command = [args.damds, "--distances", matrix_path(n), "--points", str(n), "--output",
                os.path.join(OUT, f"points-{n}.txt"), "--max-iterations-per-temperature", str(iterations),
                "--threshold", "0", "--tmin-factor", "1e6", "--seed", "1"]
+    if weighted:
+        command += ["--weights", weights_path(n)]
     if ranks > 1:
         command = [args.mpiexec, "-np", str(ranks)] + MPI_FLAGS + command
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
@@ -68,6 +80,7 @@ def run_damds(args, n, iterations, ranks=1, threads=2):
     rss = [int(line.split()[1]) for line in result.stderr.splitlines() if line.startswith("maxrss_kb")]
     return {
         "per_iteration": pass_seconds + timings["solves"] / done["iterations"],
+        "cg_per_iteration": done["cg_iterations"] / done["iterations"],
         "pass": pass_seconds,
         "load": timings["load"],
         "iterations": done["iterations"],
@@ -121,7 +134,9 @@ def main():
     bandwidth = {threads: read_bandwidth(max(2 * largest * largest, 256_000_000), threads) for threads in (1, 2)}
     scaling = {layout: run_damds(args, largest, args.iterations, ranks=layout[0], threads=layout[1])
                for layout in [(1, 1), (1, 2), (2, 1)]}
-    print(f"bandwidth {bandwidth}, scaling { {k: v['per_iteration'] for k, v in scaling.items()} }", flush=True)
+    weighted = run_damds(args, largest, args.iterations, weighted=True)
+    print(f"bandwidth {bandwidth}, scaling { {k: v['per_iteration'] for k, v in scaling.items()} }, "
+          f"weighted {weighted['per_iteration']:.4f} s/it", flush=True)
 
     large = None
     if args.large:
@@ -148,6 +163,12 @@ def main():
         lines.append(f"| {n} | {ours['per_iteration']:.4f} | {theirs['per_iteration']:.3f} | "
                      f"{theirs['per_iteration'] / ours['per_iteration']:.0f}× | {ours['max_rss_gb']:.2f} | "
                      f"{theirs['max_rss_gb']:.2f} |")
+    lines += [
+        "",
+        f"Weighted (random weights, CG solve) at N = {largest}: {weighted['per_iteration']:.4f} s/iteration with "
+        f"{weighted['cg_per_iteration']:.1f} CG steps per iteration (each one pass over the int16 weights), "
+        f"pass {weighted['pass']:.4f} s, peak RSS {weighted['max_rss_gb']:.2f} GB.",
+    ]
     pass_2t = scaling[(1, 2)]["pass"]
     pass_1t = scaling[(1, 1)]["pass"]
     matrix_gb = 2 * largest * largest / 1e9
