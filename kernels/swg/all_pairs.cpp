@@ -56,6 +56,51 @@ TileAligner::TileAligner(const std::vector<std::vector<Residue>>& sequences, con
   }
 }
 
+namespace {
+
+// One thread's buffers for aligning rows against a lane group with one key width.
+template <class Keys>
+class KeyWidthBatch {
+ public:
+  // Takes row `index` if its pairs with the group fit this key width.
+  bool offer(std::int64_t index, std::span<const Residue> row, int group_columns) {
+    if (static_cast<int>(row.size()) + group_columns > Keys::max_pair_length) return false;
+    rows_.push_back(row);
+    row_index_.push_back(index);
+    return true;
+  }
+
+  // Aligns the rows taken so far against the lane group, calls store(row index,
+  // lane, stats) for every real lane, and forgets the rows.
+  template <class Store>
+  void align(void (*kernel)(const LaneGroupJob<Keys>&), int lanes, const ScoringScheme& scheme,
+             std::span<const std::span<const Residue>> lane_sequences, std::span<const Residue> codes_in_use,
+             const Store& store) {
+    if (rows_.empty()) return;
+    profile_.build(scheme, lane_sequences, lanes, codes_in_use);
+    workspace_.resize(2 * static_cast<std::size_t>(profile_.columns()) * lanes);
+    best_keys_.resize(rows_.size() * lanes);
+    kernel({&profile_, rows_, Keys::gap(scheme.gap_open), Keys::gap(scheme.gap_extend), best_keys_.data(),
+            workspace_.data()});
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      for (std::size_t lane = 0; lane < lane_sequences.size(); ++lane) {
+        store(row_index_[r], lane, Keys::decode(best_keys_[r * lanes + lane]));
+      }
+    }
+    rows_.clear();
+    row_index_.clear();
+  }
+
+ private:
+  LaneProfile<Keys> profile_;
+  AlignedVector<typename Keys::Key> workspace_;
+  std::vector<typename Keys::Key> best_keys_;
+  std::vector<std::span<const Residue>> rows_;
+  std::vector<std::int64_t> row_index_;
+};
+
+}  // namespace
+
 std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) const {
   std::vector<TileDistances> results(tiles.size());
   struct WorkItem {
@@ -72,15 +117,12 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
     if (tile.row_block != tile.col_block) results[t].transposed.assign(rows * cols, 0);
     for (std::size_t g = 0; g < lane_groups_[tile.col_block].size(); ++g) items.push_back({t, g});
   }
-  const std::int32_t open_key = key::gap(scheme_.gap_open), extend_key = key::gap(scheme_.gap_extend);
 
 #pragma omp parallel
   {
-    LaneProfile profile;
-    AlignedVector<std::int32_t> workspace;
-    std::vector<std::int32_t> best_keys;
-    std::vector<std::span<const Residue>> packed_rows, lane_sequences;
-    std::vector<std::int64_t> packed_row_index;
+    KeyWidthBatch<NarrowKeys> narrow;
+    KeyWidthBatch<WideKeys> wide;
+    std::vector<std::span<const Residue>> lane_sequences;
 
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t w = 0; w < items.size(); ++w) {
@@ -90,36 +132,29 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
       const std::int64_t row0 = plan_.block_begin(tile.row_block), row_end = plan_.block_end(tile.row_block);
       const std::int64_t col0 = plan_.block_begin(tile.col_block);
       const std::int64_t rows = row_end - row0, cols = plan_.block_end(tile.col_block) - col0;
-      const auto store = [&](std::int64_t i, std::int64_t j, const AlignmentStats& stats) {
+      const auto store = [&](std::int64_t i, std::size_t lane, const AlignmentStats& stats) {
+        const std::int64_t j = group[lane];
         const std::int16_t value = i == j ? 0 : stored_distance(stats);
         out.values[(i - row0) * cols + (j - col0)] = value;
         if (!out.transposed.empty()) out.transposed[(j - col0) * rows + (i - row0)] = value;
       };
 
       lane_sequences.clear();
-      for (const auto j : group) lane_sequences.emplace_back(sequences_[j]);
-      profile.build(scheme_, lane_sequences, kernel_.lanes, codes_in_use_);
-      workspace.resize(2 * static_cast<std::size_t>(profile.columns()) * kernel_.lanes);
-
-      // Rows short enough for the packed keys go through the SIMD kernel together;
-      // the rest are aligned lane by lane with the scalar reference.
-      packed_rows.clear();
-      packed_row_index.clear();
+      int group_columns = 0;
+      for (const auto j : group) {
+        lane_sequences.emplace_back(sequences_[j]);
+        group_columns = std::max(group_columns, static_cast<int>(sequences_[j].size()));
+      }
+      // Each row goes to the narrowest key width its pairs fit; beyond the widest,
+      // the scalar reference aligns it lane by lane.
       for (std::int64_t i = row0; i < row_end; ++i) {
-        if (static_cast<int>(sequences_[i].size()) + profile.columns() <= kMaxPackedPairLength) {
-          packed_rows.emplace_back(sequences_[i]);
-          packed_row_index.push_back(i);
-        } else {
-          for (const auto j : group) store(i, j, align_reference(sequences_[i], sequences_[j], scheme_));
-        }
-      }
-      best_keys.resize(packed_rows.size() * kernel_.lanes);
-      kernel_.run({&profile, packed_rows, open_key, extend_key, best_keys.data(), workspace.data()});
-      for (std::size_t r = 0; r < packed_rows.size(); ++r) {
+        if (narrow.offer(i, sequences_[i], group_columns) || wide.offer(i, sequences_[i], group_columns)) continue;
         for (std::size_t lane = 0; lane < group.size(); ++lane) {
-          store(packed_row_index[r], group[lane], key::decode(best_keys[r * kernel_.lanes + lane]));
+          store(i, lane, align_reference(sequences_[i], sequences_[group[lane]], scheme_));
         }
       }
+      narrow.align(kernel_.run_narrow, kernel_.lanes, scheme_, lane_sequences, codes_in_use_, store);
+      wide.align(kernel_.run_wide, kernel_.lanes, scheme_, lane_sequences, codes_in_use_, store);
     }
   }
   return results;

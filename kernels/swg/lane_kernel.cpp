@@ -5,33 +5,32 @@
 
 namespace swg {
 
-AlignmentStats key::decode(std::int32_t value) {
-  const int packed = value & 0xFFFF;  // identical·256 + (255 − length)
-  return {value >> 16, packed >> 8, 255 - (packed & 0xFF)};
-}
-
-void LaneProfile::build(const ScoringScheme& scheme, std::span<const std::span<const Residue>> lane_sequences,
+template <class Keys>
+void LaneProfile<Keys>::build(const ScoringScheme& scheme, std::span<const std::span<const Residue>> lane_sequences,
                         int lanes, std::span<const Residue> codes_in_use) {
   columns_ = 0;
   lanes_ = lanes;
   padding_code_ = scheme.alphabet_size;
   for (const auto sequence : lane_sequences) columns_ = std::max(columns_, static_cast<int>(sequence.size()));
   entries_.resize(static_cast<std::size_t>(scheme.alphabet_size + 1) * columns_ * lanes);
-  const std::int32_t padding = key::column(key::kPaddingScore, false);
+  const Key padding = Keys::column(Keys::padding_score, false);
   std::fill_n(entries_.begin() + static_cast<std::size_t>(padding_code_) * columns_ * lanes,
               static_cast<std::size_t>(columns_) * lanes, padding);
   for (const Residue code : codes_in_use) {
-    std::int32_t* block = entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes;
+    Key* block = entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes;
     for (int lane = 0; lane < lanes; ++lane) {
       const std::span<const Residue> b =
           lane < static_cast<int>(lane_sequences.size()) ? lane_sequences[lane] : std::span<const Residue>{};
       for (int j = 0; j < columns_; ++j) {
         block[j * lanes + lane] =
-            j < static_cast<int>(b.size()) ? key::column(scheme.score(code, b[j]), code == b[j]) : padding;
+            j < static_cast<int>(b.size()) ? Keys::column(scheme.score(code, b[j]), code == b[j]) : padding;
       }
     }
   }
 }
+
+template class LaneProfile<NarrowKeys>;
+template class LaneProfile<WideKeys>;
 
 namespace {
 
@@ -43,9 +42,9 @@ bool cpu_has(const std::string& name) {
 }
 
 LaneKernel kernel_named(const std::string& name) {
-  if (name == "avx512") return {name, kAvx512Lanes, run_lane_group_avx512};
-  if (name == "avx2") return {name, kAvx2Lanes, run_lane_group_avx2};
-  return {"generic", kGenericLanes, run_lane_group_generic};
+  if (name == "avx512") return {name, kAvx512Lanes, run_narrow_avx512, run_wide_avx512};
+  if (name == "avx2") return {name, kAvx2Lanes, run_narrow_avx2, run_wide_avx2};
+  return {"generic", kGenericLanes, run_narrow_generic, run_wide_generic};
 }
 
 const char* const kPreference[] = {"avx512", "avx2", "generic"};

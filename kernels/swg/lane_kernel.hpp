@@ -1,11 +1,13 @@
 // Inter-sequence SIMD alignment: one row sequence against a group of column
 // sequences, one per vector lane, with the exact statistics of alignment.hpp.
 //
-// Each DP state is a single int32 key = score·65536 + identical·256 + (255 − length),
+// Each DP state is one integer key = score·2^(2b) + identical·2^b + (2^b − 1 − length),
 // so the lexicographic (score, identical, −length) optimum is a plain signed
-// maximum and a column adds a constant. The packing is exact while length ≤ 255,
-// i.e. for pairs with len(a) + len(b) ≤ kMaxPackedPairLength; longer pairs go to
-// align_reference.
+// maximum and a column adds a constant. The packing is exact while the length fits
+// in b bits, i.e. for pairs with len(a) + len(b) ≤ 2^b − 1:
+//   NarrowKeys: int32, b = 8  — pairs up to 255 residues together (short reads);
+//   WideKeys:   int64, b = 16 — pairs up to 65,535 residues together.
+// Longer pairs go to align_reference.
 #pragma once
 
 #include <cstdint>
@@ -18,54 +20,70 @@
 
 namespace swg {
 
-inline constexpr int kMaxPackedPairLength = 255;
+template <class KeyType, int kCountBits>
+struct PackedKeys {
+  using Key = KeyType;
+  static constexpr int max_pair_length = (1 << kCountBits) - 1;
+  static constexpr Key empty = max_pair_length;  // score 0, no columns
+  static constexpr Key impossible = -(Key{1} << (8 * sizeof(Key) - 2));  // state unreachable
+  static constexpr int padding_score = -4096;    // profile entry past a lane's sequence end
 
-namespace key {
-inline constexpr std::int32_t kEmpty = 255;              // score 0, no columns
-inline constexpr std::int32_t kImpossible = -(1 << 30);  // state unreachable
-inline constexpr int kPaddingScore = -4096;              // profile entry past a lane's sequence end
+  static constexpr Key column(int score, bool identical) {
+    return (Key{score} << (2 * kCountBits)) + (identical ? max_pair_length : -1);
+  }
+  // Subtracted for a gap column of the given cost.
+  static constexpr Key gap(int cost) { return (Key{cost} << (2 * kCountBits)) + 1; }
+  static AlignmentStats decode(Key key) {
+    const Key packed = key & ((Key{1} << (2 * kCountBits)) - 1);
+    return {static_cast<int>(key >> (2 * kCountBits)), static_cast<int>(packed >> kCountBits),
+            static_cast<int>(max_pair_length - (packed & max_pair_length))};
+  }
+};
 
-inline constexpr std::int32_t column(int score, bool identical) { return score * 65536 + (identical ? 255 : -1); }
-// Subtracted for a gap column of the given cost.
-inline constexpr std::int32_t gap(int cost) { return cost * 65536 + 1; }
-AlignmentStats decode(std::int32_t key);
-}  // namespace key
+using NarrowKeys = PackedKeys<std::int32_t, 8>;
+using WideKeys = PackedKeys<std::int64_t, 16>;
 
-// A lane group's score profile: key::column(score(c, lane's b[j]), c == b[j]) at
+// A lane group's score profile: Keys::column(score(c, lane's b[j]), c == b[j]) at
 // [(c·columns + j)·lanes + lane] for every residue code c in use, plus one
 // all-padding row.
+template <class Keys>
 class LaneProfile {
  public:
+  using Key = typename Keys::Key;
   // `lane_sequences` has at most `lanes` entries; missing lanes are padding.
   void build(const ScoringScheme& scheme, std::span<const std::span<const Residue>> lane_sequences, int lanes,
              std::span<const Residue> codes_in_use);
   // The columns × lanes entries for residue code `code`.
-  const std::int32_t* row(int code) const { return entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes_; }
+  const Key* row(int code) const { return entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes_; }
   // A code whose row is all padding (scores that never help an alignment).
   int padding_code() const { return padding_code_; }
   int columns() const { return columns_; }
 
  private:
-  AlignedVector<std::int32_t> entries_;
+  AlignedVector<Key> entries_;
   int columns_ = 0;
   int lanes_ = 0;
   int padding_code_ = 0;
 };
 
-// Aligns `rows` (each with len + profile.columns() ≤ kMaxPackedPairLength) against one lane group.
+// Aligns `rows` (each with len + profile.columns() ≤ Keys::max_pair_length) against one lane group.
+template <class Keys>
 struct LaneGroupJob {
-  const LaneProfile* profile = nullptr;
+  using Key = typename Keys::Key;
+  const LaneProfile<Keys>* profile = nullptr;
   std::span<const std::span<const Residue>> rows;
-  std::int32_t open_key = 0;    // key::gap(gap_open)
-  std::int32_t extend_key = 0;  // key::gap(gap_extend)
-  std::int32_t* best_keys = nullptr;  // out: rows.size() × lanes best keys
-  std::int32_t* workspace = nullptr;  // 2 × columns × lanes int32, 64-byte aligned
+  Key open_key = 0;              // Keys::gap(gap_open)
+  Key extend_key = 0;            // Keys::gap(gap_extend)
+  Key* best_keys = nullptr;      // out: rows.size() × lanes best keys
+  Key* workspace = nullptr;      // 2 × columns × lanes keys, vector-aligned
 };
 
+// One instruction set's kernels; both widths use the same number of lanes.
 struct LaneKernel {
   std::string name;  // "avx512", "avx2" or "generic"
   int lanes = 0;
-  void (*run)(const LaneGroupJob& job) = nullptr;
+  void (*run_narrow)(const LaneGroupJob<NarrowKeys>& job) = nullptr;
+  void (*run_wide)(const LaneGroupJob<WideKeys>& job) = nullptr;
 };
 
 // "auto" picks the widest instruction set this CPU supports; naming one that it
@@ -73,10 +91,13 @@ struct LaneKernel {
 LaneKernel select_lane_kernel(const std::string& requested = "auto");
 std::vector<std::string> supported_lane_kernels();
 
-// Per-ISA entry points (each in its own translation unit, compiled for that ISA).
-void run_lane_group_generic(const LaneGroupJob& job);
-void run_lane_group_avx2(const LaneGroupJob& job);
-void run_lane_group_avx512(const LaneGroupJob& job);
+// Per-ISA entry points (each ISA in its own translation unit, compiled for it).
+void run_narrow_generic(const LaneGroupJob<NarrowKeys>& job);
+void run_wide_generic(const LaneGroupJob<WideKeys>& job);
+void run_narrow_avx2(const LaneGroupJob<NarrowKeys>& job);
+void run_wide_avx2(const LaneGroupJob<WideKeys>& job);
+void run_narrow_avx512(const LaneGroupJob<NarrowKeys>& job);
+void run_wide_avx512(const LaneGroupJob<WideKeys>& job);
 inline constexpr int kGenericLanes = 8;
 inline constexpr int kAvx2Lanes = 8;
 inline constexpr int kAvx512Lanes = 16;

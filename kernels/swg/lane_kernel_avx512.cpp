@@ -1,4 +1,4 @@
-// AVX-512 instance of the lane kernel (this file is compiled with -mavx512f).
+// AVX-512 instances of the lane kernel (this file is compiled with -mavx512f).
 #include <immintrin.h>
 
 #include "lane_kernel_impl.hpp"
@@ -6,8 +6,9 @@
 namespace swg {
 namespace {
 
-struct Avx512 {
+struct Avx512Narrow {  // 16 int32 keys in one register
   static constexpr int lanes = kAvx512Lanes;
+  static constexpr int rows_per_sweep = 4;
   using Vector = __m512i;
   static Vector load(const std::int32_t* p) { return _mm512_load_si512(p); }
   static void store(std::int32_t* p, Vector v) { _mm512_store_si512(p, v); }
@@ -17,8 +18,26 @@ struct Avx512 {
   static Vector max(Vector a, Vector b) { return _mm512_max_epi32(a, b); }
 };
 
+struct Avx512Wide {  // 16 int64 keys in two registers
+  static constexpr int lanes = kAvx512Lanes;
+  static constexpr int rows_per_sweep = 2;
+  struct Vector {
+    __m512i low, high;
+  };
+  static Vector load(const std::int64_t* p) { return {_mm512_load_si512(p), _mm512_load_si512(p + 8)}; }
+  static void store(std::int64_t* p, Vector v) {
+    _mm512_store_si512(p, v.low);
+    _mm512_store_si512(p + 8, v.high);
+  }
+  static Vector set1(std::int64_t x) { return {_mm512_set1_epi64(x), _mm512_set1_epi64(x)}; }
+  static Vector add(Vector a, Vector b) { return {_mm512_add_epi64(a.low, b.low), _mm512_add_epi64(a.high, b.high)}; }
+  static Vector sub(Vector a, Vector b) { return {_mm512_sub_epi64(a.low, b.low), _mm512_sub_epi64(a.high, b.high)}; }
+  static Vector max(Vector a, Vector b) { return {_mm512_max_epi64(a.low, b.low), _mm512_max_epi64(a.high, b.high)}; }
+};
+
 }  // namespace
 
-void run_lane_group_avx512(const LaneGroupJob& job) { run_lane_group<Avx512>(job); }
+void run_narrow_avx512(const LaneGroupJob<NarrowKeys>& job) { run_lane_group<Avx512Narrow>(job); }
+void run_wide_avx512(const LaneGroupJob<WideKeys>& job) { run_lane_group<Avx512Wide>(job); }
 
 }  // namespace swg

@@ -57,11 +57,20 @@ TEST(StoredDistance, TruncatesExactly) {
   EXPECT_EQ(stored_distance({5, 1, 3}), 21844);          // trunc(2/3 · 32767) = 21844.67 → 21844
 }
 
+template <class Keys>
+void expect_round_trip() {
+  typename Keys::Key value = Keys::empty;
+  EXPECT_EQ(Keys::decode(value), (AlignmentStats{0, 0, 0}));
+  value += Keys::column(5, true) + Keys::column(-4, false) - Keys::gap(16) - Keys::gap(4);
+  EXPECT_EQ(Keys::decode(value), (AlignmentStats{5 - 4 - 16 - 4, 1, 4}));
+  for (int k = 0; k < Keys::max_pair_length - 4; ++k) value += Keys::column(3, true);
+  EXPECT_EQ(Keys::decode(value), (AlignmentStats{-19 + 3 * (Keys::max_pair_length - 4), Keys::max_pair_length - 3,
+                                                 Keys::max_pair_length}));
+}
+
 TEST(LaneKey, RoundTripsPackedStatistics) {
-  std::int32_t value = key::kEmpty;
-  EXPECT_EQ(key::decode(value), (AlignmentStats{0, 0, 0}));
-  value += key::column(5, true) + key::column(-4, false) - key::gap(16) - key::gap(4);
-  EXPECT_EQ(key::decode(value), (AlignmentStats{5 - 4 - 16 - 4, 1, 4}));
+  expect_round_trip<NarrowKeys>();
+  expect_round_trip<WideKeys>();
 }
 
 struct SchemeCase {
@@ -107,62 +116,76 @@ struct KernelCase {
   std::string kernel;
   const char* scheme_name;
   ScoringScheme (*make)();
+  bool wide;  // WideKeys with sequences up to 400 long, else NarrowKeys
 };
 
 class LaneKernelVersusReference : public ::testing::TestWithParam<KernelCase> {};
 
 // Every lane of every row equals the scalar reference, on groups mixing lengths
 // (so lanes are padded) and rows related to one lane's sequence.
-TEST_P(LaneKernelVersusReference, RandomGroups) {
-  const auto scheme = GetParam().make();
-  const LaneKernel kernel = select_lane_kernel(GetParam().kernel);
+template <class Keys>
+int check_random_groups(void (*run)(const LaneGroupJob<Keys>&), int lanes, const ScoringScheme& scheme,
+                        int longest, int groups) {
   SequenceFactory factory(scheme, 777);
   std::vector<Residue> all_codes(scheme.alphabet_size);
   for (int c = 0; c < scheme.alphabet_size; ++c) all_codes[c] = static_cast<Residue>(c);
-
   int pairs = 0;
-  for (int group = 0; group < 60; ++group) {
-    const int lanes_used = factory.uniform(1, kernel.lanes);
+  for (int group = 0; group < groups; ++group) {
+    const int lanes_used = factory.uniform(1, lanes);
     std::vector<std::vector<Residue>> columns;
-    for (int lane = 0; lane < lanes_used; ++lane) columns.push_back(factory.random(factory.uniform(1, 127)));
+    for (int lane = 0; lane < lanes_used; ++lane) columns.push_back(factory.random(factory.uniform(1, longest)));
     std::vector<std::span<const Residue>> column_spans(columns.begin(), columns.end());
-    LaneProfile profile;
-    profile.build(scheme, column_spans, kernel.lanes, all_codes);
+    LaneProfile<Keys> profile;
+    profile.build(scheme, column_spans, lanes, all_codes);
 
     std::vector<std::vector<Residue>> rows;
-    for (int r = 0; r < 8; ++r) {
-      const int limit = kMaxPackedPairLength - profile.columns();
-      rows.push_back(r % 2 ? factory.random(factory.uniform(1, std::min(limit, 127)))
+    const int limit = std::min(Keys::max_pair_length - profile.columns(), longest);
+    for (int r = 0; r < 7; ++r) {  // odd, so the last sweep has padding rows
+      rows.push_back(r % 2 ? factory.random(factory.uniform(1, limit))
                            : factory.mutate(columns[factory.uniform(0, lanes_used - 1)], 0.1, 0.08, limit));
     }
     std::vector<std::span<const Residue>> row_spans(rows.begin(), rows.end());
-    std::vector<std::int32_t> best(rows.size() * kernel.lanes);
-    AlignedVector<std::int32_t> workspace(2 * static_cast<std::size_t>(profile.columns()) * kernel.lanes);
-    kernel.run({&profile, row_spans, key::gap(scheme.gap_open), key::gap(scheme.gap_extend), best.data(),
-                workspace.data()});
+    std::vector<typename Keys::Key> best(rows.size() * lanes);
+    AlignedVector<typename Keys::Key> workspace(2 * static_cast<std::size_t>(profile.columns()) * lanes);
+    run({&profile, row_spans, Keys::gap(scheme.gap_open), Keys::gap(scheme.gap_extend), best.data(),
+         workspace.data()});
 
     for (std::size_t r = 0; r < rows.size(); ++r) {
       for (int lane = 0; lane < lanes_used; ++lane) {
-        ASSERT_EQ(key::decode(best[r * kernel.lanes + lane]), align_reference(rows[r], columns[lane], scheme))
+        EXPECT_EQ(Keys::decode(best[r * lanes + lane]), align_reference(rows[r], columns[lane], scheme))
             << "group " << group << " row " << r << " lane " << lane;
         ++pairs;
       }
     }
+    if (::testing::Test::HasFailure()) break;
   }
-  EXPECT_GT(pairs, 1000);
+  return pairs;
+}
+
+TEST_P(LaneKernelVersusReference, RandomGroups) {
+  const auto scheme = GetParam().make();
+  const LaneKernel kernel = select_lane_kernel(GetParam().kernel);
+  const int pairs = GetParam().wide ? check_random_groups(kernel.run_wide, kernel.lanes, scheme, 400, 12)
+                                    : check_random_groups(kernel.run_narrow, kernel.lanes, scheme, 127, 60);
+  EXPECT_GT(pairs, GetParam().wide ? 250 : 1000);
 }
 
 std::vector<KernelCase> kernel_cases() {
   std::vector<KernelCase> cases;
   for (const auto& name : supported_lane_kernels()) {
-    cases.push_back({name, "dna", dna});
-    cases.push_back({name, "protein", protein});
+    for (const bool wide : {false, true}) {
+      cases.push_back({name, "dna", dna, wide});
+      cases.push_back({name, "protein", protein, wide});
+    }
   }
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(SupportedKernels, LaneKernelVersusReference, ::testing::ValuesIn(kernel_cases()),
-                         [](const auto& info) { return info.param.kernel + "_" + info.param.scheme_name; });
+                         [](const auto& info) {
+                           return info.param.kernel + "_" + (info.param.wide ? "wide_" : "narrow_") +
+                                  info.param.scheme_name;
+                         });
 
 TEST(LaneKernelSelection, RejectsUnknownOrUnsupported) {
   EXPECT_THROW(select_lane_kernel("sse9"), std::invalid_argument);
