@@ -1,7 +1,10 @@
 #include "kernels.hpp"
 
 #if defined(__AVX2__) && defined(__FMA__)
+#define DAMDS_HAVE_AVX2 1
 #include <immintrin.h>
+#else
+#define DAMDS_HAVE_AVX2 0
 #endif
 
 #include <algorithm>
@@ -70,7 +73,7 @@ RowTerms row_terms(const std::int16_t* distance, const std::int16_t* weight, con
   return {stress, coefficient_sum, {s0, s1, s2, s3}};
 }
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if DAMDS_HAVE_AVX2
 // Columns per float accumulation block: short enough that single-precision sums
 // stay accurate, long enough that the double flush costs nothing.
 constexpr std::int64_t kFloatBlock = 1024;
@@ -153,7 +156,7 @@ void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std
   const std::int64_t row_count = rows.block.rows();
   const double* axes[kMaxDimension] = {};
   for (int k = 0; k < L; ++k) axes[k] = x.axis(k);
-#if defined(__AVX2__) && defined(__FMA__)
+#if DAMDS_HAVE_AVX2
   const float* single_axes[kMaxDimension] = {};
   for (int k = 0; k < L; ++k) single_axes[k] = x.single_axis(k);
   const std::int64_t vector_end = n - n % 8;
@@ -169,7 +172,7 @@ void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std
     double xi[kMaxDimension] = {};
     for (int k = 0; k < L; ++k) xi[k] = axes[k][i];
     RowTerms terms;
-#if defined(__AVX2__) && defined(__FMA__)
+#if DAMDS_HAVE_AVX2
     terms = row_terms_avx2<L, Weighted>(distance, weight, single_axes, xi, shift, vector_end);
 #endif
     terms.add(row_terms<L, Weighted>(distance, weight, axes, xi, shift, vector_end, n));
