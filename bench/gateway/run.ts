@@ -5,7 +5,7 @@
 //      or duplicated; throughput and queue wait.
 // Run:  bash bench/with-stack.sh node --import tsx bench/gateway/run.ts [results.md]
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +29,10 @@ const POLL_MS = 1000;
 
 const kernels = process.env.KERNELS_BIN || REAL_KERNELS;
 const realKernels = ['swg', 'damds', 'dapwc'].every((p) => existsSync(path.join(kernels, p)));
+/** "swg real, damds real, dapwc fake": a compiled program or a fixture script. */
+const kernelKinds = ['swg', 'damds', 'dapwc']
+  .map((p) => `${p} ${realKernels && readFileSync(realpathSync(path.join(kernels, p))).subarray(0, 4).toString('latin1') === '\x7fELF' ? 'real' : 'fake'}`)
+  .join(', ');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const seconds = (job: any, field: string) => Date.parse(job[field]) / 1000;
@@ -79,7 +83,7 @@ async function overhead(): Promise<string[]> {
     return [
       `## Gateway overhead (local backend, poll interval ${POLL_MS} ms)`,
       '',
-      `${OVERHEAD_READS} reads of 16s-4640.fasta, ${realKernels ? 'real kernels' : 'FAKE kernels (real ones not built)'}, 1 rank each, median of ${OVERHEAD_RUNS} runs.`,
+      `${OVERHEAD_READS} reads of 16s-4640.fasta; programs: ${kernelKinds} ("fake" = the test fixture script); 1 rank each; median of ${OVERHEAD_RUNS} runs.`,
       '',
       '| measure | seconds |',
       '| --- | ---: |',

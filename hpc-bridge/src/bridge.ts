@@ -36,6 +36,7 @@ interface ExitRecord {
 
 export class Bridge {
   private readonly tracked = new Map<string, Tracked>();
+  private readonly unsent = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -145,6 +146,7 @@ export class Bridge {
   }
 
   async pollOnce(): Promise<void> {
+    for (const jobId of this.unsent) await this.advance(jobId);
     const all = [...this.tracked.values()];
     if (!all.length) return;
     const states = await this.backend.poll(all.map((t) => t.handle));
@@ -231,9 +233,15 @@ export class Bridge {
     await this.advance(jobId);
   }
 
+  /** Tells the workers a stage ended; kept and re-sent every poll while the broker is unreachable. */
   private async advance(jobId: string): Promise<void> {
-    // If this publish is lost, the workers' sweeper finds the job idle and advances it.
-    await this.broker.publish('pipeline', { jobId }).catch((err) => this.log(`could not publish advance of ${jobId}: ${err.message}`));
+    try {
+      await this.broker.publish('pipeline', { jobId });
+      this.unsent.delete(jobId);
+    } catch (err) {
+      if (!this.unsent.has(jobId)) this.log(`could not publish advance of ${jobId} (will retry): ${(err as Error).message}`);
+      this.unsent.add(jobId);
+    }
   }
 
   private async untrack(t: Tracked): Promise<void> {

@@ -6,7 +6,7 @@ import type { JobDoc, StageCommand, StageName } from './model.ts';
 import { FILES } from './workdir.ts';
 
 /** Where the distance matrix of a job lives and how to read it. */
-export function matrixOf(job: JobDoc): { file: string; bigEndian: boolean } {
+function matrixOf(job: JobDoc): { file: string; bigEndian: boolean } {
   if (job.type === 'distance-matrix') {
     return { file: path.join(job.workdir, job.input.file), bigEndian: job.params.byteOrder === 'big' };
   }

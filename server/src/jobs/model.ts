@@ -10,7 +10,6 @@ export type StageRunner = 'worker' | 'hpc';
 
 export const TERMINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
 export const ACTIVE_JOB_STATES: readonly JobState[] = ['queued', 'running'];
-export const TERMINAL_STAGE_STATES: readonly StageState[] = ['succeeded', 'failed', 'cancelled'];
 
 /** For each target state, the states it may be entered from: anything else is a late or duplicate update. */
 export const JOB_MOVES: Record<JobState, readonly JobState[]> = {
@@ -203,4 +202,3 @@ export function newStages(type: JobType): { order: StageName[]; stages: Record<s
 }
 
 export const isTerminalJob = (state: JobState) => TERMINAL_JOB_STATES.includes(state);
-export const isTerminalStage = (state: StageState) => TERMINAL_STAGE_STATES.includes(state);

@@ -2,9 +2,11 @@
 // a bridge killed mid-stage, a worker killed holding a message, a cancel while a
 // program runs, a program exiting non-zero.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Gateway, isTerminal, signedIn, sleep, submit, waitForJob } from './gateway.ts';
+import { Gateway, ROOT, isTerminal, signedIn, sleep, submit, waitForJob } from './gateway.ts';
 
 const FASTA = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
 const stage = (job: any, name: string) => job.stages.find((s: any) => s.name === name);
@@ -37,6 +39,23 @@ describe('gateway faults', () => {
       assert.equal(moves(job, name, 'succeeded'), 1, name);
     }
     assert.match(gw.logOf('bridge'), /re-attached to local/);
+  });
+
+  test('a RabbitMQ restart during a job loses nothing', async () => {
+    // The test stack of scripts/test.sh (or WPV_STACK_DIR): stop its broker, start it again.
+    const stack = process.env.WPV_STACK_DIR ?? path.join(process.env.WPV_TEST_DIR!, 'stack');
+    const ports = [new URL(process.env.MONGODB_URI!).port, new URL(process.env.AMQP_URL!).port];
+    const client = await signedIn(gw.url);
+    const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
+    await waitForJob(client, id, runningWithHandle('swg'));
+    const broker = Number(readFileSync(path.join(stack, 'rabbitmq.pid'), 'utf8'));
+    process.kill(-broker, 'SIGTERM');
+    while (existsSync(`/proc/${broker}`)) await sleep(100);
+    await sleep(2500); // swg ends while the broker is down: its "advance" cannot be published yet
+    execFileSync('bash', [path.join(ROOT, 'scripts/stack.sh'), 'start', stack, ...ports], { stdio: 'ignore' });
+    const job = await waitForJob(client, id, isTerminal, 90_000);
+    assert.equal(job.state, 'succeeded', job.error);
+    for (const name of ['swg', 'mds', 'pwc', 'assemble']) assert.equal(stage(job, name).attempts, 1, name);
   });
 
   test('a worker killed while it holds a message: redelivered, the stage redone, the job done once', async () => {
