@@ -1,0 +1,156 @@
+#include "annealing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+namespace dapwc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool all_frozen(const ClusterState& state, double limit) {
+  const std::vector<double> measures = freezing_measures(state);
+  return std::all_of(measures.begin(), measures.end(), [&](double f) { return f < limit; });
+}
+
+// Runs the schedule; member functions are its phases.
+class Annealer {
+ public:
+  Annealer(const DistanceRows& distances, RowExchange& exchange, const AnnealingSettings& settings,
+           const AnnealingObserver& observer, AnnealingResult& result)
+      : distances_(distances), exchange_(exchange), settings_(settings), observer_(observer),
+        result_(result) {}
+
+  void run(double mean_distance) {
+    result_.initial_temperature = 2.0 * mean_distance;
+    const double min_temperature = result_.initial_temperature * settings_.min_temperature_ratio;
+    result_.state = single_cluster(distances_.n, result_.initial_temperature);
+    ClusterState& state = result_.state;
+
+    // Splitting phase: cool, testing for an unstable cluster; it ends at
+    // MaxNcent clusters, at T_min, or when the clusters are frozen and stable.
+    // Coincident copies are merged first, so that MaxNcent counts distinct clusters.
+    int steps_since_test = settings_.wait_iterations;
+    for (;;) {
+      converge_here("anneal");
+      if (result_.splits == 0 || steps_since_test >= settings_.wait_iterations) {
+        steps_since_test = 0;
+        merge_coincident();
+        if (state.clusters >= settings_.max_clusters) break;
+        if (try_split()) continue;  // re-converge at the same temperature
+        if (state.clusters > 1 && all_frozen(state, settings_.freezing_limit)) break;
+      }
+      if (state.temperature < min_temperature) break;
+      state.temperature *= result_.splits == 0 ? settings_.initial_cooling : settings_.fine_cooling;
+      ++steps_since_test;
+      ++result_.temperature_steps;
+    }
+
+    // Final phase: no more splits, cool until frozen.
+    for (int step = 0; step < settings_.final_steps && !all_frozen(state, settings_.freezing_limit);
+         ++step) {
+      state.temperature *= settings_.final_cooling;
+      ++result_.temperature_steps;
+      converge_here("final");
+    }
+
+    merge_coincident();
+    remove_small_clusters();
+    result_.frozen = all_frozen(state, settings_.freezing_limit);
+    result_.labels = labels_by_first_point(nearest_clusters(state));
+    result_.clusters = state.clusters;
+  }
+
+ private:
+  void converge_here(const char* phase) {
+    const auto start = Clock::now();
+    const EmConvergence c = converge(distances_, exchange_, result_.state, settings_.epsi_max_change,
+                                     settings_.max_em_iterations);
+    result_.em_iterations += c.iterations;
+    result_.em_seconds += seconds_since(start);
+    report(phase);
+  }
+
+  bool try_split() {
+    const auto start = Clock::now();
+    ClusterState& state = result_.state;
+    const StabilityTest test = test_stability(distances_, exchange_, state,
+                                              settings_.too_small_to_split, settings_.power);
+    result_.eigen_passes += test.passes;
+    const int chosen = choose_split(test, settings_.min_eig_test);
+    if (chosen >= 0) {
+      split_cluster(state, test.tested[chosen], test.direction[chosen], settings_.split_amplitude);
+      ++result_.splits;
+    }
+    result_.split_seconds += seconds_since(start);
+    if (chosen >= 0) report("split");
+    return chosen >= 0;
+  }
+
+  // Merges clusters that a split produced but that did not separate.
+  void merge_coincident() {
+    ClusterState& state = result_.state;
+    const int dropped =
+        merge_coincident_clusters(state, settings_.coincidence_tolerance * state.temperature);
+    if (dropped == 0) return;
+    result_.merged_clusters += dropped;
+    converge_here("merge");
+  }
+
+  // Drops clusters with fewer than min_cluster_points nearest points (never the
+  // last one) and re-converges, until every cluster is large enough.
+  void remove_small_clusters() {
+    ClusterState& state = result_.state;
+    for (;;) {
+      std::vector<int> counts(state.clusters, 0);
+      for (int j : nearest_clusters(state)) ++counts[j];
+      std::vector<int> kept;
+      for (int j = 0; j < state.clusters; ++j)
+        if (counts[j] >= settings_.min_cluster_points) kept.push_back(j);
+      if (kept.empty()) kept.push_back(static_cast<int>(std::max_element(counts.begin(), counts.end()) - counts.begin()));
+      if (static_cast<int>(kept.size()) == state.clusters) return;
+      result_.removed_clusters += state.clusters - static_cast<int>(kept.size());
+      keep_clusters(state, kept);
+      converge_here("remove");
+    }
+  }
+
+  void report(const char* phase) {
+    if (!observer_) return;
+    observer_({phase, result_.temperature_steps, result_.em_iterations, result_.state.temperature,
+               result_.state.clusters});
+  }
+
+  const DistanceRows& distances_;
+  RowExchange& exchange_;
+  const AnnealingSettings& settings_;
+  const AnnealingObserver& observer_;
+  AnnealingResult& result_;
+};
+
+}  // namespace
+
+AnnealingResult anneal(const DistanceRows& distances, RowExchange& exchange, double mean_distance,
+                       const AnnealingSettings& settings, const AnnealingObserver& observer) {
+  AnnealingResult result;
+  Annealer(distances, exchange, settings, observer, result).run(mean_distance);
+  return result;
+}
+
+std::vector<int> labels_by_first_point(const std::vector<int>& cluster_of_point) {
+  std::map<int, int> label_of_cluster;
+  std::vector<int> labels(cluster_of_point.size());
+  for (std::size_t p = 0; p < cluster_of_point.size(); ++p) {
+    auto [it, inserted] = label_of_cluster.try_emplace(cluster_of_point[p],
+                                                        static_cast<int>(label_of_cluster.size()) + 1);
+    labels[p] = it->second;
+  }
+  return labels;
+}
+
+}  // namespace dapwc

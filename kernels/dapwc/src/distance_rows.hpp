@@ -1,0 +1,38 @@
+// This rank's rows of the N×N distance matrix, kept as the stored int16 values
+// (2 bytes per pair), and the one pass over them that every step needs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "row_exchange.hpp"
+#include "spidal/mpi_env.hpp"
+
+namespace dapwc {
+
+struct DistanceRows {
+  std::int64_t n = 0;                 // points in the whole matrix
+  spidal::RowBlock block;             // which rows are held here
+  std::vector<std::int16_t> stored;   // block.rows() × n, value s means s/32767
+
+  const std::int16_t* row(std::int64_t local_row) const { return stored.data() + local_row * n; }
+};
+
+// out[r·width + j] = Σ_β d(block.begin + r, β) · columns[j·n + β] for every local
+// row r; `columns` holds `width` vectors of length n one after another.
+// Each row is summed by the same instruction sequence wherever it falls in the
+// block, so results are bit-identical for any row decomposition or thread count.
+void multiply_rows(const DistanceRows& distances, const double* columns, int width, double* out);
+
+// What preparing the matrix for clustering found.
+struct MatrixSummary {
+  double mean_distance = 0.0;     // over valid off-diagonal pairs
+  std::int64_t missing_pairs = 0; // negative stored values, replaced by the mean
+};
+
+// Zeroes the diagonal, replaces missing (negative) values by the mean of the
+// valid off-diagonal distances and returns that mean. Throws spidal::InputError
+// when no valid off-diagonal distance exists or all of them are zero.
+MatrixSummary prepare_distances(DistanceRows& distances, RowExchange& exchange);
+
+}  // namespace dapwc

@@ -1,0 +1,71 @@
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "distance_rows.hpp"
+#include "spidal/errors.hpp"
+
+namespace dapwc {
+namespace {
+
+std::vector<std::int16_t> random_stored(std::int64_t n, unsigned seed) {
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int> value(0, 32767);
+  std::vector<std::int16_t> stored(n * n);
+  for (auto& s : stored) s = static_cast<std::int16_t>(value(random));
+  return stored;
+}
+
+TEST(MultiplyRows, MatchesDirectSumsAndIsIndependentOfTheRowSplit) {
+  const std::int64_t n = 2100;  // more than one column tile
+  const int width = 3;
+  const std::vector<std::int16_t> stored = random_stored(n, 1);
+  std::vector<double> columns(width * n);
+  std::mt19937 random(2);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (double& c : columns) c = unit(random);
+
+  const DistanceRows all{n, {0, n}, stored};
+  std::vector<double> whole(n * width);
+  multiply_rows(all, columns.data(), width, whole.data());
+  for (std::int64_t r : {0L, 5L, n - 1})
+    for (int j = 0; j < width; ++j) {
+      long double expected = 0.0L;
+      for (std::int64_t b = 0; b < n; ++b) expected += stored[r * n + b] / 32767.0L * columns[j * n + b];
+      EXPECT_NEAR(whole[r * width + j], static_cast<double>(expected), 1e-9);
+    }
+
+  // Rows 7..13 as a block of their own (a short last group) give the same bits.
+  const std::int64_t first = 7, rows = 6;
+  const DistanceRows part{n, {first, first + rows},
+                          std::vector<std::int16_t>(stored.begin() + first * n,
+                                                    stored.begin() + (first + rows) * n)};
+  std::vector<double> partial(rows * width);
+  multiply_rows(part, columns.data(), width, partial.data());
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (int j = 0; j < width; ++j) EXPECT_EQ(partial[r * width + j], whole[(first + r) * width + j]);
+}
+
+TEST(PrepareDistances, ZeroesDiagonalFillsMissingWithTheMean) {
+  // 3 points; off-diagonal valid values 100, 200, 300, 300, 200 and one missing.
+  std::vector<std::int16_t> stored{7, 100, 200,  //
+                                   100, 0, -1,   //
+                                   200, 300, 5};
+  DistanceRows rows{3, {0, 3}, stored};
+  SingleRankExchange exchange(3);
+  const MatrixSummary summary = prepare_distances(rows, exchange);
+  EXPECT_EQ(summary.missing_pairs, 1);
+  EXPECT_DOUBLE_EQ(summary.mean_distance, 180.0 / 32767.0);
+  EXPECT_EQ(rows.stored, (std::vector<std::int16_t>{0, 100, 200, 100, 0, 180, 200, 300, 0}));
+}
+
+TEST(PrepareDistances, RejectsMatricesWithNothingToCluster) {
+  SingleRankExchange exchange(2);
+  DistanceRows zeros{2, {0, 2}, {0, 0, 0, 0}};
+  EXPECT_THROW(prepare_distances(zeros, exchange), spidal::InputError);
+  DistanceRows missing{2, {0, 2}, {0, -1, -1, 0}};
+  EXPECT_THROW(prepare_distances(missing, exchange), spidal::InputError);
+}
+
+}  // namespace
+}  // namespace dapwc
