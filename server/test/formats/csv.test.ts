@@ -14,6 +14,11 @@ test('header names the columns in any order and case; other columns ignored', as
   assert.deepEqual(plot.clusters.map((c) => [c.key, c.label]), [[4, '4']]);
 });
 
+test('a byte-order mark and CRLF line ends are accepted', async () => {
+  const plot = await parseCsv('\uFEFFx,y,z\r\n1,2,3\r\n4,5,6\r\n');
+  assert.deepEqual(Array.from(plot.frames[0].positions), [1, 2, 3, 4, 5, 6]);
+});
+
 test('without z the plot is 2D', async () => {
   const plot = await parseCsv('x,y\n1,2\n3,4\n');
   assert.deepEqual(Array.from(plot.frames[0].positions), [1, 2, 0, 3, 4, 0]);

@@ -87,6 +87,14 @@ test('the same document read in chunks of every small size gives the same frame'
   }
 });
 
+test('DOCTYPE, processing instructions, ">" and quotes inside attribute values', async () => {
+  const plot = await parseXml(
+    `<?xml version="1.0"?>\n<!DOCTYPE plotviz [ <!ELEMENT plotviz ANY> ]>\n<plotviz note='a > b "q"'>\n<?pi data?>` +
+      `<points>${point('1', '0')}</points></plotviz>\n<!-- trailing comment -->\n`,
+  );
+  assert.equal(plot.frames[0].clusterKeys.length, 1);
+});
+
 test('bad PlotViz files are rejected with the line at fault', async () => {
   const cases: Array<[string, string, number]> = [
     ['mismatched tag', `${HEADER}<points>\n<point><key>1</key></pont>\n</points></plotviz>`, 5],
@@ -94,6 +102,10 @@ test('bad PlotViz files are rejected with the line at fault', async () => {
     ['text after root', `${HEADER}<points>${point('1', '0')}</points></plotviz>\noops`, 6],
     ['bad entity', `${HEADER}<points>\n${point('1', '0', '1', 'a &nbsp; b')}</points></plotviz>`, 5],
     ['unquoted attribute', `${HEADER}<points>\n\n<point><location x=1 y="2"/></point></points></plotviz>`, 6],
+    ['repeated attribute', `${HEADER}<points>\n<point><location x="1" x="2"/></point></points></plotviz>`, 5],
+    ['second root', `${HEADER}<points>${point('1', '0')}</points></plotviz>\n<plotviz/>`, 6],
+    ['tag cut by the end of file', `${HEADER}<points>${point('1', '0')}</points>\n</plotviz`, 6],
+    ['"<" inside a tag', `${HEADER}<points>\n<point <key>1</key></point></points></plotviz>`, 5],
   ];
   for (const [what, text, line] of cases) {
     const error = await assertInputError(parseXml(text), { code: 'malformed_xml', line });
