@@ -40,5 +40,7 @@ function undeclaredWarning(undeclared: Map<number, number>): string {
   for (const count of undeclared.values()) points += count;
   const keys = [...undeclared.keys()].sort((a, b) => a - b);
   const named = keys.slice(0, KEYS_NAMED_IN_WARNING).join(', ') + (keys.length > KEYS_NAMED_IN_WARNING ? ', …' : '');
-  return `${points} points use undeclared cluster keys ${named}; they were declared with default settings`;
+  const subject = points === 1 ? '1 point uses' : `${points} points use`;
+  const object = keys.length === 1 ? `cluster key ${named}` : `cluster keys ${named}`;
+  return `${subject} undeclared ${object}; declared with default settings`;
 }
