@@ -1,5 +1,5 @@
 // PlotViz XML: <plotviz> with plot/title, clusters/cluster, points/point and
-// edges/edge (see docs in issue 2). Other elements are checked for
+// edges/edge (see README.md). Other elements are checked for
 // well-formedness and ignored. Edge vertices name point keys; they are resolved
 // to point indices at the end, so edges may come before or after the points.
 import { decodeUtf8 } from './chunks.ts';
@@ -51,7 +51,7 @@ class PlotVizHandler implements XmlHandler {
   private field = ''; // record field whose text is being collected
   private collected = '';
   private inVertices = false;
-  /** Text fields of the current record (plain properties: a Map cost a third of the time). */
+  /** Text fields of the current record (plain properties, not a Map: this runs per point). */
   private key: string | undefined;
   private clusterKey: string | undefined;
   private label: string | undefined;
