@@ -15,6 +15,8 @@ import { titleFromName, type FrameRead } from './reader.ts';
 import { InputError, type FormatParser, type ParseLimits, type ParsedPlot } from './types.ts';
 
 const RATIO_FLOOR_BYTES = 1 << 20;
+/** Entries listed at most, per allowed frame (an index may leave some out), to bound the listing. */
+const ENTRIES_PER_FRAME = 10;
 const MAX_INDEX_BYTES = 1 << 20;
 const naturalOrder = new Intl.Collator('en', { numeric: true }).compare;
 
@@ -167,6 +169,11 @@ function listEntries(zip: ZipFile, limits: ParseLimits): Promise<Entry[]> {
       }
       if (declared > limits.maxUncompressedBytes) {
         reject(new InputError('zip_too_large', `the archive declares more than ${limits.maxUncompressedBytes} uncompressed bytes`, { status: 413 }));
+        return;
+      }
+      const maxEntries = limits.maxFrames * ENTRIES_PER_FRAME + 1;
+      if (entries.length > maxEntries) {
+        reject(new InputError('too_many_frames', `the archive has more than ${maxEntries} files`, { status: 413 }));
         return;
       }
       zip.readEntry();

@@ -137,6 +137,9 @@ test('header sizes are not trusted: inflated bytes are counted', async () => {
 test('more frames than maxFrames, empty archives and nested archives are rejected', async () => {
   const three = await writeZip(['1', '2', '3'].map((i) => ({ name: `f${i}.txt`, content: '0 0 0\n' })));
   await assertInputError(parseFile(three, 's.zip', { ...LIMITS, maxFrames: 2 }), { code: 'too_many_frames', status: 413 });
+  const many = await writeZip(Array.from({ length: 30 }, (_, i) => ({ name: `f${i}.txt`, content: '0 0 0\n' })));
+  const error = await assertInputError(parseFile(many, 's.zip', { ...LIMITS, maxFrames: 2 }), { code: 'too_many_frames' });
+  assert.match(error.message, /more than 21 files/, 'the listing stops early');
   await assertInputError(parseFile(await writeZip([], ['empty/']), 's.zip', LIMITS), { code: 'no_frames' });
   const inner = await readFile(three);
   await assertInputError(parseFile(await writeZip([{ name: 'inner.zip', content: inner }]), 's.zip', LIMITS), {
