@@ -70,14 +70,18 @@ def run_damds(args, n, iterations, ranks=1, threads=2, weighted=False):
     if ranks > 1:
         command = [args.mpiexec, "-np", str(ranks)] + MPI_FLAGS + command
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
-    result = subprocess.run(["/usr/bin/time", "-f", "maxrss_kb %M"] + command, capture_output=True, text=True,
-                            env=environment)
+    start = time.perf_counter()
+    result = subprocess.run(["/usr/bin/time", "-f", "maxrss_kb %M cpu_s %U %S"] + command, capture_output=True,
+                            text=True, env=environment)
+    wall = time.perf_counter() - start
     if result.returncode != 0:
         sys.exit(f"damds failed: {result.stderr}")
     done = json.loads(result.stdout.strip().splitlines()[-1])
     timings = done["timings"]
     pass_seconds = timings["passes"] / done["pass_count"]
-    rss = [int(line.split()[1]) for line in result.stderr.splitlines() if line.startswith("maxrss_kb")]
+    usage = [line.split() for line in result.stderr.splitlines() if line.startswith("maxrss_kb")]
+    rss = [int(fields[1]) for fields in usage]
+    cpu = sum(float(fields[3]) + float(fields[4]) for fields in usage)
     return {
         "per_iteration": pass_seconds + timings["solves"] / done["iterations"],
         "cg_per_iteration": done["cg_iterations"] / done["iterations"],
@@ -85,6 +89,8 @@ def run_damds(args, n, iterations, ranks=1, threads=2, weighted=False):
         "load": timings["load"],
         "iterations": done["iterations"],
         "max_rss_gb": max(rss) / 1e6 if rss else float("nan"),
+        # CPU seconds per wall second per requested core: how much of its cores the run got.
+        "cpu_share": cpu / wall / (ranks * threads),
     }
 
 
@@ -185,12 +191,16 @@ def main():
         "",
         f"## Scaling (N = {largest}, seconds per Guttman iteration)",
         "",
-        "| ranks × threads | s/it | vs 1×1 |",
-        "| --- | ---: | ---: |",
+        "The CPU share is CPU time / (wall time × cores asked for): below 100% the run waited for "
+        "cores taken by other work on the machine.",
+        "",
+        "| ranks × threads | s/it | vs 1×1 | CPU share |",
+        "| --- | ---: | ---: | ---: |",
     ]
     for (ranks, threads), result in scaling.items():
         lines.append(f"| {ranks} × {threads} | {result['per_iteration']:.4f} | "
-                     f"{scaling[(1, 1)]['per_iteration'] / result['per_iteration']:.2f}× |")
+                     f"{scaling[(1, 1)]['per_iteration'] / result['per_iteration']:.2f}× | "
+                     f"{result['cpu_share']:.0%} |")
     lines += ["", "## Largest N", "",
               "Memory per rank is 2 bytes per pair (4 with weights) plus O(N) vectors: N = 60,000 needs 7.2 GB "
               "unweighted (14.4 GB weighted); 24 GB holds N ≈ 100,000 unweighted / 75,000 weighted. "
