@@ -91,6 +91,7 @@ def run_damds(args, n, iterations, ranks=1, threads=2, weighted=False):
         "max_rss_gb": max(rss) / 1e6 if rss else float("nan"),
         # CPU seconds per wall second per requested core: how much of its cores the run got.
         "cpu_share": cpu / wall / (ranks * threads),
+        "cpu_seconds": cpu,
     }
 
 
@@ -99,11 +100,14 @@ def run_sklearn(n, iterations):
     distances = np.fromfile(matrix_path(n), dtype="<i2").reshape(n, n) / 32767.0
     mds = MDS(n_components=3, metric_mds=True, n_init=1, init="random", max_iter=iterations, eps=1e-30,
               metric="precomputed", random_state=0, normalized_stress=False)
+    before = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     mds.fit(distances)
     seconds = time.perf_counter() - start
-    peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
-    return {"per_iteration": seconds / mds.n_iter_, "iterations": mds.n_iter_, "max_rss_gb": peak_gb}
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"per_iteration": seconds / mds.n_iter_, "iterations": mds.n_iter_, "max_rss_gb": after.ru_maxrss / 1e6,
+            "cpu_per_iteration": cpu / mds.n_iter_}
 
 
 def read_bandwidth(bytes_, threads):
@@ -140,6 +144,10 @@ def main():
     bandwidth = {threads: read_bandwidth(max(2 * largest * largest, 256_000_000), threads) for threads in (1, 2)}
     scaling = {layout: run_damds(args, largest, args.iterations, ranks=layout[0], threads=layout[1])
                for layout in [(1, 1), (1, 2), (2, 1)]}
+    # CPU seconds per iteration on one thread, from the difference of a long and a short
+    # run (cancels the load phase): what an iteration costs without other work around.
+    short, long_ = (run_damds(args, largest, iterations, threads=1) for iterations in (10, 30))
+    cpu_per_iteration = (long_["cpu_seconds"] - short["cpu_seconds"]) / 20
     weighted = run_damds(args, largest, args.iterations, weighted=True)
     print(f"bandwidth {bandwidth}, scaling { {k: v['per_iteration'] for k, v in scaling.items()} }, "
           f"weighted {weighted['per_iteration']:.4f} s/it", flush=True)
@@ -188,6 +196,13 @@ def main():
         f"{matrix_gb / pass_1t / bandwidth[1]:.0%} |",
         f"| 2 | {pass_2t:.4f} | {matrix_gb / pass_2t:.2f} | {bandwidth[2]:.2f} | "
         f"{matrix_gb / pass_2t / bandwidth[2]:.0%} |",
+        "",
+        f"CPU time per Guttman iteration on one thread (difference of a 30- and a 10-iteration run): "
+        f"{cpu_per_iteration:.4f} s, i.e. {matrix_gb / cpu_per_iteration:.2f} GB/s of int16 per core-second "
+        f"({matrix_gb / cpu_per_iteration / bandwidth[1]:.0%} of the one-thread read bandwidth above, "
+        f"{2 * matrix_gb / cpu_per_iteration / bandwidth[2]:.0%} of the two-thread one for two such cores); "
+        f"scikit-learn used {rows[-1][2]['cpu_per_iteration']:.2f} CPU seconds per iteration at this N "
+        f"({rows[-1][2]['cpu_per_iteration'] / cpu_per_iteration:.0f}× more).",
         "",
         f"## Scaling (N = {largest}, seconds per Guttman iteration)",
         "",
