@@ -71,6 +71,49 @@ describe('viewer end to end', () => {
     });
   });
 
+  test('the library finds the plot by search and shows its thumbnail', async () => {
+    await step(page, 'library', async () => {
+      const viewer = page.url();
+      await page.goto(BASE_URL + '/');
+      await page.fill('[data-testid=library-search]', 'e2e tree');
+      const card = page.locator('[data-testid=plot-card]', { hasText: 'e2e tree' });
+      await card.waitFor();
+      // The viewer stores a thumbnail when the owner first opens the plot; the PUT may still be on its way.
+      const hasThumbnail = () => page.waitForFunction(
+        () => [...document.querySelectorAll('[data-testid=plot-card] img.thumb')].some((img) => img.naturalWidth === 256), null, { timeout: 5_000 },
+      ).then(() => true, () => false);
+      for (let tries = 0; !(await hasThumbnail()); tries++) {
+        assert.ok(tries < 12, 'the thumbnail appears in the library within a minute');
+        await page.reload();
+        await page.fill('[data-testid=library-search]', 'e2e tree');
+      }
+      await page.fill('[data-testid=library-search]', 'no-such-plot-name-xyz');
+      await page.waitForSelector('text=No plots match.');
+      await page.goto(viewer);
+      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+    });
+  });
+
+  test('an API token made on the tokens page works with curl-style requests until revoked', async () => {
+    await step(page, 'tokens', async () => {
+      const viewer = page.url();
+      await page.goto(BASE_URL + '/tokens');
+      await page.fill('input[placeholder="token name"]', 'e2e');
+      await page.fill('input[placeholder="your password"]', PASSWORD);
+      await page.click('button:has-text("Create token")');
+      const token = (await page.textContent('[data-testid=new-token]')).trim();
+      const mine = () => fetch(`${BASE_URL}/api/v1/plots?scope=mine`, { headers: { Authorization: `Bearer ${token}` } });
+      const res = await mine();
+      assert.equal(res.status, 200);
+      assert.ok((await res.json()).items.some((p) => p.id === plotId));
+      await page.click('tr:has-text("e2e") button:has-text("Revoke")');
+      await page.waitForSelector('tr:has-text("e2e")', { state: 'detached' });
+      assert.equal((await mine()).status, 401);
+      await page.goto(viewer);
+      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+    });
+  });
+
   test('hover a known point and read its label in the tooltip', async () => {
     await step(page, 'hover', async () => {
       const { box, screen } = await projected();

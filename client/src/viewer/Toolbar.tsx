@@ -24,7 +24,7 @@ export function Toolbar({ plot, view, update, tool, setTool, renderer, currentUr
   return (
     <div className="toolbar row wrap">
       <label title="point size in screen pixels">Size
-        <input type="range" min={1} max={40} step={0.5} value={view.pointSize} data-testid="point-size"
+        <input type="range" min={1} max={40} step={0.5} value={view.pointSize} data-testid="point-size" className="size-slider"
           onChange={(e) => update({ pointSize: Number(e.target.value) })} /></label>
       <button className={view.mode === '3d' ? 'active' : ''} onClick={() => update({ mode: '3d' })}>3D</button>
       <button className={view.mode === '2d' ? 'active' : ''} onClick={() => update({ mode: '2d' })}>2D</button>

@@ -188,7 +188,6 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         store = new FrameStore(p.frames, (f, signal) => fetchFullFrame(plotId, p.frameList[f], signal));
         setPlayback(new Playback(store, { show: (f, d, n) => showFrameRef.current(f, d, n), setBlend: (t) => renderer?.setBlend(t) }, frame));
       }
-      if (p.owner === username && !p.hasThumbnail) await uploadThumbnail(plotId, renderer);
     })().catch((e: unknown) => { if (!cancelled) setError(describeLoadError(e)); });
     return () => {
       cancelled = true;
@@ -199,6 +198,15 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- loads once per plot; later changes go through effects below
   }, [plotId]);
   useEffect(() => () => playback?.dispose(), [playback]);
+
+  // The owner's first complete view becomes the library thumbnail when there is none yet
+  // (the session may load after the plot, hence an effect rather than a step of the load).
+  const thumbnailDone = useRef(false);
+  useEffect(() => {
+    if (!labelsLoaded || !plot || plot.hasThumbnail || plot.owner !== username || thumbnailDone.current || !rendererRef.current) return;
+    thumbnailDone.current = true;
+    uploadThumbnail(plotId, rendererRef.current).catch((e: unknown) => setNotice(`The thumbnail could not be stored: ${(e as Error).message}`));
+  }, [labelsLoaded, plot, username, plotId]);
 
   // --- view changes pushed to the renderer ---
   useEffect(() => {
