@@ -16,11 +16,11 @@ struct Candidate {
 constexpr Candidate kEmpty{0, 0, 0};                  // the empty alignment: local alignments may start anywhere
 constexpr Candidate kImpossible{INT_MIN / 4, 0, 0};  // no alignment ends in this state
 
-// Lexicographic order: higher score, then more identical columns, then shorter.
+// Lexicographic order: higher score, then shorter, then more identical columns.
 bool better(const Candidate& x, const Candidate& y) {
   if (x.score != y.score) return x.score > y.score;
-  if (x.identical != y.identical) return x.identical > y.identical;
-  return x.length < y.length;
+  if (x.length != y.length) return x.length < y.length;
+  return x.identical > y.identical;
 }
 
 const Candidate& best_of(const Candidate& x, const Candidate& y) { return better(y, x) ? y : x; }

@@ -1,12 +1,14 @@
 // What SWG computes for one pair of sequences, and the scalar reference aligner.
 //
 // Definition (see also README.md): among all local alignments with the optimal
-// affine-gap Smith-Waterman-Gotoh score, take the one with the most identical
-// columns, and among those the shortest. Because score, identical columns and
-// length all add up column by column, this lexicographic optimum obeys the same
-// recurrences as the score (a DP over (score, identical, −length) triples), is a
+// affine-gap Smith-Waterman-Gotoh score, take the shortest, and among those the
+// one with the most identical columns. Because score, length and identical
+// columns all add up column by column, this lexicographic optimum obeys the same
+// recurrences as the score (a DP over (score, −length, identical) triples), is a
 // unique triple, does not depend on the order in which cells are visited and is
-// the same for (a, b) and (b, a): that is the deterministic tie-break.
+// the same for (a, b) and (b, a): that is the deterministic tie-break. Preferring
+// the shortest keeps zero-score stretches off the ends, as a classic traceback
+// that stops where the score drops to zero does.
 #pragma once
 
 #include <cstdint>

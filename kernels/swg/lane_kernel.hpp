@@ -1,8 +1,8 @@
 // Inter-sequence SIMD alignment: one row sequence against a group of column
 // sequences, one per vector lane, with the exact statistics of alignment.hpp.
 //
-// Each DP state is one integer key = score·2^(2b) + identical·2^b + (2^b − 1 − length),
-// so the lexicographic (score, identical, −length) optimum is a plain signed
+// Each DP state is one integer key = score·2^(2b) + (2^b − 1 − length)·2^b + identical,
+// so the lexicographic (score, −length, identical) optimum is a plain signed
 // maximum and a column adds a constant. The packing is exact while the length fits
 // in b bits, i.e. for pairs with len(a) + len(b) ≤ 2^b − 1:
 //   NarrowKeys: int32, b = 8  — pairs up to 255 residues together (short reads);
@@ -24,19 +24,19 @@ template <class KeyType, int kCountBits>
 struct PackedKeys {
   using Key = KeyType;
   static constexpr int max_pair_length = (1 << kCountBits) - 1;
-  static constexpr Key empty = max_pair_length;  // score 0, no columns
+  static constexpr Key empty = Key{max_pair_length} << kCountBits;  // score 0, no columns
   static constexpr Key impossible = -(Key{1} << (8 * sizeof(Key) - 2));  // state unreachable
   static constexpr int padding_score = -4096;    // profile entry past a lane's sequence end
 
   static constexpr Key column(int score, bool identical) {
-    return (Key{score} << (2 * kCountBits)) + (identical ? max_pair_length : -1);
+    return (Key{score} << (2 * kCountBits)) - (Key{1} << kCountBits) + (identical ? 1 : 0);
   }
   // Subtracted for a gap column of the given cost.
-  static constexpr Key gap(int cost) { return (Key{cost} << (2 * kCountBits)) + 1; }
+  static constexpr Key gap(int cost) { return (Key{cost} << (2 * kCountBits)) + (Key{1} << kCountBits); }
   static AlignmentStats decode(Key key) {
     const Key packed = key & ((Key{1} << (2 * kCountBits)) - 1);
-    return {static_cast<int>(key >> (2 * kCountBits)), static_cast<int>(packed >> kCountBits),
-            static_cast<int>(max_pair_length - (packed & max_pair_length))};
+    return {static_cast<int>(key >> (2 * kCountBits)), static_cast<int>(packed & max_pair_length),
+            static_cast<int>(max_pair_length - (packed >> kCountBits))};
   }
 };
 

@@ -13,7 +13,7 @@ constexpr int kMinusInfinity = INT_MIN / 4;
 
 struct Triple {
   int score = kMinusInfinity, identical = 0, length = 0;
-  auto order() const { return std::make_tuple(score, identical, -length); }
+  auto order() const { return std::make_tuple(score, -length, identical); }
   bool operator==(const Triple&) const = default;
 };
 

@@ -1,5 +1,5 @@
 // Independent checks for the aligners: a textbook score-only Gotoh, and a
-// full-matrix version of the (score, identical, −length) DP with a traceback
+// full-matrix version of the (score, −length, identical) DP with a traceback
 // that returns the alignment itself.
 #pragma once
 

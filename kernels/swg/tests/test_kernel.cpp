@@ -39,16 +39,19 @@ TEST(Reference, GapBeatsMismatch) {
   EXPECT_EQ(align_reference(dna_codes("AAAATAAAA"), dna_codes("AAAAAAAA"), scheme), (AlignmentStats{35, 8, 9}));
 }
 
-// Co-optimal alignments: the one with more identical columns, then the shorter.
-TEST(Reference, TieBreakPrefersMoreIdenticalThenShorter) {
+// Co-optimal alignments: the shortest, then the one with more identical columns.
+TEST(Reference, TieBreakPrefersShorterThenMoreIdentical) {
   const auto scheme = dna();
-  // AAAA/AAAA (+20) then CCCCC/GGGGG (−20) adds 4 identical columns at no cost
-  // in front of the ten Ts (50): taken.
+  // AAAA/AAAA (+20) then CCCCC/GGGGG (−20) in front of the ten Ts (50) would add
+  // four identical columns at no cost, and nine columns: not taken.
   EXPECT_EQ(align_reference(dna_codes("AAAACCCCCTTTTTTTTTT"), dna_codes("AAAAGGGGGTTTTTTTTTT"), scheme),
-            (AlignmentStats{50, 14, 19}));
+            (AlignmentStats{50, 10, 10}));
   // AA/WV (+1 −1) adds no score and no identical column, only length: not taken.
   EXPECT_EQ(align_reference(dna_codes("AATTTTTTTTTT"), dna_codes("WVTTTTTTTTTT"), scheme),
             (AlignmentStats{50, 10, 10}));
+  // TVG/TVG and TVG/TNG both score 5 − 1 + 5 in three columns: the one with three
+  // identical columns is taken.
+  EXPECT_EQ(align_reference(dna_codes("TVGN"), dna_codes("TNGTVG"), scheme), (AlignmentStats{9, 3, 3}));
 }
 
 TEST(StoredDistance, TruncatesExactly) {
