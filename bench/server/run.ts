@@ -5,7 +5,6 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client, startServer } from '../../server/test/harness.ts';
-import { BlobStore } from '../../server/src/storage/blobs.ts';
 import { clusteredBlobsText, seededRandom } from '../../server/src/cli/demo-data.ts';
 
 const server = await startServer({ MAX_UPLOAD_BYTES: String(512 * 1024 * 1024) });
@@ -45,8 +44,8 @@ async function time<T>(fn: () => Promise<T>, runs = 5): Promise<{ ms: number; va
 
 // --- storage
 const million = await uploadPoints(1_000_000);
-const files = await server.store.db.collection('blobs.files').find({ 'metadata.plotId': million.id }).toArray();
-const size = (kind: string) => files.find((f) => f.filename.endsWith(`/frames/0/${kind}`))!.length as number;
+const files = await server.store.blobs.meta.find({ plotId: million.id }).toArray();
+const size = (kind: string) => files.find((f) => f._id.endsWith(`/frames/0/${kind}`))!.length;
 const pointBytes = size('positions') + size('clusters');
 const labelBytes = size('labels');
 const positions = new Float32Array(await (await client.request('GET', `/plots/${million.id}/frames/0/positions`)).arrayBuffer());
@@ -73,7 +72,7 @@ log(`| ratio original / this (xyz + cluster) | ${(originalBytes / pointBytes).to
 log();
 
 // --- fetch: positions binary vs the same data served as WebPlotViz-style JSON from the same store
-const blobs = new BlobStore(server.store.blobs);
+const blobs = server.store.blobs;
 await blobs.putBuffer('bench-json', 'bench-json/points', Buffer.from(originalJson), 'application/json');
 const jsonFile = (await blobs.find('bench-json/points'))!;
 const http = await import('node:http');

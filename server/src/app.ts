@@ -19,7 +19,6 @@ import { JobRepo } from './jobs/repository.ts';
 import { Plots } from './services/plots.ts';
 import { Users } from './services/users.ts';
 import type { AmqpLink } from './storage/amqp.ts';
-import { BlobStore } from './storage/blobs.ts';
 import type { Store } from './storage/db.ts';
 
 export interface Services {
@@ -41,7 +40,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   });
 
   const users = new Users(store);
-  const blobs = new BlobStore(store.blobs);
+  const blobs = store.blobs;
   const plots = new Plots(store, blobs, {
     maxPoints: config.limits.points,
     maxFrames: config.limits.frames,

@@ -34,7 +34,7 @@ test('the server gets the same variables the local scripts set, pointing at the 
   assert.match(env.AMQP_URL, /@rabbitmq:5672$/);
   const configSource = readFileSync(path.join(root, 'server/src/config.ts'), 'utf8');
   for (const key of ['MONGODB_URI', 'AMQP_URL', 'PORT', 'DATA_DIR']) assert.match(configSource, new RegExp(`env\\.${key}|'${key}'`));
-  assert.ok(compose.volumes['mongo-data'] && compose.volumes['rabbitmq-data']);
+  assert.ok('mongo-data' in compose.volumes && 'rabbitmq-data' in compose.volumes);
 });
 
 test('no default broker password: compose refuses to start without one', () => {

@@ -29,7 +29,8 @@ async function created(res: Response) {
 async function storedCounts() {
   return {
     plots: await server.store.plots.countDocuments({}),
-    blobs: await server.store.db.collection('blobs.files').countDocuments({}),
+    blobs: await server.store.db.collection('blobs').countDocuments({}),
+    chunks: await server.store.db.collection('blob_chunks').countDocuments({}),
   };
 }
 

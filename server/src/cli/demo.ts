@@ -6,14 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { Plots } from '../services/plots.ts';
-import { BlobStore } from '../storage/blobs.ts';
 import { openStore } from '../storage/db.ts';
 import { clusteredBlobsText, stockSeriesZip } from './demo-data.ts';
 
 const DEMO_USER = 'demo';
 const config = loadConfig();
 const store = await openStore(config.mongodbUri);
-const plots = new Plots(store, new BlobStore(store.blobs), {
+const plots = new Plots(store, store.blobs, {
   maxPoints: config.limits.points,
   maxFrames: config.limits.frames,
   maxUncompressedBytes: config.limits.uncompressedBytes,

@@ -5,6 +5,11 @@
 // re-checks, so late and duplicate updates are refused. A job as the API shows it
 // is folded from its record, its events (which are also its history) and the
 // progress the bridge records.
+//
+// Every read is by _id, because FerretDB (SQLite) answers only _id equality
+// without scanning the collection (~5 ms against ~0.1 ms per stored document).
+// Events and records never change, so each process caches them and only probes
+// for the next sequence number of each entity.
 import { MongoServerError, type Collection } from 'mongodb';
 import {
   ACTIVE_JOB_STATES,
@@ -26,6 +31,7 @@ import {
 const WORK_STARTING: readonly StageState[] = ['pending', 'queued', 'running'];
 const JOB = 'job';
 const MAX_RACES = 20;
+const CACHED_JOBS = 2000;
 
 export interface JobCollections {
   jobs: Collection<JobRecord>;
@@ -37,6 +43,8 @@ export class JobRepo {
   readonly jobs: Collection<JobRecord>;
   private readonly events: Collection<JobEvent>;
   private readonly tracks: Collection<StageTrack>;
+  /** Immutable records and events by job id, least recently used first. */
+  private readonly cache = new Map<string, { record: JobRecord; events: Map<string, JobEvent[]> }>();
 
   constructor(store: JobCollections) {
     this.jobs = store.jobs;
@@ -49,28 +57,33 @@ export class JobRepo {
     await this.events.insertOne(event(record._id, JOB, 0, '', 'queued', reason, {}));
   }
 
-  /** Removes a job that never got queued (the broker refused it). */
+  /** Removes a job that never got queued (the broker refused it): its only event is the creation. */
   async remove(id: string): Promise<void> {
-    await this.events.deleteMany({ jobId: id });
-    await this.tracks.deleteMany({ jobId: id });
+    this.cache.delete(id);
+    await this.events.deleteOne({ _id: `${id}/${JOB}/0` });
     await this.jobs.deleteOne({ _id: id });
   }
 
   async get(id: string): Promise<JobDoc | null> {
-    return (await this.getMany([id]))[0] ?? null;
+    const cached = await this.cached(id);
+    if (!cached) return null;
+    const entities = [JOB, ...cached.record.stageOrder];
+    const hpcStages = cached.record.stageOrder.filter((name) => newStages(cached.record.type).stages[name]!.runner === 'hpc');
+    const [events, tracks] = await Promise.all([
+      Promise.all(entities.map((entity) => this.eventsOf(id, entity))),
+      Promise.all(hpcStages.map((stage) => this.tracks.findOne({ _id: `${id}/${stage}` }))),
+    ]);
+    return fold(cached.record, events.flat(), tracks.filter((t): t is StageTrack => t !== null));
   }
 
   async getMany(ids: string[]): Promise<JobDoc[]> {
-    if (!ids.length) return [];
-    const [records, events, tracks] = await Promise.all([
-      this.jobs.find({ _id: { $in: ids } }).toArray(),
-      this.events.find({ jobId: { $in: ids } }).toArray(),
-      this.tracks.find({ jobId: { $in: ids } }).toArray(),
-    ]);
-    const byId = new Map(records.map((r) => [r._id, r]));
-    return ids.filter((id) => byId.has(id)).map((id) =>
-      fold(byId.get(id)!, events.filter((e) => e.jobId === id), tracks.filter((t) => t.jobId === id)),
-    );
+    return (await Promise.all(ids.map((id) => this.get(id)))).filter((job): job is JobDoc => job !== null);
+  }
+
+  /** The current state of a job and of one of its stages (two probes, for the bridge's polls). */
+  async states(id: string, stage: StageName): Promise<{ job: JobState | null; stage: StageState }> {
+    const [job, last] = await Promise.all([this.last(id, JOB), this.last(id, stage)]);
+    return { job: (job?.to as JobState) ?? null, stage: (last?.to as StageState) ?? 'pending' };
   }
 
   /** A user's jobs, newest first. */
@@ -79,9 +92,14 @@ export class JobRepo {
     return this.getMany(ids);
   }
 
-  /** Jobs whose cached state is active, checked against their events. */
-  async active(filter: { owner?: string } = {}): Promise<JobDoc[]> {
-    const ids = (await this.jobs.find({ ...filter, state: { $in: [...ACTIVE_JOB_STATES] } }, { projection: { _id: 1 } }).toArray()).map((r) => r._id);
+  /** Queued or running jobs of a user, by the cached state (for the per-user limit). */
+  countActive(owner: string): Promise<number> {
+    return this.jobs.countDocuments({ owner, state: { $in: [...ACTIVE_JOB_STATES] } });
+  }
+
+  /** Jobs whose cached state is active, checked against their events (a stale cache is repaired). */
+  async active(): Promise<JobDoc[]> {
+    const ids = (await this.jobs.find({ state: { $in: [...ACTIVE_JOB_STATES] } }, { projection: { _id: 1 } }).toArray()).map((r) => r._id);
     const jobs = await this.getMany(ids);
     for (const job of jobs) if (isTerminalJob(job.state)) await this.jobs.updateOne({ _id: job._id }, { $set: { state: job.state } });
     return jobs.filter((job) => !isTerminalJob(job.state));
@@ -118,13 +136,43 @@ export class JobRepo {
     await this.tracks.updateOne({ _id: `${id}/${stage}` }, { $set: { progress, series, at: new Date() }, $inc: { version: 1 } });
   }
 
-  /** Stages the bridge had open: it re-attaches to them at start-up. */
+  /** Stages the bridge had open: it re-attaches to them at start-up (a scan, once). */
   openTracks(): Promise<StageTrack[]> {
     return this.tracks.find({ open: true }).toArray();
   }
 
-  private last(id: string, entity: string): Promise<JobEvent | null> {
-    return this.events.find({ jobId: id, entity }).sort({ seq: -1 }).limit(1).next();
+  private async last(id: string, entity: string): Promise<JobEvent | null> {
+    return (await this.eventsOf(id, entity)).at(-1) ?? null;
+  }
+
+  private async cached(id: string) {
+    let entry = this.cache.get(id);
+    if (entry) {
+      this.cache.delete(id); // re-inserted below: most recently used last
+    } else {
+      const record = await this.jobs.findOne({ _id: id });
+      if (!record) return null;
+      entry = { record, events: new Map() };
+    }
+    this.cache.set(id, entry);
+    if (this.cache.size > CACHED_JOBS) this.cache.delete(this.cache.keys().next().value!);
+    return entry;
+  }
+
+  /** All events of one entity: the cached ones plus any written since, probed by sequence number. */
+  private async eventsOf(id: string, entity: string): Promise<JobEvent[]> {
+    const entry = await this.cached(id);
+    if (!entry) return [];
+    const known = entry.events.get(entity) ?? [];
+    let next = (known.at(-1)?.seq ?? (entity === JOB ? -1 : 0)) + 1;
+    for (;;) {
+      const found = await this.events.findOne({ _id: `${id}/${entity}/${next}` });
+      if (!found) break;
+      known.push(found);
+      next++;
+    }
+    entry.events.set(entity, known);
+    return known;
   }
 
   private async append(
@@ -139,8 +187,10 @@ export class JobRepo {
       const last = await this.last(id, entity);
       const from = last?.to ?? (entity === JOB ? '' : 'pending');
       if (!allowed(from)) return false;
+      const next = event(id, entity, (last?.seq ?? 0) + 1, from, to, reason, data);
       try {
-        await this.events.insertOne(event(id, entity, (last?.seq ?? 0) + 1, from, to, reason, data));
+        await this.events.insertOne(next);
+        this.cache.get(id)?.events.get(entity)?.push(next);
         return true;
       } catch (err) {
         if (!(err instanceof MongoServerError && err.code === 11000)) throw err;

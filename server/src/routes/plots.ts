@@ -1,7 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import express from 'express';
 import { PlotPatch, PlotQuery, PlotUploadFields } from '@wpv/schema';
-import type { GridFSFile } from 'mongodb';
 import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
@@ -9,7 +8,7 @@ import { receiveUpload } from '../http/upload.ts';
 import type { Config } from '../config.ts';
 import { toPlot, type Plots } from '../services/plots.ts';
 import type { Exporter } from '../services/export.ts';
-import { plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
+import { plotBlobName, type BlobInfo, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
 
 const FRAME_KINDS: Record<string, { kind: FrameBlobKind; type: string }> = {
   positions: { kind: 'positions', type: 'application/octet-stream' },
@@ -46,7 +45,8 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   });
 
   router.get('/:id', async (req, res) => {
-    res.json(toPlot(await readable(req)));
+    const doc = await readable(req);
+    res.json(toPlot(doc, await plots.details(doc)));
   });
 
   router.patch('/:id', requireUser, async (req, res) => {
@@ -88,7 +88,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   router.get('/:id/export', async (req, res) => {
     const { format } = z.object({ format: z.enum(['pviz', 'original']).default('pviz') }).parse(req.query);
     const doc = await readable(req);
-    await (format === 'original' ? exporter.original(doc, res) : exporter.pviz(doc, res));
+    await (format === 'original' ? exporter.original(doc, res) : exporter.pviz(doc, await plots.details(doc), res));
   });
 
   router.get('/:id/thumbnail', async (req, res) => {
@@ -114,22 +114,19 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   );
 
   router.get('/:id/views', async (req, res) => {
-    res.json((await readable(req)).views);
+    res.json((await plots.details(await readable(req))).views);
   });
 
   router.put('/:id/views/:name', requireUser, express.json({ limit: config.limits.viewBytes }), async (req, res) => {
     const doc = await plots.owned(String(req.params.id), userOf(req));
-    const name = ViewName.parse(req.params.name);
-    await plots.setViews(doc, { ...doc.views, [name]: req.body });
+    const view = z.record(z.string(), z.unknown()).parse(req.body ?? null);
+    await plots.setView(doc, ViewName.parse(req.params.name), view);
     res.status(204).end();
   });
 
   router.delete('/:id/views/:name', requireUser, async (req, res) => {
     const doc = await plots.owned(String(req.params.id), userOf(req));
-    const name = String(req.params.name);
-    if (!Object.hasOwn(doc.views, name)) throw notFound('view');
-    const { [name]: _removed, ...views } = doc.views;
-    await plots.setViews(doc, views);
+    if (!(await plots.setView(doc, String(req.params.name), undefined))) throw notFound('view');
     res.status(204).end();
   });
 
@@ -156,8 +153,8 @@ function parseTags(raw: string | undefined): unknown {
  * Frame data never changes for a plot id, so clients may cache it for good;
  * `private` keeps shared caches from holding data that may become private.
  */
-function sendBlob(req: Request, res: Response, blobs: BlobStore, file: GridFSFile, type: string, immutable = true): void {
-  const etag = `"${file._id.toHexString()}"`;
+function sendBlob(req: Request, res: Response, blobs: BlobStore, file: BlobInfo, type: string, immutable = true): void {
+  const etag = `"${file.version}"`;
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', immutable ? 'private, max-age=31536000, immutable' : 'private, no-cache');
   res.setHeader('Accept-Ranges', 'bytes');

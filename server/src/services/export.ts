@@ -1,9 +1,11 @@
 // Downloads: the uploaded file as it came, or the stored plot written back as PlotViz XML.
 import type { Response } from 'express';
-import { writePviz, type ExportFrame } from '../formats/export.ts';
+import { writePviz } from '../formats/index.ts';
+import type { ParsedFrame } from '../formats/types.ts';
 import { notFound } from '../http/errors.ts';
-import { BlobStore, frameBlobName, plotBlobName } from '../storage/blobs.ts';
-import type { PlotDoc } from '../storage/documents.ts';
+import type { FrameInfo } from '@wpv/schema';
+import { BlobStore, frameBlobName, plotBlobName, type FrameBlobKind } from '../storage/blobs.ts';
+import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
 
 export class Exporter {
   constructor(private readonly blobs: BlobStore) {}
@@ -16,17 +18,17 @@ export class Exporter {
     this.blobs.open(file).on('error', () => res.destroy()).pipe(res);
   }
 
-  async pviz(doc: PlotDoc, res: Response): Promise<void> {
+  async pviz(doc: PlotDoc, { clusters, frameList }: PlotDetails, res: Response): Promise<void> {
     const base = safeFileName(doc.name);
     res.attachment(doc.frames > 1 ? `${base}.zip` : `${base}.pviz`);
-    await writePviz({ title: doc.name, clusters: doc.clusters, frames: this.frames(doc) }, res);
+    await writePviz({ title: doc.name, clusters, frameCount: doc.frames, frames: this.frames(doc._id, frameList) }, res);
   }
 
   /** Frames one at a time, so a long time series is never all in memory. */
-  private async *frames(doc: PlotDoc): AsyncGenerator<ExportFrame> {
-    for (const info of doc.frameList) {
-      const read = async (kind: 'positions' | 'clusters' | 'labels' | 'edges') => {
-        const file = await this.blobs.find(frameBlobName(doc._id, info.index, kind));
+  private async *frames(plotId: string, frameList: FrameInfo[]): AsyncGenerator<ParsedFrame> {
+    for (const info of frameList) {
+      const read = async (kind: FrameBlobKind) => {
+        const file = await this.blobs.find(frameBlobName(plotId, info.index, kind));
         if (!file) throw notFound('frame data');
         return this.blobs.readAll(file);
       };

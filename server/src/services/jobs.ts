@@ -34,7 +34,7 @@ export class Jobs {
     if (file.bytes > this.config.maxInputBytes) {
       throw new ApiError(413, 'too_large', `job inputs are limited to ${this.config.maxInputBytes} bytes`, 'file');
     }
-    const active = (await this.repo.active({ owner })).length;
+    const active = await this.repo.countActive(owner);
     if (active >= this.config.maxActivePerUser) {
       throw new ApiError(429, 'too_many_jobs', `you have ${active} jobs queued or running; the limit is ${this.config.maxActivePerUser}`);
     }

@@ -19,7 +19,7 @@ import { detectFormat, parseFile } from '../formats/index.ts';
 import type { ParseLimits, ParsedPlot } from '../formats/types.ts';
 import { BlobStore, frameBlobName, plotBlobName, type FrameBlobKind } from '../storage/blobs.ts';
 import type { Store } from '../storage/db.ts';
-import type { PlotDoc } from '../storage/documents.ts';
+import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
 import { readHead } from '../util/files.ts';
 
 export interface UploadedFile {
@@ -76,22 +76,25 @@ export class Plots {
       originalName: file.originalName,
       frames: parsed.frames.length,
       points: Math.max(...parsed.frames.map((f) => f.clusterKeys.length)),
-      clusters: clusterTable(parsed),
       clusterCount: parsed.clusters.length,
       bbox: boundingBox(parsed),
+      hasThumbnail: false,
+    };
+    const details: PlotDetails = {
+      clusters: clusterTable(parsed),
       frameList: parsed.frames.map((f, index) => ({ index, title: f.title, points: f.clusterKeys.length, edges: f.edges.length })),
       views: {},
-      hasThumbnail: false,
     };
     await this.store.plots.insertOne(doc);
     try {
+      await this.store.plotDetails.insertOne({ _id: doc._id, json: JSON.stringify(details) });
       await this.storeBlobs(doc._id, parsed, file);
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready' } });
     } catch (err) {
       await this.remove(doc._id);
       throw err;
     }
-    return { ...toPlot({ ...doc, state: 'ready' }), warnings: parsed.warnings };
+    return { ...toPlot({ ...doc, state: 'ready' }, details), warnings: parsed.warnings };
   }
 
   private async storeBlobs(plotId: string, parsed: ParsedPlot, file: UploadedFile): Promise<void> {
@@ -111,6 +114,16 @@ export class Plots {
     const doc = await this.store.plots.findOne({ _id: id, state: 'ready' });
     if (!doc || (doc.visibility !== 'public' && doc.owner !== caller)) throw notFound();
     return doc;
+  }
+
+  async details(doc: PlotDoc): Promise<PlotDetails> {
+    const details = await this.store.plotDetails.findOne({ _id: doc._id });
+    if (!details) throw notFound();
+    return JSON.parse(details.json);
+  }
+
+  private async saveDetails(id: string, details: PlotDetails): Promise<void> {
+    await this.store.plotDetails.updateOne({ _id: id }, { $set: { json: JSON.stringify(details) } });
   }
 
   async owned(id: string, caller: string): Promise<PlotDoc> {
@@ -137,7 +150,7 @@ export class Plots {
     const [total, docs] = await Promise.all([
       this.store.plots.countDocuments(filter),
       this.store.plots
-        .find(filter, { projection: { clusters: 0, frameList: 0, views: 0 } })
+        .find(filter)
         .sort({ ...SORTS[query.sort], _id: 1 })
         .skip((query.page - 1) * query.pageSize)
         .limit(query.pageSize)
@@ -148,6 +161,7 @@ export class Plots {
 
   async patch(id: string, caller: string, patch: PlotPatch): Promise<Plot> {
     const doc = await this.owned(id, caller);
+    const details = await this.details(doc);
     const { clusters: clusterEdits, tags, collection, ...simple } = patch;
     const set: Partial<PlotDoc> = { ...simple, updatedAt: new Date() };
     if (tags) set.tags = uniqueTags(tags);
@@ -156,16 +170,16 @@ export class Plots {
       set.collection = collection;
     }
     if (clusterEdits) {
-      const byKey = new Map(doc.clusters.map((c) => [c.key, c]));
+      const byKey = new Map(details.clusters.map((c) => [c.key, c]));
       for (const { key, ...edit } of clusterEdits) {
         const cluster = byKey.get(key);
         if (!cluster) throw new ApiError(400, 'bad_request', `no cluster with key ${key}`, 'clusters');
         Object.assign(cluster, edit);
       }
-      set.clusters = doc.clusters;
+      await this.saveDetails(id, details);
     }
     await this.store.plots.updateOne({ _id: id }, { $set: set });
-    return toPlot({ ...doc, ...set });
+    return toPlot({ ...doc, ...set }, details);
   }
 
   async delete(id: string, caller: string): Promise<void> {
@@ -177,6 +191,7 @@ export class Plots {
   private async remove(id: string): Promise<void> {
     await this.store.plots.updateOne({ _id: id }, { $set: { state: 'ingesting' } });
     await this.blobs.deletePlot(id);
+    await this.store.plotDetails.deleteOne({ _id: id });
     await this.store.plots.deleteOne({ _id: id });
   }
 
@@ -200,14 +215,18 @@ export class Plots {
     return JSON.parse((await this.blobs.readAll(await this.frameBlob(doc, frame, 'labels'))).toString('utf8'));
   }
 
-  async setViews(doc: PlotDoc, views: Record<string, unknown>): Promise<void> {
-    await this.store.plots.updateOne({ _id: doc._id }, { $set: { views } });
+  async setView(doc: PlotDoc, name: string, view: unknown | undefined): Promise<boolean> {
+    const details = await this.details(doc);
+    const existed = Object.hasOwn(details.views, name);
+    if (view === undefined) delete details.views[name];
+    else details.views[name] = view;
+    await this.saveDetails(doc._id, details);
+    return existed;
   }
 
   async setThumbnail(doc: PlotDoc, png: Buffer): Promise<void> {
     const name = plotBlobName(doc._id, 'thumbnail');
     await this.blobs.putBuffer(doc._id, name, png, 'image/png');
-    await this.blobs.deleteByName(name, true);
     await this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true } });
   }
 
@@ -254,12 +273,12 @@ const toLittleEndianBytes = (array: Float32Array | Uint32Array) => new Uint8Arra
 const uniqueTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function toPlot(doc: PlotDoc): Plot {
-  const { _id, state: _state, clusterCount: _count, createdAt, updatedAt, ...rest } = doc;
-  return { id: _id, ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+export function toPlot(doc: PlotDoc, { clusters, frameList, views }: PlotDetails): Plot {
+  const { clusterCount: _count, ...summary } = toSummary(doc);
+  return { ...summary, clusters, frameList, views };
 }
 
 function toSummary(doc: PlotDoc): PlotSummary {
-  const { _id, state: _state, clusters: _c, frameList: _f, views: _v, createdAt, updatedAt, ...rest } = doc;
+  const { _id, state: _state, createdAt, updatedAt, ...rest } = doc;
   return { id: _id, ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
 }

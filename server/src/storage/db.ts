@@ -1,7 +1,8 @@
 // MongoDB connection, collections and the indexes behind every query the API makes.
-import { GridFSBucket, MongoClient, type Collection, type Db } from 'mongodb';
+import { MongoClient, type Collection, type Db } from 'mongodb';
+import { BlobStore } from './blobs.ts';
 import type { JobEvent, JobRecord, StageTrack } from '../jobs/model.ts';
-import type { PlotDoc, UserDoc, SessionDoc, TokenDoc, CollectionDoc } from './documents.ts';
+import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, UserDoc } from './documents.ts';
 
 export interface Store {
   client: MongoClient;
@@ -10,11 +11,12 @@ export interface Store {
   sessions: Collection<SessionDoc>;
   tokens: Collection<TokenDoc>;
   plots: Collection<PlotDoc>;
+  plotDetails: Collection<PlotDetailsDoc>;
   collections: Collection<CollectionDoc>;
   jobs: Collection<JobRecord>;
   jobEvents: Collection<JobEvent>;
   jobTracks: Collection<StageTrack>;
-  blobs: GridFSBucket;
+  blobs: BlobStore;
 }
 
 export async function openStore(uri: string): Promise<Store> {
@@ -28,11 +30,12 @@ export async function openStore(uri: string): Promise<Store> {
     sessions: db.collection<SessionDoc>('sessions'),
     tokens: db.collection<TokenDoc>('tokens'),
     plots: db.collection<PlotDoc>('plots'),
+    plotDetails: db.collection<PlotDetailsDoc>('plot_details'),
     collections: db.collection<CollectionDoc>('collections'),
     jobs: db.collection<JobRecord>('jobs'),
     jobEvents: db.collection<JobEvent>('job_events'),
     jobTracks: db.collection<StageTrack>('job_tracks'),
-    blobs: new GridFSBucket(db, { bucketName: 'blobs', chunkSizeBytes: 4 * 1024 * 1024 }),
+    blobs: new BlobStore(db),
   };
   await createIndexes(store);
   return store;
@@ -55,7 +58,6 @@ async function createIndexes(s: Store): Promise<void> {
     s.jobEvents.createIndex({ jobId: 1, entity: 1, seq: -1 }),
     s.jobTracks.createIndex({ jobId: 1 }),
     s.jobTracks.createIndex({ open: 1 }),
-    s.db.collection('blobs.files').createIndex({ 'metadata.plotId': 1 }),
-    s.db.collection('blobs.files').createIndex({ filename: 1 }),
+    s.blobs.createIndexes(),
   ]);
 }

@@ -1,4 +1,4 @@
-// Shapes of the stored documents. Point data never lives here: it is binary in GridFS.
+// Shapes of the stored documents. Point data never lives here: it is in binary blobs (blobs.ts).
 import type { BoundingBox, Cluster, FrameInfo, Visibility } from '@wpv/schema';
 import type { FormatName } from '../formats/types.ts';
 
@@ -45,12 +45,26 @@ export interface PlotDoc {
   originalName: string;
   frames: number;
   points: number;
-  clusters: Cluster[];
   clusterCount: number;
   bbox: BoundingBox;
+  hasThumbnail: boolean;
+}
+
+/** The large per-plot parts: read and written whole, never queried by field. */
+export interface PlotDetails {
+  clusters: Cluster[];
   frameList: FrameInfo[];
   views: Record<string, unknown>;
-  hasThumbnail: boolean;
+}
+
+/**
+ * PlotDetails kept out of PlotDoc, so library queries scan small documents, and
+ * stored as one JSON string: FerretDB converts nested documents field by field
+ * (a 3,640-cluster table took ~1 s to read), while a string passes through whole.
+ */
+export interface PlotDetailsDoc {
+  _id: string; // the plot id
+  json: string;
 }
 
 export interface CollectionDoc {
