@@ -95,6 +95,51 @@ describe('upload and read back', () => {
   });
 });
 
+describe('time series', () => {
+  test('a ZIP of frames in .index order keeps titles; export as ZIP and re-upload gives the same frames', async () => {
+    const yazl = (await import('yazl')).default;
+    const zip = new yazl.ZipFile();
+    const frame = (shift: number) => `0 ${shift} 0 0 1 AAPL\n1 0 ${shift} 0 2 MSFT\n`;
+    zip.addBuffer(Buffer.from(frame(1)), 'b.txt');
+    zip.addBuffer(Buffer.from(frame(2)), 'a.txt');
+    zip.addBuffer(Buffer.from('b.txt\na.txt\n'), 'order.index');
+    zip.end();
+    const parts: Buffer[] = [];
+    for await (const chunk of zip.outputStream) parts.push(chunk as Buffer);
+    const plot = await created(await alice.upload('series.zip', new Uint8Array(Buffer.concat(parts))));
+    assert.equal(plot.format, 'zip');
+    assert.deepEqual(plot.frameList.map((f: any) => f.title), ['b', 'a']);
+    const second = floats(await bytes(await alice.request('GET', `/plots/${plot.id}/frames/1/positions`)));
+    assert.deepEqual([...second], [2, 0, 0, 0, 2, 0]);
+    assert.equal((await alice.request('GET', `/plots/${plot.id}/frames/2/positions`)).status, 404);
+    const exported = await alice.request('GET', `/plots/${plot.id}/export`);
+    assert.match(exported.headers.get('content-disposition')!, /\.zip/);
+    const again = await created(await alice.upload('again.zip', await bytes(exported)));
+    assert.equal(again.frames, 2);
+    for (const n of [0, 1]) {
+      assert.deepEqual(
+        await bytes(await alice.request('GET', `/plots/${again.id}/frames/${n}/positions`)),
+        await bytes(await alice.request('GET', `/plots/${plot.id}/frames/${n}/positions`)),
+      );
+      assert.deepEqual(await alice.json('GET', `/plots/${again.id}/frames/${n}/labels`), ['AAPL', 'MSFT']);
+    }
+  });
+});
+
+describe('crash recovery', () => {
+  test('start-up removes plots whose ingest never finished, with their blobs', async () => {
+    const { Plots } = await import('../src/services/plots.ts');
+    const before = await storedCounts();
+    const plot = await created(await alice.upload('half.txt', TEXT5));
+    // As if the server died before flipping the plot to ready, long ago.
+    await server.store.plots.updateOne({ _id: plot.id }, { $set: { state: 'ingesting', createdAt: new Date(0) } });
+    assert.equal((await alice.request('GET', `/plots/${plot.id}`)).status, 404);
+    const plots = new Plots(server.store, server.store.blobs, { maxPoints: 1, maxFrames: 1, maxUncompressedBytes: 1, maxCompressionRatio: 1, clusters: 1 });
+    assert.equal(await plots.sweepAbandoned(60_000), 1);
+    assert.deepEqual(await storedCounts(), before);
+  });
+});
+
 describe('round trip', () => {
   test('upload → export as PlotViz XML → re-upload gives the same plot', async () => {
     const first = await created(await alice.upload('tree_sample.pviz', await readFile(TREE_SAMPLE)));
