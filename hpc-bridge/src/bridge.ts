@@ -8,7 +8,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type HpcMessage, type JobBroker } from '../../server/src/jobs/broker.ts';
 import type { JobConfig } from '../../server/src/jobs/config.ts';
-import { isTerminalJob, type JobDoc, type StageCommand, type StageName } from '../../server/src/jobs/model.ts';
+import { isTerminalJob, type JobDoc, type JobState, type StageCommand, type StageName, type StageState } from '../../server/src/jobs/model.ts';
 import type { JobRepo } from '../../server/src/jobs/repository.ts';
 import { STAGE_FILES, exists, stageDir, tailOf } from '../../server/src/jobs/workdir.ts';
 import type { Backend, BackendState, Handle, Submission } from './backends/backend.ts';
@@ -20,6 +20,7 @@ const RETRY_BASE_MS = 2000;
 interface Tracked {
   jobId: string;
   stage: StageName;
+  workdir: string;
   handle: Handle;
   command: StageCommand;
   queuedAt: Date | null;
@@ -95,7 +96,7 @@ export class Bridge {
       return;
     }
     await this.recordHandle(job._id, stage, id);
-    this.track(job._id, stage, { id, dir }, command, queuedAt);
+    this.track(job, stage, { id, dir }, command, queuedAt);
     this.log(`${job._id}/${stage}: submitted as ${this.backend.kind} ${id}`);
   }
 
@@ -103,9 +104,10 @@ export class Bridge {
     return this.repo.track(jobId, stage, { backend: { kind: this.backend.kind, jobId: id } });
   }
 
-  private track(jobId: string, stage: StageName, handle: Handle, command: StageCommand, queuedAt: Date | null): void {
+  private track(job: JobDoc, stage: StageName, handle: Handle, command: StageCommand, queuedAt: Date | null): void {
     const progress = new ProgressReader(path.join(handle.dir, STAGE_FILES.stdout));
-    this.tracked.set(`${jobId}/${stage}`, { jobId, stage, handle, command, queuedAt, progress, writtenVersion: 0 });
+    const tracked = { jobId: job._id, stage, workdir: job.workdir, handle, command, queuedAt, progress, writtenVersion: 0 };
+    this.tracked.set(`${job._id}/${stage}`, tracked);
   }
 
   /** Re-attaches to every stage left running (by this bridge before a restart, or by another). */
@@ -130,7 +132,7 @@ export class Bridge {
         this.log(`${jobId}/${name}: submission was never recorded and no such job exists; submitting again`);
         await this.launch(job, name, stage.command, stage.queuedAt);
       } else {
-        this.track(jobId, name, { id, dir }, stage.command, stage.queuedAt);
+        this.track(job, name, { id, dir }, stage.command, stage.queuedAt);
         this.log(`${jobId}/${name}: re-attached to ${this.backend.kind} ${id}`);
       }
     }
@@ -150,21 +152,21 @@ export class Bridge {
     const all = [...this.tracked.values()];
     if (!all.length) return;
     const states = await this.backend.poll(all.map((t) => t.handle));
-    const docs = new Map((await this.repo.getMany([...new Set(all.map((t) => t.jobId))])).map((d) => [d._id, d]));
-    for (const t of all) {
-      const state = states.get(t.handle.id) ?? { state: 'running' };
-      await this.follow(t, docs.get(t.jobId) ?? null, state).catch((err) =>
-        this.log(`${t.jobId}/${t.stage}: ${(err as Error).stack ?? err}`),
-      );
-    }
+    await Promise.all(
+      all.map(async (t) => {
+        const state = states.get(t.handle.id) ?? { state: 'running' };
+        await this.follow(t, await this.repo.states(t.jobId, t.stage), state).catch((err) =>
+          this.log(`${t.jobId}/${t.stage}: ${(err as Error).stack ?? err}`),
+        );
+      }),
+    );
   }
 
-  private async follow(t: Tracked, job: JobDoc | null, state: BackendState): Promise<void> {
-    const stage = job?.stages[t.stage];
-    if (!job || !stage || isTerminalJob(job.state) || stage.state !== 'running') {
+  private async follow(t: Tracked, now: { job: JobState | null; stage: StageState }, state: BackendState): Promise<void> {
+    if (!now.job || isTerminalJob(now.job) || now.stage !== 'running') {
       // The job was cancelled or failed elsewhere (or the stage is no longer ours): stop the program.
       if (state.state !== 'ended') await this.backend.cancel(t.handle);
-      const why = job ? `job ${job.state}` : 'job deleted';
+      const why = now.job ? `job ${now.job}` : 'job deleted';
       await this.repo.moveStage(t.jobId, t.stage, 'cancelled', `${why}; ${this.backend.kind} ${t.handle.id} stopped`, { endedAt: new Date() });
       await this.untrack(t);
       return;
@@ -174,7 +176,7 @@ export class Bridge {
       await this.repo.setProgress(t.jobId, t.stage, t.progress.latest, t.progress.series);
       t.writtenVersion = t.progress.version;
     }
-    if (state.state === 'ended') await this.finish(t, job);
+    if (state.state === 'ended') await this.finish(t);
     else if (state.state === 'failed') await this.end(t, 'failed', state.reason, {});
     else if (state.state === 'lost') {
       await this.untrack(t);
@@ -183,7 +185,7 @@ export class Bridge {
   }
 
   /** Collects a finished stage: exit record, outputs, metrics; success needs exit 0 and every output. */
-  private async finish(t: Tracked, job: JobDoc): Promise<void> {
+  private async finish(t: Tracked): Promise<void> {
     const exit = JSON.parse(await readFile(path.join(t.handle.dir, STAGE_FILES.exit), 'utf8')) as ExitRecord;
     const launch = JSON.parse(await readFile(path.join(t.handle.dir, STAGE_FILES.launch), 'utf8').catch(() => '{}'));
     const metrics = {
@@ -201,7 +203,7 @@ export class Bridge {
       return;
     }
     const missing: string[] = [];
-    for (const output of t.command.outputs) if (!(await exists(path.join(job.workdir, output)))) missing.push(output);
+    for (const output of t.command.outputs) if (!(await exists(path.join(t.workdir, output)))) missing.push(output);
     if (missing.length) await this.end(t, 'failed', `exit code 0 but no ${missing.join(', ')} was written`, recorded);
     else await this.end(t, 'succeeded', null, recorded);
   }

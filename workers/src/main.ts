@@ -8,7 +8,6 @@ import { JobBroker } from '../../server/src/jobs/broker.ts';
 import { loadJobConfig } from '../../server/src/jobs/config.ts';
 import { JobRepo } from '../../server/src/jobs/repository.ts';
 import { Plots } from '../../server/src/services/plots.ts';
-import { BlobStore } from '../../server/src/storage/blobs.ts';
 import { openStore } from '../../server/src/storage/db.ts';
 import { assembleStage } from './assemble.ts';
 import { distancesStage } from './distances.ts';
@@ -19,7 +18,7 @@ const config = loadConfig();
 const jobConfig = loadJobConfig(config.dataDir);
 const store = await openStore(config.mongodbUri);
 const repo = new JobRepo(store);
-const plots = new Plots(store, new BlobStore(store.blobs), {
+const plots = new Plots(store, store.blobs, {
   maxPoints: config.limits.points,
   maxFrames: config.limits.frames,
   maxUncompressedBytes: config.limits.uncompressedBytes,
