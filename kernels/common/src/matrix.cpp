@@ -57,17 +57,26 @@ void read_exactly(const std::string& path, int fd, char* into, std::size_t bytes
   }
 }
 
+// N×N×2 bytes must fit in a file offset.
+constexpr std::int64_t kMaxMatrixSide = 1'000'000'000;
+
+void check_side(std::int64_t n) {
+  if (n <= 0 || n > kMaxMatrixSide) {
+    throw UsageError("matrix size N must be in [1, " + std::to_string(kMaxMatrixSide) + "], got " + std::to_string(n));
+  }
+}
+
 }  // namespace
 
 void validate_matrix_file(const std::string& path, std::int64_t n) {
-  if (n <= 0) throw UsageError("matrix size N must be positive");
+  check_side(n);
   FileDescriptor file(path);
   check_size(path, file.get(), n);
 }
 
 std::vector<std::int16_t> read_row_block(const std::string& path, std::int64_t n, const RowBlock& block,
                                          ByteOrder order) {
-  if (n <= 0) throw UsageError("matrix size N must be positive");
+  check_side(n);
   FileDescriptor file(path);
   check_size(path, file.get(), n);
   std::vector<std::int16_t> values(static_cast<std::size_t>(block.rows() * n));

@@ -38,7 +38,7 @@ Config parse_config(int argc, const char* const* argv) {
 
   Config config;
   config.distances_path = options.get_string("distances");
-  config.points = options.get_int("points", 1, 3'000'000'000LL);
+  config.points = options.get_int("points", 1, 1'000'000'000LL);
   config.output_path = options.get_string("output");
   if (options.has("weights")) config.weights_path = options.get_string("weights");
   if (options.has("initial-points")) config.initial_points_path = options.get_string("initial-points");
