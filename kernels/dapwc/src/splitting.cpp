@@ -81,11 +81,13 @@ void normalise(std::vector<double>& v, std::int64_t n, int count) {
 
 // Dominant eigenvalue of sign·(H − shift·I) for each cluster by power
 // iteration from `v`, which returns holding the eigenvectors. The estimate
-// (a Rayleigh quotient) never exceeds the true value.
+// (a Rayleigh quotient) never exceeds the true value. A cluster is done when
+// its estimate settles or `enough(cluster, estimate)` says so.
+template <typename Enough>
 std::vector<double> power_iteration(const Hessians& hessians, const std::vector<double>& sign,
                                     const std::vector<double>& shift,
                                     std::vector<double>& v, std::int64_t n,
-                                    const PowerIterationSettings& settings, int& passes) {
+                                    const PowerIterationSettings& settings, int& passes, Enough enough) {
   const int count = hessians.count();
   std::vector<double> eigenvalue(count, std::numeric_limits<double>::quiet_NaN());
   std::vector<double> w(v.size());
@@ -103,7 +105,7 @@ std::vector<double> power_iteration(const Hessians& hessians, const std::vector<
       }
       const double previous = eigenvalue[c];
       eigenvalue[c] = rayleigh;
-      if (!(std::abs(rayleigh - previous) <= settings.tolerance * std::abs(rayleigh)))
+      if (!(std::abs(rayleigh - previous) <= settings.tolerance * std::abs(rayleigh)) && !enough(c, rayleigh))
         all_settled = false;
     }
     v.swap(w);
@@ -117,7 +119,7 @@ std::vector<double> power_iteration(const Hessians& hessians, const std::vector<
 
 StabilityTest test_stability(const DistanceRows& distances, RowExchange& exchange,
                              const ClusterState& state, double too_small_to_split,
-                             const PowerIterationSettings& settings) {
+                             double min_eig_test, const PowerIterationSettings& settings) {
   StabilityTest test;
   for (int j = 0; j < state.clusters; ++j)
     if (state.size[j] > too_small_to_split) test.tested.push_back(j);
@@ -137,14 +139,17 @@ StabilityTest test_stability(const DistanceRows& distances, RowExchange& exchang
   // critical temperature can have λmin dominant instead; then
   // λmax = λ₁ + (dominant eigenvalue of H − λ₁·I).
   std::vector<double> first_direction = start;
-  const std::vector<double> first = power_iteration(hessians, std::vector<double>(count, 1.0),
-                                                    std::vector<double>(count, 0.0), first_direction, n,
-                                                    settings, test.passes);
+  const std::vector<double> first = power_iteration(
+      hessians, std::vector<double>(count, 1.0), std::vector<double>(count, 0.0), first_direction, n, settings,
+      test.passes, [](int, double) { return false; });
   std::vector<double> sign(count);
   for (int c = 0; c < count; ++c) sign[c] = first[c] >= 0.0 ? -1.0 : 1.0;
   std::vector<double> second_direction = start;
-  const std::vector<double> spread =
-      power_iteration(hessians, sign, first, second_direction, n, settings, test.passes);
+  // With λmax first, λmin ≤ λ₁ − spread: unstable as soon as λ₁ − spread ≤ min_eig_test·λ₁.
+  const std::vector<double> spread = power_iteration(
+      hessians, sign, first, second_direction, n, settings, test.passes, [&](int c, double estimate) {
+        return first[c] >= 0.0 && first[c] - estimate <= min_eig_test * first[c];
+      });
 
   for (int c = 0; c < count; ++c) {
     const bool max_first = first[c] >= 0.0;

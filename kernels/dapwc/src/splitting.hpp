@@ -14,8 +14,8 @@
 namespace dapwc {
 
 struct PowerIterationSettings {
-  int max_iterations = 200;
-  double tolerance = 1e-6;  // relative change of the eigenvalue estimate
+  int max_iterations = 100;  // per power iteration (two per test)
+  double tolerance = 1e-4;   // relative change of the eigenvalue estimate
 };
 
 struct StabilityTest {
@@ -26,9 +26,12 @@ struct StabilityTest {
 };
 
 // Tests every cluster with C_k > too_small_to_split; ε must be current.
+// The λmin estimates are upper bounds that fall towards the true value; a
+// cluster stops iterating once converged or once its bound already shows
+// λmin ≤ min_eig_test·λmax (an unstable cluster needs no better estimate).
 StabilityTest test_stability(const DistanceRows& distances, RowExchange& exchange,
                              const ClusterState& state, double too_small_to_split,
-                             const PowerIterationSettings& settings);
+                             double min_eig_test, const PowerIterationSettings& settings);
 
 // Index into test.tested of the cluster with the smallest λmin among those with
 // λmin ≤ min_eig_test·λmax (min_eig_test is negative), or −1 when all are stable.

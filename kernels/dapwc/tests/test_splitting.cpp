@@ -80,7 +80,7 @@ void expect_matches_dense(double temperature) {
   PowerIterationSettings settings;
   settings.max_iterations = 5000;
   settings.tolerance = 1e-12;
-  const StabilityTest test = test_stability(s.rows, exchange, s.state, 5.0, settings);
+  const StabilityTest test = test_stability(s.rows, exchange, s.state, 5.0, -1.0, settings);
   ASSERT_EQ(test.tested, std::vector<int>{0});
   // λmax sits next to a nearly equal eigenvalue (H·1 = 1 for one cluster), so
   // it converges slowly; the test only needs it roughly.
@@ -99,12 +99,12 @@ TEST(StabilityTest, EigenvaluesMatchADenseSolveFarBelowIt) {
 TEST(StabilityTest, HighTemperatureIsStableLowTemperatureSplitsTheBlobs) {
   SingleRankExchange exchange(30);
   const OneClusterOverBlobs hot = one_cluster_over_two_blobs(2.0);
-  const StabilityTest stable = test_stability(hot.rows, exchange, hot.state, 5.0, {});
+  const StabilityTest stable = test_stability(hot.rows, exchange, hot.state, 5.0, -0.01, {});
   EXPECT_GT(stable.lambda_min[0], 0.0);
   EXPECT_EQ(choose_split(stable, -0.01), -1);
 
   OneClusterOverBlobs cold = one_cluster_over_two_blobs(0.05);
-  const StabilityTest unstable = test_stability(cold.rows, exchange, cold.state, 5.0, {});
+  const StabilityTest unstable = test_stability(cold.rows, exchange, cold.state, 5.0, -0.01, {});
   ASSERT_EQ(choose_split(unstable, -0.01), 0);
   // The eigenvector separates the blobs: its sign is the planted label.
   const std::vector<double>& v = unstable.direction[0];
@@ -123,7 +123,7 @@ TEST(StabilityTest, HighTemperatureIsStableLowTemperatureSplitsTheBlobs) {
 TEST(StabilityTest, SkipsClustersTooSmallToSplit) {
   const OneClusterOverBlobs s = one_cluster_over_two_blobs(0.05);
   SingleRankExchange exchange(30);
-  EXPECT_TRUE(test_stability(s.rows, exchange, s.state, 30.0, {}).tested.empty());
+  EXPECT_TRUE(test_stability(s.rows, exchange, s.state, 30.0, -0.01, {}).tested.empty());
 }
 
 }  // namespace

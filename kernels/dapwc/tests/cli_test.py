@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the dapwc program: planted clusters recovered, the same
+files from 1 and 2 ranks, config.properties with a big-endian matrix, and bad
+inputs rejected with a message, a non-zero exit and no output file.
+
+usage: cli_test.py DAPWC DAPWC_TESTDATA MPIEXEC
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+DAPWC, TESTDATA, MPIEXEC = sys.argv[1:4]
+MPI_FLAGS = ["-np", "2", "--allow-run-as-root", "--oversubscribe"]
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+
+
+def run(args, ranks=1, threads=1):
+    command = ([MPIEXEC] + MPI_FLAGS if ranks == 2 else []) + [DAPWC] + args
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+
+
+def score(truth, labels):
+    out = subprocess.run([TESTDATA, "score", truth, labels], capture_output=True, text=True, check=True).stdout
+    fields = dict(item.split("=") for item in out.split())
+    return float(fields["ari"]), int(fields["clusters"])
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def test_planted_clusters_one_and_two_ranks(work):
+    data = os.path.join(work, "blobs")
+    subprocess.run([TESTDATA, "blobs", "5", "60", "7", data], check=True)
+    outputs = {}
+    for ranks, threads in ((1, 2), (2, 1)):
+        clusters = os.path.join(work, f"clusters{ranks}.txt")
+        centers = os.path.join(work, f"centers{ranks}.txt")
+        result = run(["--distances", data + ".bin", "--points", "300", "--output", clusters,
+                      "--points-3d", data + ".points", "--centers", centers], ranks, threads)
+        check(result.returncode == 0, f"{ranks} ranks: exit {result.returncode}: {result.stderr}")
+        if result.returncode != 0:
+            return
+        lines = [json.loads(line) for line in result.stdout.splitlines()]
+        check(all(line["program"] == "dapwc" for line in lines), "every progress line is a dapwc JSON object")
+        check(lines[0]["phase"] == "loaded" and lines[-1]["phase"] == "done", "loaded ... done")
+        check(any(line["phase"] == "split" for line in lines), "split events are reported")
+        check(all("temperature" in line and "clusters" in line for line in lines[1:-1]),
+              "anneal lines carry temperature and clusters")
+        check(lines[-1]["clusters"] == 5 and lines[-1]["ranks"] == ranks, f"done line: {lines[-1]}")
+        ari, count = score(data + ".truth", clusters)
+        check(ari >= 0.95 and count == 5, f"{ranks} ranks: ARI {ari}, {count} clusters")
+        outputs[ranks] = (read(clusters), read(centers))
+
+    check(outputs[1] == outputs[2], "1 and 2 ranks give the same clusters and centres")
+    labels = {int(i): int(l) for i, l in (line.split() for line in outputs[1][0].splitlines())}
+    truth = {int(i): int(l) for i, l in (line.split() for line in read(data + ".truth").splitlines())}
+    center_lines = outputs[1][1].splitlines()
+    check(len(center_lines) == 5, "one centres line per cluster")
+    for line in center_lines:
+        label, count, medoid, euclidean, nearest = (int(x) for x in line.split()[:5])
+        check(count == 60, f"cluster {label} has {count} points")
+        check(labels[medoid] == label and labels[euclidean] == label and labels[nearest] == label,
+              f"centres of cluster {label} are its members")
+        check(truth[medoid] == truth[euclidean] == truth[nearest], f"centres of cluster {label} share a blob")
+
+
+def test_config_properties_big_endian(work):
+    data = os.path.join(work, "big")
+    subprocess.run([TESTDATA, "blobs", "4", "40", "3", data, "big"], check=True)
+    output = os.path.join(work, "from-config.txt")
+    config = os.path.join(work, "config.properties")
+    with open(config, "w") as f:
+        f.write(f"DistanceMatrixFile = {data}.bin\nNumberDataPoints = 160\nClusterFile = {output}\n"
+                "MaxNcent = 2\nIsBigEndian = true\nUnrelatedKey = 1\n")
+    result = run(["-c", config])
+    check(result.returncode == 0, f"config run: exit {result.returncode}: {result.stderr}")
+    if result.returncode == 0:
+        check(score(data + ".truth", output)[1] == 2, "MaxNcent = 2 gives two clusters")
+    # The command line overrides the file.
+    result = run(["-c", config, "--max-clusters", "4"])
+    check(result.returncode == 0 and score(data + ".truth", output) == (1.0, 4), "--max-clusters overrides MaxNcent")
+
+
+def expect_rejected(work, name, args, fragment, ranks=1):
+    output = os.path.join(work, name + ".txt")
+    result = run(args + ["--output", output], ranks)
+    check(result.returncode != 0, f"{name}: exit code {result.returncode}")
+    check(fragment in result.stderr, f"{name}: stderr {result.stderr!r} lacks {fragment!r}")
+    check(not os.path.exists(output), f"{name}: output file written")
+
+
+def test_bad_inputs(work):
+    data = os.path.join(work, "bad")
+    subprocess.run([TESTDATA, "blobs", "2", "10", "1", data], check=True)
+    matrix, points = data + ".bin", data + ".points"
+    expect_rejected(work, "wrong-size", ["--distances", matrix, "--points", "21"], "bytes")
+    expect_rejected(work, "wrong-size-np2", ["--distances", matrix, "--points", "21"], "bytes", ranks=2)
+    expect_rejected(work, "missing-points", ["--distances", matrix], "points")
+    expect_rejected(work, "unreadable", ["--distances", os.path.join(work, "none.bin"), "--points", "20"], "none.bin")
+    expect_rejected(work, "centers-alone", ["--distances", matrix, "--points", "20", "--centers",
+                                            os.path.join(work, "c.txt")], "--points-3d")
+    with open(os.path.join(work, "short.points"), "w") as f:
+        f.write("0 1 2 3\n")
+    expect_rejected(work, "short-points", ["--distances", matrix, "--points", "20", "--points-3d",
+                                           os.path.join(work, "short.points"), "--centers",
+                                           os.path.join(work, "c.txt")], "1 points, expected 20")
+    check(not os.path.exists(os.path.join(work, "c.txt")), "no centres file after a failure")
+    zeros = os.path.join(work, "zeros.bin")
+    with open(zeros, "wb") as f:
+        f.write(bytes(2 * 20 * 20))
+    expect_rejected(work, "all-zero", ["--distances", zeros, "--points", "20"], "all distances are zero")
+    expect_rejected(work, "bad-max", ["--distances", matrix, "--points", "20", "--max-clusters", "0"],
+                    "max-clusters")
+    leftovers = [name for name in os.listdir(work) if ".tmp." in name]
+    check(not leftovers, f"temporary files left behind: {leftovers}")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="dapwc-cli-") as work:
+        test_planted_clusters_one_and_two_ranks(work)
+        test_config_properties_big_endian(work)
+        test_bad_inputs(work)
+    print(f"{len(failures)} failures" if failures else "all dapwc command-line checks passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
