@@ -24,29 +24,25 @@ export function parseFloat32(text: string, start: number, end: number): number {
   let c = text.charCodeAt(i);
   const negative = c === 45; /* - */
   if (negative || c === 43 /* + */) c = text.charCodeAt(++i);
+  // Leading zeros count as digits too: a branch-free loop, and the rare number
+  // with over MAX_DIGITS digits simply takes the Number() path.
   let mantissa = 0;
   let digits = 0;
   let scale = 0;
-  let seenDigit = false;
   while (c >= 48 && c <= 57) {
-    seenDigit = true;
-    if (mantissa !== 0 || c !== 48) {
-      mantissa = mantissa * 10 + (c - 48);
-      digits++;
-    }
+    mantissa = mantissa * 10 + (c - 48);
+    digits++;
     c = text.charCodeAt(++i);
   }
   if (c === 46 /* . */) {
     c = text.charCodeAt(++i);
+    const fractionStart = i;
     while (c >= 48 && c <= 57) {
-      seenDigit = true;
-      if (mantissa !== 0 || c !== 48) {
-        mantissa = mantissa * 10 + (c - 48);
-        digits++;
-      }
-      scale--;
+      mantissa = mantissa * 10 + (c - 48);
       c = text.charCodeAt(++i);
     }
+    digits += i - fractionStart;
+    scale = fractionStart - i;
   }
   if (c === 101 || c === 69 /* e E */) {
     c = text.charCodeAt(++i);
@@ -62,7 +58,7 @@ export function parseFloat32(text: string, start: number, end: number): number {
     if (exponentDigits === 0) return slowFloat32(text, start, end);
     scale += negativeExponent ? -exponent : exponent;
   }
-  if (i !== end || !seenDigit || digits > MAX_DIGITS || scale > MAX_SCALE || scale < -MAX_SCALE) {
+  if (i !== end || digits === 0 || digits > MAX_DIGITS || scale > MAX_SCALE || scale < -MAX_SCALE) {
     return slowFloat32(text, start, end);
   }
   const magnitude = scale < 0 ? mantissa / POW10[-scale] : mantissa * POW10[scale];
