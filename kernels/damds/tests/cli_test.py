@@ -87,28 +87,40 @@ def write_matrix(path, values, n):
         file.write(struct.pack(f"<{n * n}h", *values))
 
 
-def write_sampled_3d(args, n):
-    """Distances of n random 3D points as a little-endian SPIDAL matrix; returns (path, distances)."""
+def write_sampled_3d(args, n, missing_every=0):
+    """Distances of n random 3D points as a little-endian SPIDAL matrix, optionally with
+    every k-th pair (symmetrically) marked missing (-1); returns (path, distances)."""
     generator = random.Random(7)
     truth = [[generator.uniform(0, 0.5) for _ in range(3)] for _ in range(n)]
     distance = [[math.dist(a, b) for b in truth] for a in truth]
-    path = os.path.join(args.work, "sampled.bin")
-    write_matrix(path, [round(d * 32767) for row in distance for d in row], n)
+
+    def stored(i, j):
+        if missing_every and i != j and (min(i, j) * n + max(i, j)) % missing_every == 0:
+            return -1
+        return round(distance[i][j] * 32767)
+
+    path = os.path.join(args.work, f"sampled-{missing_every}.bin")
+    write_matrix(path, [stored(i, j) for i in range(n) for j in range(n)], n)
     return path, distance
 
 
 def sampled_3d(args):
-    """Distances of random 3D points must be recovered (up to a rigid motion)."""
+    """Distances of random 3D points must be recovered (up to a rigid motion), also with
+    7% of the pairs missing (which takes the CG solve instead of the closed form)."""
     n = 200
-    path, distance = write_sampled_3d(args, n)
-    output = os.path.join(args.work, "sampled.txt")
-    done = progress_lines(run_damds(args, ["--distances", path, "--points", str(n), "--output", output, "--seed", "3"],
-                                    threads=2))[-1]
-    check(done["stress"] < 1e-4, f"stress {done['stress']:.3g} on exact 3D distances, expected < 1e-4")
-    points = read_points(output, n)
-    worst = max(abs(math.dist(points[i], points[j]) - distance[i][j]) for i in range(n) for j in range(i))
-    check(worst < 0.01, f"a recovered distance is off by {worst:.4f}")
-    print(f"stress {done['stress']:.3g}, largest distance error {worst:.2e}")
+    for missing_every in (0, 14):
+        path, distance = write_sampled_3d(args, n, missing_every)
+        output = os.path.join(args.work, f"sampled-{missing_every}.txt")
+        lines = progress_lines(run_damds(args, ["--distances", path, "--points", str(n), "--output", output,
+                                                "--seed", "3"], threads=2))
+        done = lines[-1]
+        check(lines[0]["closed_form"] == (missing_every == 0), f"unexpected solver choice: {lines[0]}")
+        check(done["stress"] < 1e-4, f"stress {done['stress']:.3g} on exact 3D distances, expected < 1e-4")
+        points = read_points(output, n)
+        worst = max(abs(math.dist(points[i], points[j]) - distance[i][j]) for i in range(n) for j in range(i))
+        check(worst < 0.01, f"a recovered distance is off by {worst:.4f}")
+        print(f"missing 1/{missing_every or 'none'}: stress {done['stress']:.3g}, "
+              f"largest distance error {worst:.2e}, {done['cg_iterations']} CG steps")
 
 
 def ranks_and_threads_agree(args):
