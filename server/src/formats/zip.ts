@@ -68,18 +68,20 @@ interface InflateBudget {
 
 async function readFrame(zip: ZipFile, entry: Entry, budget: InflateBudget, clusterNames: Map<string, number>): Promise<FrameRead> {
   const chunks = guardedChunks(await openEntry(zip, entry), entry, budget)[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  const head: Buffer = first.done ? Buffer.alloc(0) : first.value;
-  const format = detectFormat(entry.fileName, head);
-  if (format === 'zip') throw new InputError('bad_zip_entry', `${entry.fileName}: archives inside the archive are not read`, { file: entry.fileName });
-  async function* all(): AsyncGenerator<Buffer> {
-    if (!first.done) yield head;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
-  }
   try {
+    const first = await chunks.next();
+    const head: Buffer = first.done ? Buffer.alloc(0) : first.value;
+    const format = detectFormat(entry.fileName, head);
+    if (format === 'zip') {
+      throw new InputError('bad_zip_entry', `${entry.fileName}: archives inside the archive are not read`, { file: entry.fileName });
+    }
+    async function* all(): AsyncGenerator<Buffer> {
+      if (!first.done) yield head;
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+    }
     return await FRAME_READERS[format]({ chunks: all(), name: entry.fileName, entry: entry.fileName, limits: budget.limits, clusterNames });
   } finally {
-    await chunks.return?.(undefined); // a reader that stopped early: close the entry stream
+    await chunks.return?.(undefined); // a reader that stopped early (or never started): close the entry stream
   }
 }
 
