@@ -1,7 +1,5 @@
 #include "all_pairs.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <numeric>
 

@@ -87,6 +87,9 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
   }
   const auto n = static_cast<std::int64_t>(sequences.size());
   const std::int64_t pairs = n * (n - 1) / 2;
+  std::int64_t residue_squares = 0;
+  for (const auto& sequence : sequences) residue_squares += static_cast<std::int64_t>(sequence.size() * sequence.size());
+  const std::int64_t cells_total = (residues * residues - residue_squares) / 2;  // Σ len(a)·len(b) over pairs
   progress.report("read", spidal::JsonFields()
                               .add("sequences", n)
                               .add("residues", residues)
@@ -117,7 +120,10 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
     std::int64_t batch_cells = aligner.cells(batch);
     MPI_Allreduce(MPI_IN_PLACE, &batch_cells, 1, MPI_INT64_T, MPI_SUM, mpi.comm());
     cells_done += batch_cells;
-    progress.report("align", spidal::JsonFields().add("cells_done", cells_done).add("pairs_total", pairs));
+    progress.report("align", spidal::JsonFields()
+                                 .add("cells_done", cells_done)
+                                 .add("cells_total", cells_total)
+                                 .add("fraction", cells_total > 0 ? static_cast<double>(cells_done) / cells_total : 1.0));
   }
   writer.close();
   MPI_Barrier(mpi.comm());
