@@ -2,7 +2,6 @@
 // of one .pviz per frame plus "plot.index" listing them in order (what the
 // ZIP reader accepts back). Everything is streamed: frames may be produced
 // lazily (an async iterable), and each is written before the next is pulled.
-import { once } from 'node:events';
 import { Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
@@ -55,7 +54,7 @@ async function writeTimeSeries(plot: ExportPlot, out: Writable): Promise<void> {
     zip.end();
   } catch (error) {
     (zip.outputStream as Readable).destroy(error as Error);
-    await once(zip.outputStream, 'close').catch(() => undefined);
+    await written.catch(() => undefined); // the pipeline fails with the same error; it also ends `out`
     throw error;
   }
   await written;
