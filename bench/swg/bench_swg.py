@@ -149,7 +149,7 @@ def main():
         "",
         f"Agreement: on the {len(pairs):,} sampled pairs, parasail's matches/length give the same stored distance as "
         f"swg for {same / len(pairs):.1%} of pairs (largest difference {worst} = {worst / 32767:.3f}); "
-        "scores agree; differences come from co-optimal alignments, where swg takes the shortest, then the most "
+        "differences come from co-optimal alignments, where swg takes the shortest, then the most "
         "identical one, and parasail its own path.",
         "",
     ]
