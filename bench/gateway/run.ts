@@ -105,14 +105,22 @@ async function overhead(): Promise<string[]> {
   }
 }
 
-async function allDone(client: Client, count: number): Promise<any[]> {
-  const deadline = Date.now() + 900_000;
-  while (Date.now() < deadline) {
+/**
+ * Waits for every user's jobs through the API, reading one user's job list a second
+ * (round robin) so that the watching does not load the store more than the jobs do;
+ * the figures come from the jobs' own timestamps, not from when they were seen.
+ */
+async function allDone(clients: Client[], count: number): Promise<any[]> {
+  const done = new Map<Client, any[]>();
+  const deadline = Date.now() + 1_200_000;
+  for (let i = 0; done.size < clients.length; i++) {
+    if (Date.now() > deadline) throw new Error('the burst did not finish in 20 minutes');
+    const client = clients.filter((c) => !done.has(c))[0]!;
     const { items } = await client.json('GET', '/jobs');
-    if (items.length === count && items.every(isTerminal)) return items;
-    await sleep(1000);
+    if (items.length === count && items.every(isTerminal)) done.set(client, items);
+    else await sleep(1000);
   }
-  throw new Error('the burst did not finish in 15 minutes');
+  return [...done.values()].flat();
 }
 
 async function burst(): Promise<string[]> {
@@ -139,8 +147,7 @@ async function burst(): Promise<string[]> {
       ),
     );
     const submitSeconds = (performance.now() - t0) / 1000;
-    // Each user watches their job list (one request a second), as the jobs page would.
-    const jobs = (await Promise.all(clients.map((client) => allDone(client, BURST_JOBS_PER_USER)))).flat();
+    const jobs = await allDone(clients, BURST_JOBS_PER_USER);
     const wall = (performance.now() - t0) / 1000;
     const succeeded = jobs.filter((j) => j.state === 'succeeded').length;
     const ids = new Set(jobs.map((j) => j.id));
@@ -153,7 +160,7 @@ async function burst(): Promise<string[]> {
     return [
       `## Burst: ${total} jobs by ${BURST_USERS} users at once (local backend, ${os.availableParallelism()} program slots)`,
       '',
-      'Tiny sequence-clustering jobs (3 reads; fake kernels with zero run time, so the figures are the gateway\'s own: three mpirun launches, messages, event log, plot ingest per job); 2 workers, 1 bridge, poll ${BURST_POLL_MS} ms; each user polls its job list once a second.',
+      'Tiny sequence-clustering jobs (3 reads; fake kernels with zero run time, so the figures are the gateway\'s own: three mpirun launches, messages, event log, plot ingest per job); 2 workers, 1 bridge, poll ${BURST_POLL_MS} ms; one user's job list read per second.',
       '',
       '| measure | value |',
       '| --- | ---: |',

@@ -40,6 +40,8 @@ export class Bridge {
   private readonly unsent = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> = Promise.resolve();
+  private pollRunning = false;
+  private pollAgain = false;
   private stopped = false;
 
   constructor(
@@ -51,6 +53,7 @@ export class Bridge {
   ) {}
 
   async start(): Promise<void> {
+    this.backend.watch?.(() => this.pollSoon());
     await this.recover();
     await this.broker.consume('hpc', (message: HpcMessage) => this.onSubmit(message));
     this.schedulePoll();
@@ -138,13 +141,33 @@ export class Bridge {
     }
   }
 
-  private schedulePoll(): void {
+  private schedulePoll(delayMs = this.config.pollMs): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.polling = this.pollOnce()
-        .catch((err) => this.log(`poll failed: ${(err as Error).stack ?? err}`))
-        .finally(() => this.schedulePoll());
-    }, this.config.pollMs);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.runPoll(), delayMs);
+  }
+
+  private runPoll(): void {
+    this.timer = null;
+    if (this.pollRunning) {
+      this.pollAgain = true;
+      return;
+    }
+    this.pollRunning = true;
+    this.polling = this.pollOnce()
+      .catch((err) => this.log(`poll failed: ${(err as Error).stack ?? err}`))
+      .finally(() => {
+        this.pollRunning = false;
+        const again = this.pollAgain;
+        this.pollAgain = false;
+        this.schedulePoll(again ? 0 : this.config.pollMs);
+      });
+  }
+
+  /** A backend saw a program end: poll now instead of at the next interval. */
+  private pollSoon(): void {
+    if (this.pollRunning) this.pollAgain = true;
+    else this.schedulePoll(0);
   }
 
   async pollOnce(): Promise<void> {

@@ -37,6 +37,8 @@ export interface Backend {
   cancel(handle: Handle): Promise<void>;
   /** A submission whose id was never recorded (the bridge died in between), looked up by its name. */
   find(submission: Submission): Promise<string | null>;
+  /** Optional hint that a program ended (polling stays the source of truth). */
+  watch?(onEnd: () => void): void;
 }
 
 /** The launcher line of a stage: mpirun with R ranks and T OpenMP threads per rank. */

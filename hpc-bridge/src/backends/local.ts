@@ -10,6 +10,7 @@ const KILL_GRACE_MS = 5000;
 
 export class LocalBackend implements Backend {
   readonly kind = 'local';
+  private onEnd: () => void = () => {};
 
   /** At most `slots` programs run at once; the others wait for a slot in run-stage.sh. */
   constructor(
@@ -29,8 +30,13 @@ export class LocalBackend implements Backend {
       child.once('spawn', resolve);
       child.once('error', reject);
     });
+    child.once('exit', () => this.onEnd()); // the wrapper exits after writing exit.json
     child.unref();
     return String(child.pid);
+  }
+
+  watch(onEnd: () => void): void {
+    this.onEnd = onEnd;
   }
 
   async poll(handles: Handle[]): Promise<Map<string, BackendState>> {
