@@ -6,10 +6,10 @@ import { chromium } from 'playwright-core';
 export const BASE_URL = (process.env.WPV_URL ?? 'http://localhost:8080').replace(/\/$/, '');
 export const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts');
 
-export function launch() {
+export function launch(extraArgs = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    args: [...extraArgs, '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
   });
 }
@@ -17,7 +17,7 @@ export function launch() {
 export async function newPage(browser) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(60_000);
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   return { context, page, problems };
@@ -48,7 +48,7 @@ export async function register(page, username, password) {
 }
 
 export async function waitFirstFrame(page) {
-  await page.waitForFunction(() => performance.getEntriesByName('wpv:first-frame').length > 0, null, { timeout: 60_000 });
+  await page.waitForFunction(() => performance.getEntriesByName('wpv:first-frame').length > 0, null, { timeout: 120_000 });
 }
 
 /** Canvas pixels as a PNG buffer (clip in canvas coordinates, optional). */

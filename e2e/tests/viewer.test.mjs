@@ -56,7 +56,7 @@ describe('viewer end to end', () => {
       await page.setInputFiles('[data-testid=upload-file]', TREE_SAMPLE);
       await page.fill('input[name=name]', 'e2e tree');
       await page.click('[data-testid=upload-submit]');
-      await page.waitForURL(/\/plots\/[^/?]+/, { timeout: 60_000 });
+      await page.waitForURL(/\/plots\/[^/?]+/, { timeout: 180_000 }); // parsing and storing take a while on a busy machine
       plotId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
       await waitFirstFrame(page);
       await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');

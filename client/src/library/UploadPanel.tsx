@@ -77,7 +77,8 @@ export function UploadPanel({ collections, onUploaded }: { collections: Collecti
           </div>
           {progress === null
             ? <button type="submit" data-testid="upload-submit">Upload</button>
-            : <div className="row"><progress data-testid="upload-progress" value={progress} max={1} /> {(progress * 100).toFixed(0)}%
+            : <div className="row"><progress data-testid="upload-progress" value={progress} max={1} />
+                {progress < 1 ? `${(progress * 100).toFixed(0)}%` : 'uploaded; the server is reading the file…'}
                 <button type="button" onClick={() => abortRef.current?.()}>Cancel</button></div>}
         </form>
       )}
