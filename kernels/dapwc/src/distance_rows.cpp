@@ -9,31 +9,40 @@
 namespace dapwc {
 namespace {
 
-constexpr int kRowsPerGroup = 4;   // rows sharing each load of a column vector
-constexpr std::int64_t kTile = 2048;  // columns per tile: 4 rows + 1 vector stay in L1
+// Each pass step takes 2 rows × 4 clusters: one int16→double conversion of a
+// distance serves 4 clusters and one column load serves 2 rows, with the 8
+// accumulators held in vector registers (AVX2: 16 registers).
+constexpr int kRowsPerGroup = 2;
+constexpr int kColumnsPerGroup = 4;
 // Below this many pairs a pass is too short to pay for waking the threads.
 constexpr std::int64_t kParallelPairs = std::int64_t{1} << 18;
 
-// Adds Σ_β row_i[β]·column[β] over [begin, end) to acc[i] for four rows.
-inline void accumulate_group(const std::int16_t* const rows[kRowsPerGroup], const double* column,
-                             std::int64_t begin, std::int64_t end, double acc[kRowsPerGroup]) {
-  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+// acc[i][j] = Σ_β row_i[β]·column_j[β] over [0, n).
+inline void dot_block(const std::int16_t* const rows[kRowsPerGroup],
+                      const double* const columns[kColumnsPerGroup], std::int64_t n,
+                      double acc[kRowsPerGroup][kColumnsPerGroup]) {
   const std::int16_t* r0 = rows[0];
   const std::int16_t* r1 = rows[1];
-  const std::int16_t* r2 = rows[2];
-  const std::int16_t* r3 = rows[3];
-#pragma omp simd reduction(+ : a0, a1, a2, a3)
-  for (std::int64_t b = begin; b < end; ++b) {
-    const double c = column[b];
-    a0 += r0[b] * c;
-    a1 += r1[b] * c;
-    a2 += r2[b] * c;
-    a3 += r3[b] * c;
+  const double* c0 = columns[0];
+  const double* c1 = columns[1];
+  const double* c2 = columns[2];
+  const double* c3 = columns[3];
+  double a00 = 0.0, a01 = 0.0, a02 = 0.0, a03 = 0.0, a10 = 0.0, a11 = 0.0, a12 = 0.0, a13 = 0.0;
+#pragma omp simd reduction(+ : a00, a01, a02, a03, a10, a11, a12, a13)
+  for (std::int64_t b = 0; b < n; ++b) {
+    const double d0 = r0[b];
+    const double d1 = r1[b];
+    a00 += d0 * c0[b];
+    a01 += d0 * c1[b];
+    a02 += d0 * c2[b];
+    a03 += d0 * c3[b];
+    a10 += d1 * c0[b];
+    a11 += d1 * c1[b];
+    a12 += d1 * c2[b];
+    a13 += d1 * c3[b];
   }
-  acc[0] += a0;
-  acc[1] += a1;
-  acc[2] += a2;
-  acc[3] += a3;
+  acc[0][0] = a00, acc[0][1] = a01, acc[0][2] = a02, acc[0][3] = a03;
+  acc[1][0] = a10, acc[1][1] = a11, acc[1][2] = a12, acc[1][3] = a13;
 }
 
 }  // namespace
@@ -41,22 +50,24 @@ inline void accumulate_group(const std::int16_t* const rows[kRowsPerGroup], cons
 void multiply_rows(const DistanceRows& distances, const double* columns, int width, double* out) {
   const std::int64_t n = distances.n;
   const std::int64_t rows = distances.block.rows();
-  const std::int64_t groups = (rows + kRowsPerGroup - 1) / kRowsPerGroup;
+  const std::int64_t row_groups = (rows + kRowsPerGroup - 1) / kRowsPerGroup;
 #pragma omp parallel for schedule(static) if (rows * n >= kParallelPairs)
-  for (std::int64_t g = 0; g < groups; ++g) {
-    const std::int64_t first = g * kRowsPerGroup;
-    // A short last group repeats its last row so that every row goes through
-    // the same four-lane code (and so gets the same rounding).
+  for (std::int64_t g = 0; g < row_groups; ++g) {
+    // A short last group repeats its last row (and a short column group its last
+    // column), so that every (row, column) goes through the same lane of the same
+    // code and gets the same rounding wherever it falls; the repeats are discarded.
+    const std::int64_t first_row = g * kRowsPerGroup;
     const std::int16_t* group_rows[kRowsPerGroup];
-    for (int i = 0; i < kRowsPerGroup; ++i)
-      group_rows[i] = distances.row(std::min(first + i, rows - 1));
-    for (int j = 0; j < width; ++j) {
-      const double* column = columns + j * n;
-      double acc[kRowsPerGroup] = {0.0, 0.0, 0.0, 0.0};
-      for (std::int64_t begin = 0; begin < n; begin += kTile)
-        accumulate_group(group_rows, column, begin, std::min(begin + kTile, n), acc);
-      for (int i = 0; i < kRowsPerGroup && first + i < rows; ++i)
-        out[(first + i) * width + j] = acc[i] / spidal::kMatrixScale;
+    for (int i = 0; i < kRowsPerGroup; ++i) group_rows[i] = distances.row(std::min(first_row + i, rows - 1));
+    for (int first_column = 0; first_column < width; first_column += kColumnsPerGroup) {
+      const double* group_columns[kColumnsPerGroup];
+      for (int j = 0; j < kColumnsPerGroup; ++j)
+        group_columns[j] = columns + std::min(first_column + j, width - 1) * n;
+      double acc[kRowsPerGroup][kColumnsPerGroup];
+      dot_block(group_rows, group_columns, n, acc);
+      for (int i = 0; i < kRowsPerGroup && first_row + i < rows; ++i)
+        for (int j = 0; j < kColumnsPerGroup && first_column + j < width; ++j)
+          out[(first_row + i) * width + first_column + j] = acc[i][j] / spidal::kMatrixScale;
     }
   }
 }
