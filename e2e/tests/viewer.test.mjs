@@ -27,6 +27,13 @@ describe('viewer end to end', () => {
   });
   after(async () => { await browser?.close(); });
 
+  /** Back to the plot when an earlier step left it (each step can then fail on its own). */
+  async function ensureViewer() {
+    if (new URL(page.url()).pathname === `/plots/${plotId}`) return;
+    await page.goto(`${BASE_URL}/plots/${plotId}`);
+    await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+  }
+
   const canvasBox = () => page.locator('[data-testid=plot-canvas]').boundingBox();
   const settledUrl = async () => { await page.waitForTimeout(600); return page.url(); }; // the URL follows the view after 250 ms
 
@@ -55,6 +62,8 @@ describe('viewer end to end', () => {
       await page.goto(BASE_URL + '/');
       await page.setInputFiles('[data-testid=upload-file]', TREE_SAMPLE);
       await page.fill('input[name=name]', 'e2e tree');
+      // The owner's first view of a plot is stored as its thumbnail.
+      const thumbnailPut = page.waitForResponse((r) => r.url().endsWith('/thumbnail') && r.request().method() === 'PUT', { timeout: 300_000 }).catch((e) => e);
       await page.click('[data-testid=upload-submit]');
       await page.waitForURL(/\/plots\/[^/?]+/, { timeout: 180_000 }); // parsing and storing take a while on a busy machine
       plotId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
@@ -68,35 +77,26 @@ describe('viewer end to end', () => {
         return { positions: labels.map((_, i) => flat.slice(3 * i, 3 * i + 3)), labels };
       }, plotId);
       assert.equal(data.labels.length, 3640);
+      const put = await thumbnailPut;
+      assert.ok(!(put instanceof Error), `no thumbnail upload: ${put.message}`);
+      assert.equal(put.status(), 204);
     });
   });
 
   test('the library finds the plot by search and shows its thumbnail', async () => {
     await step(page, 'library', async () => {
-      const viewer = page.url();
       await page.goto(BASE_URL + '/');
       await page.fill('[data-testid=library-search]', 'e2e tree');
       const card = page.locator('[data-testid=plot-card]', { hasText: 'e2e tree' });
       await card.waitFor();
-      // The viewer stores a thumbnail when the owner first opens the plot; the PUT may still be on its way.
-      const hasThumbnail = () => page.waitForFunction(
-        () => [...document.querySelectorAll('[data-testid=plot-card] img.thumb')].some((img) => img.naturalWidth === 256), null, { timeout: 5_000 },
-      ).then(() => true, () => false);
-      for (let tries = 0; !(await hasThumbnail()); tries++) {
-        assert.ok(tries < 12, 'the thumbnail appears in the library within a minute');
-        await page.reload();
-        await page.fill('[data-testid=library-search]', 'e2e tree');
-      }
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=plot-card] img.thumb')].some((img) => img.naturalWidth === 256));
       await page.fill('[data-testid=library-search]', 'no-such-plot-name-xyz');
       await page.waitForSelector('text=No plots match.');
-      await page.goto(viewer);
-      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
     });
   });
 
   test('an API token made on the tokens page works with curl-style requests until revoked', async () => {
     await step(page, 'tokens', async () => {
-      const viewer = page.url();
       await page.goto(BASE_URL + '/tokens');
       await page.fill('input[placeholder="token name"]', 'e2e');
       await page.fill('input[placeholder="your password"]', PASSWORD);
@@ -109,13 +109,12 @@ describe('viewer end to end', () => {
       await page.click('tr:has-text("e2e") button:has-text("Revoke")');
       await page.waitForSelector('tr:has-text("e2e")', { state: 'detached' });
       assert.equal((await mine()).status, 401);
-      await page.goto(viewer);
-      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
     });
   });
 
   test('hover a known point and read its label in the tooltip', async () => {
     await step(page, 'hover', async () => {
+      await ensureViewer();
       const { box, screen } = await projected();
       const inside = (s) => s && s[0] > 40 && s[0] < box.width - 40 && s[1] > 40 && s[1] < box.height - 40;
       for (let i = 0; i < screen.length && !known; i++) {
@@ -134,6 +133,7 @@ describe('viewer end to end', () => {
 
   test('hide the cluster of that point and see the pixels change', async () => {
     await step(page, 'hide-cluster', async () => {
+      await ensureViewer();
       const clip = { x: known.x - 10, y: known.y - 10, width: 20, height: 20 };
       const before = await canvasShot(page, clip);
       const cluster = await page.evaluate(async ({ id, index }) => {
@@ -154,6 +154,7 @@ describe('viewer end to end', () => {
 
   test('select by box and export the selection as CSV', async () => {
     await step(page, 'box-select', async () => {
+      await ensureViewer();
       const { box, screen } = await projected();
       const [x0, y0, x1, y1] = [box.width * 0.35, box.height * 0.35, box.width * 0.65, box.height * 0.65];
       const hiddenIndex = known.index;
@@ -181,6 +182,7 @@ describe('viewer end to end', () => {
 
   test('search a label: matches are reported and the camera flies to them', async () => {
     await step(page, 'search', async () => {
+      await ensureViewer();
       const target = data.labels[100];
       const cameraBefore = cameraFromUrl(await settledUrl());
       await page.fill('[data-testid=label-search]', target);
@@ -194,6 +196,7 @@ describe('viewer end to end', () => {
 
   test('the view link opens the same view in a new page', async () => {
     await step(page, 'view-link', async () => {
+      await ensureViewer();
       await page.press('[data-testid=label-search]', 'Escape');
       await page.locator('[data-testid=plot-canvas]').click({ position: { x: 5, y: 5 } }); // focus away from inputs
       viewUrl = await settledUrl();
