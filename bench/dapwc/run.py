@@ -71,6 +71,14 @@ def run_dapwc(args, n, k, ranks, threads):
     return measured(command, threads)
 
 
+def run_full(args, n):
+    """The whole program (annealing, split tests, labels) once, 1 rank × 2 threads."""
+    output = os.path.join(OUT, f"clusters-{n}.txt")
+    done, rss = measured([os.path.join(args.bin, "dapwc"), "--distances", matrix_path(n), "--points", str(n),
+                          "--output", output], 2)
+    return done, rss
+
+
 def run_numpy(args, n, k, threads):
     command = [sys.executable, os.path.abspath(__file__), "--numpy-peer", str(n), str(k), str(args.iterations)]
     return measured(command, threads)
@@ -112,6 +120,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--bin", default=os.path.join(ROOT, "kernels", "build", "bin"))
     parser.add_argument("--mpiexec", default="mpiexec")
+    parser.add_argument("--full-run", type=int, default=4000, help="N of one whole dapwc run (0: none)")
     parser.add_argument("--numpy-peer", nargs=3, type=int, metavar=("N", "K", "ITERATIONS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.numpy_peer:
@@ -155,6 +164,17 @@ def main():
         base = base or a
         peer = f"{run_numpy(args, n, k, threads)[0]['seconds_per_iteration']:.4f}" if ranks == 1 else "–"
         lines.append(f"| {ranks} × {threads} | {a:.4f} | {base / a:.2f} | {peer} |")
+        print(lines[-1], flush=True)
+
+    if args.full_run:
+        done, rss = run_full(args, args.full_run)
+        t = done["timings"]
+        lines += ["", f"Whole program once at N = {args.full_run} (8 planted blobs, MaxNcent 8, 1 rank × 2 threads): "
+                  f"{t['anneal']:.1f} s annealing, {done['clusters']} clusters, {done['temperature_steps']} "
+                  f"temperatures, {done['em_iterations']} E/M steps ({t['em']:.1f} s, {t['per_em_iteration']:.4f} "
+                  f"s each), {done['eigen_passes']} power-iteration passes ({t['split_tests']:.1f} s), "
+                  f"{done['splits']} splits, {done['merged']} merged, {done['removed']} removed; "
+                  f"peak memory {rss / 2**20:.0f} MiB. No peer: NumPy has no DA-PWC."]
         print(lines[-1], flush=True)
 
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <random>
 
 #include "distance_rows.hpp"
@@ -16,15 +18,17 @@ std::vector<std::int16_t> random_stored(std::int64_t n, unsigned seed) {
   return stored;
 }
 
-TEST(MultiplyRows, MatchesDirectSumsAndIsIndependentOfTheRowSplit) {
-  const std::int64_t n = 2100;  // more than one column tile
-  const int width = 3;
+TEST(MultiplyRows, MatchesDirectSumsAndIsIndependentOfRowSplitAndThreads) {
+  const std::int64_t n = 2100;  // enough pairs for the threaded pass
+  const int width = 5;  // a full and a partial group of 4 columns
   const std::vector<std::int16_t> stored = random_stored(n, 1);
   std::vector<double> columns(width * n);
   std::mt19937 random(2);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (double& c : columns) c = unit(random);
 
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
   const DistanceRows all{n, {0, n}, stored};
   std::vector<double> whole(n * width);
   multiply_rows(all, columns.data(), width, whole.data());
@@ -44,6 +48,13 @@ TEST(MultiplyRows, MatchesDirectSumsAndIsIndependentOfTheRowSplit) {
   multiply_rows(part, columns.data(), width, partial.data());
   for (std::int64_t r = 0; r < rows; ++r)
     for (int j = 0; j < width; ++j) EXPECT_EQ(partial[r * width + j], whole[(first + r) * width + j]);
+
+  // One thread gives the same bits as two.
+  omp_set_num_threads(1);
+  std::vector<double> serial(n * width);
+  multiply_rows(all, columns.data(), width, serial.data());
+  omp_set_num_threads(threads);
+  EXPECT_EQ(serial, whole);
 }
 
 TEST(PrepareDistances, ZeroesDiagonalFillsMissingWithTheMean) {
