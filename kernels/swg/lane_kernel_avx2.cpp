@@ -20,7 +20,7 @@ struct Avx2Narrow {  // 8 int32 keys in one register
 
 struct Avx2Wide {  // 8 int64 keys in two registers; AVX2 has no 64-bit max
   static constexpr int lanes = kAvx2Lanes;
-  static constexpr int rows_per_sweep = 2;
+  static constexpr int rows_per_sweep = 3;
   struct Vector {
     __m256i low, high;
   };
