@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <vector>
 
