@@ -12,7 +12,7 @@ const FLOAT32_MAX = 3.4028234663852886e38;
  * usual case) they sit in a Float64Array and are found by binary search; the
  * first key out of order moves them to a Map.
  */
-export class PointKeyIndex {
+class PointKeyIndex {
   private sorted: Float64Array<ArrayBuffer> = new Float64Array(INITIAL_CAPACITY);
   private map: Map<string, number> | null = null;
   private count = 0;
