@@ -1,5 +1,5 @@
 // Collective block writes (run with 1 and 2 ranks): every rank writes its share of
-// blocks and transposed blocks; the file must hold exactly the expected matrix.
+// the blocks over two rounds; the file must hold exactly the expected matrix.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
