@@ -160,7 +160,7 @@ async function burst(): Promise<string[]> {
     return [
       `## Burst: ${total} jobs by ${BURST_USERS} users at once (local backend, ${os.availableParallelism()} program slots)`,
       '',
-      'Tiny sequence-clustering jobs (3 reads; fake kernels with zero run time, so the figures are the gateway\'s own: three mpirun launches, messages, event log, plot ingest per job); 2 workers, 1 bridge, poll ${BURST_POLL_MS} ms; one user's job list read per second.',
+      `Tiny sequence-clustering jobs (3 reads; fake kernels with zero run time, so the figures are the gateway's own: three mpirun launches, messages, event log, plot ingest per job); 2 workers, 1 bridge, poll ${BURST_POLL_MS} ms; one user's job list read per second.`,
       '',
       '| measure | value |',
       '| --- | ---: |',

@@ -71,6 +71,9 @@ export class Bridge {
   }
 
   private async onSubmit({ jobId, stage: name }: HpcMessage): Promise<void> {
+    // Back-pressure: beyond maxSubmitted this message stays unacked, and the rest queued, in RabbitMQ
+    // (a bridge stopping meanwhile never acks it: the broker hands it out again).
+    while (this.tracked.size >= this.config.maxSubmitted) await new Promise((r) => setTimeout(r, 50));
     const job = await this.repo.get(jobId);
     const stage = job?.stages[name];
     // A duplicate or late message: the stage was already taken, or the job ended.

@@ -13,6 +13,8 @@ export interface JobConfig {
   pollMs: number;
   /** Local backend: programs running at once (each with its ranks × threads). */
   localSlots: number;
+  /** Stages the bridge submits before it stops taking messages (the rest wait in RabbitMQ). */
+  maxSubmitted: number;
   maxInputBytes: number;
   maxActivePerUser: number;
   /** Largest sequence count / matrix order of a job. */
@@ -51,6 +53,7 @@ export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.
     backend: oneOf(env, 'HPC_BACKEND', ['local', 'slurm'], 'local'),
     pollMs: positive(env, 'HPC_POLL_MS', 1000),
     localSlots: positive(env, 'HPC_LOCAL_SLOTS', os.availableParallelism()),
+    maxSubmitted: positive(env, 'HPC_MAX_SUBMITTED', env.HPC_BACKEND === 'slurm' ? 1000 : 2 * positive(env, 'HPC_LOCAL_SLOTS', os.availableParallelism())),
     maxInputBytes: positive(env, 'JOB_MAX_INPUT_BYTES', 256 * 1024 * 1024),
     maxActivePerUser: positive(env, 'JOB_MAX_ACTIVE', 20),
     maxPoints: positive(env, 'JOB_MAX_POINTS', 100_000),
