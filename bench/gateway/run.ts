@@ -97,7 +97,7 @@ async function overhead(): Promise<string[]> {
       `| ratio gateway / by hand | ${(e2e / hand).toFixed(2)}× |`,
       '',
       `Target: overhead ≤ 1 s + one poll interval (${(1 + POLL_MS / 1000).toFixed(1)} s): ${over <= 1 + POLL_MS / 1000 ? 'met' : 'NOT met'}.`,
-      'The overhead holds three stage hand-offs (each: RabbitMQ message, event-log writes, up to one poll to see the exit), plot assembly and ingest.',
+      'The overhead holds the stage hand-offs (RabbitMQ messages, event-log writes, mpirun-wrapper start, the exit seen on the wrapper\'s exit), plot assembly and ingest.',
       '',
     ];
   } finally {
