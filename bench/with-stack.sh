@@ -7,8 +7,9 @@ dir="$(mktemp -d /tmp/wpv-bench.XXXXXX)"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 mongo_port=$(free_port)
 amqp_port=$(free_port)
+dist_port=$(free_port)
 trap 'bash "$WPV_ROOT/scripts/stack.sh" stop "$dir" "$mongo_port" "$amqp_port" >/dev/null 2>&1; rm -rf "$dir"' EXIT
-bash "$WPV_ROOT/scripts/stack.sh" start "$dir" "$mongo_port" "$amqp_port"
+bash "$WPV_ROOT/scripts/stack.sh" start "$dir" "$mongo_port" "$amqp_port" "$dist_port"
 source "$dir/env"
 export WPV_TEST_DIR="$dir"
 "$@"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts, stops or reports the embedded services: FerretDB (MongoDB wire protocol
 # over SQLite files) and a project-local RabbitMQ broker.
-#   stack.sh start|stop|status STATE_DIR MONGO_PORT AMQP_PORT
+#   stack.sh start|stop|status STATE_DIR MONGO_PORT AMQP_PORT [DIST_PORT]
 # `start` writes STATE_DIR/env with MONGODB_URI and AMQP_URL and is idempotent.
+# DIST_PORT is the broker's Erlang distribution port (default AMQP_PORT + 20000).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -10,7 +11,15 @@ cmd="${1:?usage: stack.sh start|stop|status STATE_DIR MONGO_PORT AMQP_PORT}"
 state="${2:?state dir}"
 mongo_port="${3:?mongo port}"
 amqp_port="${4:?amqp port}"
-dist_port=$((amqp_port + 20000))
+dist_port="${5:-$((amqp_port + 20000))}"
+((dist_port <= 65535)) || die "no distribution port for AMQP port $amqp_port: pass DIST_PORT"
+
+# Starting failed: show why, from the service's own log.
+fail_with_log() {
+  echo "--- last lines of $2" >&2
+  tail -n 25 "$2" >&2 || true
+  die "$1"
+}
 mkdir -p "$state"
 state="$(cd "$state" && pwd)"
 
@@ -23,7 +32,7 @@ start_ferretdb() {
   setsid "$FERRETDB_BIN" -listen "127.0.0.1:$mongo_port" -data "$state/ferretdb" \
     >>"$state/ferretdb.log" 2>&1 </dev/null &
   echo $! >"$state/ferretdb.pid"
-  wait_port "$mongo_port" 30 || die "FerretDB did not start; see $state/ferretdb.log"
+  wait_port "$mongo_port" 30 || fail_with_log "FerretDB did not start" "$state/ferretdb.log"
 }
 
 start_rabbitmq() {
@@ -56,7 +65,7 @@ CONF
   RABBITMQ_ENABLED_PLUGINS_FILE="$state/rabbitmq/enabled_plugins" \
     setsid "$rmq" >>"$state/rabbitmq.log" 2>&1 </dev/null &
   echo $! >"$state/rabbitmq.pid"
-  wait_port "$amqp_port" 90 || die "RabbitMQ did not start; see $state/rabbitmq.log"
+  wait_port "$amqp_port" 90 || fail_with_log "RabbitMQ did not start" "$state/rabbitmq.log"
 }
 
 write_env() {

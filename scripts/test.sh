@@ -11,13 +11,14 @@ export WPV_TEST_DIR="$(mktemp -d /tmp/wpv-test.XXXXXX)"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 mongo_port=$(free_port)
 amqp_port=$(free_port)
+dist_port=$(free_port)
 cleanup() {
   bash scripts/stack.sh stop "$WPV_TEST_DIR/stack" "$mongo_port" "$amqp_port" >/dev/null 2>&1
   rm -rf "$WPV_TEST_DIR"
 }
 trap cleanup EXIT
 say "starting test services (FerretDB :$mongo_port, RabbitMQ :$amqp_port)"
-bash scripts/stack.sh start "$WPV_TEST_DIR/stack" "$mongo_port" "$amqp_port" || exit 1
+bash scripts/stack.sh start "$WPV_TEST_DIR/stack" "$mongo_port" "$amqp_port" "$dist_port" || exit 1
 source "$WPV_TEST_DIR/stack/env"
 
 failed=()
