@@ -29,6 +29,7 @@ const BURST_USERS = 10;
 const BURST_JOBS_PER_USER = 20;
 const POLL_MS = 1000;
 const BURST_POLL_MS = 500;
+const WATCH_MS = 5000;
 
 const kernels = process.env.KERNELS_BIN || REAL_KERNELS;
 const realKernels = ['swg', 'damds', 'dapwc'].every((p) => existsSync(path.join(kernels, p)));
@@ -106,8 +107,8 @@ async function overhead(): Promise<string[]> {
 }
 
 /**
- * Waits for every user's jobs through the API, reading one user's job list a second
- * (round robin) so that the watching does not load the store more than the jobs do;
+ * Waits for every user's jobs through the API, reading one user's job list every
+ * WATCH_MS (round robin) so that the watching does not load the store more than the jobs do;
  * the figures come from the jobs' own timestamps, not from when they were seen.
  */
 async function allDone(clients: Client[], count: number): Promise<any[]> {
@@ -118,7 +119,7 @@ async function allDone(clients: Client[], count: number): Promise<any[]> {
     const client = clients.filter((c) => !done.has(c))[0]!;
     const { items } = await client.json('GET', '/jobs');
     if (items.length === count && items.every(isTerminal)) done.set(client, items);
-    else await sleep(1000);
+    else await sleep(WATCH_MS);
   }
   return [...done.values()].flat();
 }
@@ -160,7 +161,7 @@ async function burst(): Promise<string[]> {
     return [
       `## Burst: ${total} jobs by ${BURST_USERS} users at once (local backend, ${os.availableParallelism()} program slots)`,
       '',
-      `Tiny sequence-clustering jobs (3 reads; fake kernels with zero run time, so the figures are the gateway's own: three mpirun launches, messages, event log, plot ingest per job); 2 workers, 1 bridge, poll ${BURST_POLL_MS} ms; one user's job list read per second.`,
+      `Tiny sequence-clustering jobs (3 reads; fake kernels with zero run time, so the figures are the gateway's own: three mpirun launches, messages, event log, plot ingest per job); 2 workers, 1 bridge, poll ${BURST_POLL_MS} ms; one user's job list read every ${WATCH_MS / 1000} s.`,
       '',
       '| measure | value |',
       '| --- | ---: |',
@@ -184,6 +185,7 @@ async function burst(): Promise<string[]> {
 }
 
 const out = process.argv[2] ?? path.resolve(import.meta.dirname, '../results/gateway.md');
+const sections = process.env.GATEWAY_BENCH ? process.env.GATEWAY_BENCH.split(',') : ['overhead', 'burst'];
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const lines = [
   '# Job gateway benchmarks',
@@ -191,7 +193,7 @@ const lines = [
   `Measured by \`bash bench/with-stack.sh node --import tsx bench/gateway/run.ts\` on ${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${cpu}), FerretDB + RabbitMQ from scripts/stack.sh, OpenMPI ${execFileSync('mpirun', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.replace(/.*\) /, '')}.`,
   '',
 ];
-for (const section of [overhead, burst]) {
+for (const section of [overhead, burst].filter((f) => sections.includes(f.name))) {
   const part = await section();
   console.log(part.join('\n'));
   lines.push(...part);
