@@ -231,7 +231,7 @@ describe('viewer end to end', () => {
       await waitFirstFrame(page);
       const first = await page.textContent('[data-testid=frame-title]');
       await page.click('[data-testid=play]');
-      await page.waitForFunction((t) => document.querySelector('[data-testid=frame-title]')?.textContent !== t, first, { timeout: 15_000 });
+      await page.waitForFunction((t) => document.querySelector('[data-testid=frame-title]')?.textContent !== t, first, { timeout: 90_000 });
       const titles = new Set();
       for (let k = 0; k < 10; k++) { titles.add(await page.textContent('[data-testid=frame-title]')); await page.waitForTimeout(150); }
       assert.ok(titles.size >= 2, 'several frames were shown while playing');
@@ -244,7 +244,7 @@ describe('viewer end to end', () => {
       await step(other.page, 'private-plot', async () => {
         await register(other.page, uniqueName('bob'), PASSWORD);
         await other.page.goto(`${BASE_URL}/plots/${plotId}`);
-        await other.page.waitForSelector('[role=alert]');
+        await other.page.waitForSelector('[role=alert]', { timeout: 120_000 });
         assert.match(await other.page.textContent('[role=alert]'), /does not exist, or it is private/);
         assert.equal((await apiAs(other.page, 'GET', `/plots/${plotId}`)).status, 404);
         assert.equal((await apiAs(other.page, 'GET', `/plots/${plotId}/frames/0/positions`)).status, 404);

@@ -186,6 +186,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       setLabelsLoaded(true);
       if (p.frames > 1) {
         store = new FrameStore(p.frames, (f, signal) => fetchFullFrame(plotId, p.frameList[f], signal));
+        void store.prefetchFrom(frame, true); // ready before the first press of Play
         setPlayback(new Playback(store, { show: (f, d, n) => showFrameRef.current(f, d, n), setBlend: (t) => renderer?.setBlend(t) }, frame));
       }
     })().catch((e: unknown) => { if (!cancelled) setError(describeLoadError(e)); });
