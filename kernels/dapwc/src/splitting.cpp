@@ -139,9 +139,11 @@ StabilityTest test_stability(const DistanceRows& distances, RowExchange& exchang
   // critical temperature can have λmin dominant instead; then
   // λmax = λ₁ + (dominant eigenvalue of H − λ₁·I).
   std::vector<double> first_direction = start;
+  PowerIterationSettings shift_settings = settings;
+  shift_settings.tolerance = settings.shift_tolerance;
   const std::vector<double> first = power_iteration(
-      hessians, std::vector<double>(count, 1.0), std::vector<double>(count, 0.0), first_direction, n, settings,
-      test.passes, [](int, double) { return false; });
+      hessians, std::vector<double>(count, 1.0), std::vector<double>(count, 0.0), first_direction, n,
+      shift_settings, test.passes, [](int, double) { return false; });
   std::vector<double> sign(count);
   for (int c = 0; c < count; ++c) sign[c] = first[c] >= 0.0 ? -1.0 : 1.0;
   std::vector<double> second_direction = start;

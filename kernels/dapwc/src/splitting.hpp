@@ -14,8 +14,9 @@
 namespace dapwc {
 
 struct PowerIterationSettings {
-  int max_iterations = 100;  // per power iteration (two per test)
-  double tolerance = 1e-4;   // relative change of the eigenvalue estimate
+  int max_iterations = 100;       // per power iteration (two per test)
+  double tolerance = 1e-4;        // relative change of the λmin estimate
+  double shift_tolerance = 1e-2;  // same for the dominant eigenvalue, which only sets the shift
 };
 
 struct StabilityTest {

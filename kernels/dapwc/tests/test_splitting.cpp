@@ -80,6 +80,7 @@ void expect_matches_dense(double temperature) {
   PowerIterationSettings settings;
   settings.max_iterations = 5000;
   settings.tolerance = 1e-12;
+  settings.shift_tolerance = 1e-12;
   const StabilityTest test = test_stability(s.rows, exchange, s.state, 5.0, -1.0, settings);
   ASSERT_EQ(test.tested, std::vector<int>{0});
   // λmax sits next to a nearly equal eigenvalue (H·1 = 1 for one cluster), so
