@@ -26,7 +26,7 @@ import type { Client } from '../../server/test/harness.ts';
 const OVERHEAD_RUNS = 5;
 const OVERHEAD_READS = 40;
 const BURST_USERS = 10;
-const BURST_JOBS_PER_USER = 20;
+const BURST_JOBS_PER_USER = Number(process.env.BURST_JOBS_PER_USER ?? 20);
 const POLL_MS = 1000;
 const BURST_POLL_MS = 500;
 const WATCH_MS = 5000;

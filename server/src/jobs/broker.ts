@@ -33,6 +33,10 @@ export interface Delivery {
   queue: string;
 }
 export type Handler = (message: any, delivery: Delivery) => Promise<void>;
+interface Consumer {
+  queue: string;
+  handler: Handler;
+}
 
 async function assertTopology(channel: Channel, queues: Record<QueueRole, string>): Promise<void> {
   const deadExchange = queues.dead;
@@ -53,7 +57,8 @@ async function assertTopology(channel: Channel, queues: Record<QueueRole, string
 
 export class JobBroker {
   private opening: Promise<{ connection: ChannelModel; publisher: ConfirmChannel }> | null = null;
-  private readonly consumers: { queue: string; handler: Handler }[] = [];
+  private readonly consumers: Consumer[] = [];
+  private readonly subscribed = new WeakMap<ChannelModel, Set<Consumer>>();
   readonly queues: Record<QueueRole, string>;
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
@@ -87,10 +92,10 @@ export class JobBroker {
 
   /** Consumes `queue` with prefetch 1 and manual acks, re-subscribing after every reconnect. */
   async consume(role: 'pipeline' | 'hpc' | 'dead', handler: Handler): Promise<void> {
-    const queue = this.queues[role];
-    this.consumers.push({ queue, handler });
+    const consumer = { queue: this.queues[role], handler };
+    this.consumers.push(consumer);
     const { connection } = await this.open();
-    await this.subscribe(connection, queue, handler);
+    await this.subscribe(connection, consumer);
   }
 
   get connected(): boolean {
@@ -124,7 +129,7 @@ export class JobBroker {
     const publisher = await connection.createConfirmChannel();
     publisher.on('error', () => {});
     await assertTopology(publisher, this.queues);
-    for (const { queue, handler } of this.consumers) await this.subscribe(connection, queue, handler);
+    for (const consumer of this.consumers) await this.subscribe(connection, consumer);
     return { connection, publisher };
   }
 
@@ -137,7 +142,12 @@ export class JobBroker {
     }, 2000);
   }
 
-  private async subscribe(connection: ChannelModel, queue: string, handler: Handler): Promise<void> {
+  /** One channel per consumer and connection (a consumer added while connecting is met twice). */
+  private async subscribe(connection: ChannelModel, consumer: Consumer): Promise<void> {
+    const done = (this.subscribed.get(connection) ?? this.subscribed.set(connection, new Set()).get(connection))!;
+    if (done.has(consumer)) return;
+    done.add(consumer);
+    const { queue, handler } = consumer;
     const channel = await connection.createChannel();
     channel.on('error', () => {});
     await channel.prefetch(1);
