@@ -172,7 +172,7 @@ async function burst(): Promise<string[]> {
       `| wall time, first submit → last job done | ${wall.toFixed(1)} s |`,
       `| throughput | ${(total / span).toFixed(2)} jobs/s (${((total * 3) / span).toFixed(1)} MPI programs/s) |`,
       `| queue wait, submit → first stage started: median / p95 / max | ${median(waits).toFixed(2)} / ${percentile(waits, 0.95).toFixed(2)} / ${Math.max(...waits).toFixed(2)} s |`,
-      `| wait for a program slot (local backend), median / p95 | ${median(slotWaits).toFixed(2)} / ${percentile(slotWaits, 0.95).toFixed(2)} s |`,
+      `| MPI stage wait, dispatched → program started (RabbitMQ back-pressure + slot), median / p95 | ${median(slotWaits).toFixed(2)} / ${percentile(slotWaits, 0.95).toFixed(2)} s |`,
       '',
       succeeded === total && plots === total && plotIds.size === total && reruns === 0
         ? 'All succeeded, none lost, none duplicated.'
