@@ -173,7 +173,7 @@ export const CollectionInput = z.object({
 export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
 
 export const Health = z.object({ mongo: z.string(), amqp: z.string() });
-export { categoricalColor } from './palette.ts';
+export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } from './palette.ts';
 
 // ---------------------------------------------------------------------------
 // Analytics job gateway (issue 4): job submission parameters and job documents.

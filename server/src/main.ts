@@ -17,6 +17,8 @@ const swept = await plots.sweepAbandoned(10 * 60_000);
 if (swept) console.log(`removed ${swept} plots left half-written by an earlier crash`);
 
 const server = app.listen(config.port, config.host);
+// Large uploads on slow links outlast Node's 5-minute default; the size cap bounds them instead.
+server.requestTimeout = 60 * 60_000;
 await once(server, 'listening');
 console.log(`WebPlotViz API listening on http://localhost:${config.port}`);
 

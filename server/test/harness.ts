@@ -28,6 +28,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  server.requestTimeout = 60 * 60_000; // as in main.ts
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

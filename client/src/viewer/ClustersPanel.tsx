@@ -1,7 +1,7 @@
 // Cluster table: counts, show/hide/solo/invert, recolour with alpha, rename, glyph and size, schemes, sort.
 import { useMemo, useState } from 'react';
 import type { ClusterStyle } from './clusterStyles';
-import { rgbaToHex, hexToRgba, schemeColor, type SchemeName } from './palette';
+import { rgbaToHex, hexToRgba, schemeColor, type SchemeName } from '@wpv/schema';
 import { VirtualList } from './VirtualList';
 import type { ClusterOverride } from './viewState';
 

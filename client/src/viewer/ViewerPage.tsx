@@ -1,7 +1,7 @@
 // The plot viewer: loads a plot, renders it, and wires the panels (clusters, search,
 // selection, time bar, named views) to the renderer and to the view state in the URL.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Cluster, Plot } from '@wpv/schema';
+import { categoricalColor, type Cluster, type Plot } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { ApiError } from '../api/http';
 import { useSession } from '../app/session';
@@ -12,7 +12,6 @@ import type { SelectedPoint } from './csv';
 import { fetchEdges, fetchFullFrame, fetchGeometry } from './frames';
 import { HelpOverlay } from './HelpOverlay';
 import { NamedViews } from './NamedViews';
-import { categoricalColor } from './palette';
 import { Playback } from './playback';
 import { PlotCanvas, type Tool } from './PlotCanvas';
 import { PlotRenderer, WebGLUnavailableError } from './renderer';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { categoricalColor, hexToRgba, rgbaToHex, schemeColor } from './palette';
+import { categoricalColor, hexToRgba, rgbaToHex, schemeColor } from '@wpv/schema';
 
 const dist = (a: { r: number; g: number; b: number }, b: typeof a) => Math.hypot(a.r - b.r, a.g - b.g, a.b - b.b);
 

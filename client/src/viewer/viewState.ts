@@ -1,6 +1,5 @@
 // The viewer's shareable state and its query-string form (a copied link reopens the view).
-import type { Rgba } from '@wpv/schema';
-import { hexToRgba, rgbaToHex } from './palette';
+import { hexToRgba, rgbaToHex, type Rgba } from '@wpv/schema';
 
 export interface CameraState {
   position: [number, number, number];
