@@ -41,6 +41,7 @@ export class Orchestrator {
       const job = await this.repo.get(jobId);
       if (!job) return;
       if (isTerminalJob(job.state)) {
+        await this.repo.cacheState(jobId, job.state);
         await this.cleanUp(job);
         return;
       }

@@ -25,9 +25,8 @@ export class Sweeper {
   }
 
   async sweep(idleAfterMs = IDLE_AFTER_MS): Promise<number> {
-    const before = Date.now() - idleAfterMs;
-    const idle = (await this.repo.active()).filter((job) => job.updatedAt.getTime() < before);
-    for (const job of idle) await this.broker.publish('pipeline', { jobId: job._id });
+    const idle = await this.repo.idle(new Date(Date.now() - idleAfterMs));
+    for (const jobId of idle) await this.broker.publish('pipeline', { jobId });
     return idle.length;
   }
 

@@ -106,6 +106,8 @@ export interface JobRecord {
   createdAt: Date;
   /** Cache of the job's state for lists and limits; the event log is the truth. */
   state: JobState;
+  /** When an event was last appended (approximate): the sweeper looks for idle jobs by it. */
+  touchedAt: Date;
 }
 
 /**

@@ -97,12 +97,15 @@ export class JobRepo {
     return this.jobs.countDocuments({ owner, state: { $in: [...ACTIVE_JOB_STATES] } });
   }
 
-  /** Jobs whose cached state is active, checked against their events (a stale cache is repaired). */
-  async active(): Promise<JobDoc[]> {
-    const ids = (await this.jobs.find({ state: { $in: [...ACTIVE_JOB_STATES] } }, { projection: { _id: 1 } }).toArray()).map((r) => r._id);
-    const jobs = await this.getMany(ids);
-    for (const job of jobs) if (isTerminalJob(job.state)) await this.jobs.updateOne({ _id: job._id }, { $set: { state: job.state } });
-    return jobs.filter((job) => !isTerminalJob(job.state));
+  /** Repairs the cached state (lost to a race between two cache writes). */
+  async cacheState(id: string, state: JobState): Promise<void> {
+    await this.jobs.updateOne({ _id: id }, { $set: { state } });
+  }
+
+  /** Ids of jobs active by the cached state with no event since `before` (one scan of the records). */
+  async idle(before: Date): Promise<string[]> {
+    const idle = await this.jobs.find({ state: { $in: [...ACTIVE_JOB_STATES] }, touchedAt: { $lt: before } }, { projection: { _id: 1 } }).toArray();
+    return idle.map((r) => r._id);
   }
 
   /** Moves the job to `to` if its current state allows it; false when the move was refused. */
@@ -191,6 +194,7 @@ export class JobRepo {
       try {
         await this.events.insertOne(next);
         this.cache.get(id)?.events.get(entity)?.push(next);
+        await this.jobs.updateOne({ _id: id }, { $set: { touchedAt: next.at } });
         return true;
       } catch (err) {
         if (!(err instanceof MongoServerError && err.code === 11000)) throw err;

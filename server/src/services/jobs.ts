@@ -129,7 +129,8 @@ export class Jobs {
     retryOf: string | null,
   ): JobRecord {
     const { order } = newStages(type);
-    return { _id: id, owner, name, type, params, input, workdir, stageOrder: order, retryOf, createdAt: new Date(), state: 'queued' };
+    const now = new Date();
+    return { _id: id, owner, name, type, params, input, workdir, stageOrder: order, retryOf, createdAt: now, state: 'queued', touchedAt: now };
   }
 
   /** Stores the job, then publishes it; if the broker cannot take it, nothing is left behind. */
