@@ -55,7 +55,7 @@ else:  # node --test (tap or spec reporter)
 PY
 }
 
-run_suite typecheck bash -c 'npx tsc -p server/tsconfig.json && { [[ ! -f client/tsconfig.json ]] || npx tsc -p client/tsconfig.json --noEmit; }'
+run_suite typecheck npm run typecheck --silent
 # Node 20's runner does not expand globs: list the files.
 run_suite server node --import tsx --test --test-concurrency=2 $(find server/test -name '*.test.ts' | sort)
 [[ -f kernels/build.sh ]] && run_suite kernels bash -c 'bash kernels/build.sh && ctest --test-dir kernels/build --output-on-failure'

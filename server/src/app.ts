@@ -41,13 +41,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
 
   const users = new Users(store);
   const blobs = store.blobs;
-  const plots = new Plots(store, blobs, {
-    maxPoints: config.limits.points,
-    maxFrames: config.limits.frames,
-    maxUncompressedBytes: config.limits.uncompressedBytes,
-    maxCompressionRatio: config.limits.compressionRatio,
-    clusters: config.limits.clusters,
-  });
+  const plots = new Plots(store, config.limits);
   // The job gateway publishes through its own broker link (confirm channel), opened on first use.
   const jobConfig = loadJobConfig(config.dataDir);
   const jobs = new Jobs(new JobRepo(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig);

@@ -19,6 +19,9 @@ if (swept) console.log(`removed ${swept} plots left half-written by an earlier c
 const server = app.listen(config.port, config.host);
 // Large uploads on slow links outlast Node's 5-minute default; the size cap bounds them instead.
 server.requestTimeout = 60 * 60_000;
+// Idle keep-alive sockets outlive a client's pause (and a proxy's idle timeout) instead
+// of being closed just as the client reuses them.
+server.keepAliveTimeout = 65_000;
 await once(server, 'listening');
 console.log(`WebPlotViz API listening on http://localhost:${config.port}`);
 

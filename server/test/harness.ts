@@ -29,6 +29,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   server.requestTimeout = 60 * 60_000; // as in main.ts
+  server.keepAliveTimeout = 65_000;
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -134,7 +134,7 @@ describe('crash recovery', () => {
     // As if the server died before flipping the plot to ready, long ago.
     await server.store.plots.updateOne({ _id: plot.id }, { $set: { state: 'ingesting', createdAt: new Date(0) } });
     assert.equal((await alice.request('GET', `/plots/${plot.id}`)).status, 404);
-    const plots = new Plots(server.store, server.store.blobs, { maxPoints: 1, maxFrames: 1, maxUncompressedBytes: 1, maxCompressionRatio: 1, clusters: 1 });
+    const plots = new Plots(server.store, server.config.limits);
     assert.equal(await plots.sweepAbandoned(60_000), 1);
     assert.deepEqual(await storedCounts(), before);
   });

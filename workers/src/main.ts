@@ -18,13 +18,7 @@ const config = loadConfig();
 const jobConfig = loadJobConfig(config.dataDir);
 const store = await openStore(config.mongodbUri);
 const repo = new JobRepo(store);
-const plots = new Plots(store, store.blobs, {
-  maxPoints: config.limits.points,
-  maxFrames: config.limits.frames,
-  maxUncompressedBytes: config.limits.uncompressedBytes,
-  maxCompressionRatio: config.limits.compressionRatio,
-  clusters: config.limits.clusters,
-});
+const plots = new Plots(store, config.limits);
 const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix);
 const orchestrator = new Orchestrator(repo, broker, jobConfig, {
   distances: distancesStage,

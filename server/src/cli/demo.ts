@@ -12,13 +12,7 @@ import { clusteredBlobsText, stockSeriesZip } from './demo-data.ts';
 const DEMO_USER = 'demo';
 const config = loadConfig();
 const store = await openStore(config.mongodbUri);
-const plots = new Plots(store, store.blobs, {
-  maxPoints: config.limits.points,
-  maxFrames: config.limits.frames,
-  maxUncompressedBytes: config.limits.uncompressedBytes,
-  maxCompressionRatio: config.limits.compressionRatio,
-  clusters: config.limits.clusters,
-});
+const plots = new Plots(store, config.limits);
 const work = await mkdtemp(path.join(tmpdir(), 'wpv-demo-'));
 
 try {

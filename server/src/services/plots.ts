@@ -17,7 +17,8 @@ import type { Filter } from 'mongodb';
 import { ApiError, notFound } from '../http/errors.ts';
 import { detectFormat, parseFile } from '../formats/index.ts';
 import type { ParseLimits, ParsedPlot } from '../formats/types.ts';
-import { BlobStore, frameBlobName, plotBlobName, type FrameBlobKind } from '../storage/blobs.ts';
+import type { Config } from '../config.ts';
+import { frameBlobName, plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
 import type { Store } from '../storage/db.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
 import { readHead } from '../util/files.ts';
@@ -35,10 +36,6 @@ export interface PlotFields {
   tags: string[];
 }
 
-export interface PlotLimits extends ParseLimits {
-  clusters: number;
-}
-
 const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
   updated: { updatedAt: -1 },
   created: { createdAt: -1 },
@@ -47,16 +44,26 @@ const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
 };
 
 export class Plots {
+  private readonly blobs: BlobStore;
+  private readonly parseLimits: ParseLimits;
+
   constructor(
     private readonly store: Store,
-    private readonly blobs: BlobStore,
-    private readonly limits: PlotLimits,
-  ) {}
+    private readonly limits: Config['limits'],
+  ) {
+    this.blobs = store.blobs;
+    this.parseLimits = {
+      maxPoints: limits.points,
+      maxFrames: limits.frames,
+      maxUncompressedBytes: limits.uncompressedBytes,
+      maxCompressionRatio: limits.compressionRatio,
+    };
+  }
 
   async ingest(owner: string, file: UploadedFile, fields: PlotFields): Promise<PlotCreated> {
     if (fields.collection) await this.requireOwnCollection(owner, fields.collection);
     const format = detectFormat(file.originalName, await readHead(file.path, 4096));
-    const parsed = await parseFile(file.path, file.originalName, this.limits);
+    const parsed = await parseFile(file.path, file.originalName, this.parseLimits);
     if (parsed.clusters.length > this.limits.clusters) {
       throw new ApiError(422, 'too_many_clusters', `${parsed.clusters.length} clusters; at most ${this.limits.clusters} are allowed`);
     }
