@@ -313,6 +313,10 @@ describe('library queries, collections, tags, views and thumbnails', () => {
     const got = await alice.request('GET', `/plots/${plot.id}/thumbnail`);
     assert.deepEqual(await bytes(got), png);
     assert.equal((await alice.json('GET', `/plots/${plot.id}`)).hasThumbnail, true);
+    // A replaced thumbnail is served at once, not a cached copy of the old one.
+    const newer = new Uint8Array([...png.subarray(0, 8), 9, 9]);
+    assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, newer, { 'content-type': 'image/png' })).status, 204);
+    assert.deepEqual(await bytes(await alice.request('GET', `/plots/${plot.id}/thumbnail`)), newer);
     assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, new Uint8Array(10), { 'content-type': 'image/png' })).status, 400);
     const huge = new Uint8Array(300 * 1024);
     huge.set(png.subarray(0, 8));

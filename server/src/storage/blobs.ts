@@ -21,6 +21,8 @@ export function plotBlobName(plotId: string, kind: PlotBlobKind): string {
 }
 
 const CHUNK_BYTES = 4 * 1024 * 1024; // well under the 16 MB document limit
+const CACHE_BYTES = 256 * 1024 * 1024;
+const CACHE_ENTRY_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface BlobInfo {
   _id: string; // the blob name
@@ -39,9 +41,51 @@ interface ChunkDoc {
 
 const chunkId = (info: Pick<BlobInfo, '_id' | 'version'>, n: number) => `${info._id}@${info.version}/${n}`;
 
+/**
+ * Recently read blobs, least recently used dropped first. Blobs never change
+ * under a (name, version), so a cached copy is never stale; concurrent readers
+ * of one blob share a single read of the store.
+ */
+class BlobCache {
+  private readonly entries = new Map<string, Promise<Buffer>>();
+  private readonly sizes = new Map<string, number>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string, load: () => Promise<Buffer>): Promise<Buffer> {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key); // re-insert: Map order is the recency order
+      this.entries.set(key, hit);
+      return hit;
+    }
+    const loading = load();
+    this.entries.set(key, loading);
+    loading.then(
+      (buffer) => this.admit(key, buffer.length),
+      () => this.entries.delete(key),
+    );
+    return loading;
+  }
+
+  private admit(key: string, size: number): void {
+    if (!this.entries.has(key)) return;
+    this.sizes.set(key, size);
+    this.bytes += size;
+    for (const [oldest] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= this.sizes.get(oldest) ?? 0;
+      this.sizes.delete(oldest);
+    }
+  }
+}
+
 export class BlobStore {
   readonly meta: Collection<BlobInfo>;
   private readonly chunks: Collection<ChunkDoc>;
+  private readonly cache = new BlobCache(CACHE_BYTES);
 
   constructor(db: Db) {
     this.meta = db.collection<BlobInfo>('blobs');
@@ -95,8 +139,14 @@ export class BlobStore {
     return this.meta.findOne({ _id: name });
   }
 
-  /** Streams bytes [start, end) of a blob, one chunk document at a time. */
+  /** Streams bytes [start, end) of a blob: from the cache, or one chunk document at a time. */
   open(info: BlobInfo, start = 0, end = info.length): Readable {
+    if (info.length > CACHE_ENTRY_MAX_BYTES) return this.streamChunks(info, start, end);
+    const whole = this.cached(info);
+    return Readable.from((async function* () { yield (await whole).subarray(start, end); })(), { objectMode: false });
+  }
+
+  private streamChunks(info: BlobInfo, start: number, end: number): Readable {
     const chunks = this.chunks;
     async function* bytes() {
       for (let n = Math.floor(start / CHUNK_BYTES); n * CHUNK_BYTES < end; n++) {
@@ -109,10 +159,12 @@ export class BlobStore {
     return Readable.from(bytes(), { objectMode: false });
   }
 
-  async readAll(info: BlobInfo): Promise<Buffer> {
-    const parts: Buffer[] = [];
-    for await (const part of this.open(info)) parts.push(part as Buffer);
-    return Buffer.concat(parts, info.length);
+  readAll(info: BlobInfo): Promise<Buffer> {
+    return info.length > CACHE_ENTRY_MAX_BYTES ? collect(this.streamChunks(info, 0, info.length), info.length) : this.cached(info);
+  }
+
+  private cached(info: BlobInfo): Promise<Buffer> {
+    return this.cache.get(`${info._id}@${info.version}`, () => collect(this.streamChunks(info, 0, info.length), info.length));
   }
 
   async deletePlot(plotId: string): Promise<void> {
@@ -125,4 +177,10 @@ export class BlobStore {
   private async deleteChunks(info: Pick<BlobInfo, '_id' | 'version' | 'chunks'>): Promise<void> {
     for (let n = 0; n < info.chunks; n++) await this.chunks.deleteOne({ _id: chunkId(info, n) });
   }
+}
+
+async function collect(stream: Readable, length: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(part as Buffer);
+  return Buffer.concat(parts, length);
 }
