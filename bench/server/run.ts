@@ -87,6 +87,7 @@ const jsonServer = http.createServer((_req, res) => {
   res.setHeader('content-type', 'application/json');
   blobs.open(jsonFile).pipe(res);
 });
+jsonServer.keepAliveTimeout = server.keepAliveTimeout;
 await new Promise<void>((resolve) => jsonServer.listen(0, '127.0.0.1', resolve));
 const jsonUrl = `http://127.0.0.1:${(jsonServer.address() as { port: number }).port}/`;
 const binary = await time(async () => new Float32Array(await (await client.request('GET', `/plots/${million.id}/frames/0/positions`)).arrayBuffer()).length);

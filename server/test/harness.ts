@@ -10,6 +10,7 @@ import { openStore, type Store } from '../src/storage/db.ts';
 
 export interface TestServer {
   url: string;
+  keepAliveTimeout: number;
   store: Store;
   config: Config;
   close(): Promise<void>;
@@ -33,11 +34,14 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    keepAliveTimeout: server.keepAliveTimeout,
     store,
     config,
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      // Let requests in flight finish before the store closes under them.
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeIdleConnections();
+      await closed;
       await amqp.close();
       await store.db.dropDatabase();
       await store.client.close();
