@@ -38,10 +38,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     store,
     config,
     async close() {
-      // Let requests in flight finish before the store closes under them.
+      // Let requests in flight finish before the store closes under them (streams get 5 s).
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), 5000);
       await closed;
+      clearTimeout(force);
       await amqp.close();
       await store.db.dropDatabase();
       await store.client.close();
