@@ -2,20 +2,11 @@
 // generator itself stays small in memory: clustered random points with labels.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+// Deterministic pseudo-random numbers, so runs compare.
+import { seededRandom as random } from '../../server/src/cli/demo-data.ts';
 
 const BLOCK_POINTS = 10_000;
 
-/** Deterministic pseudo-random numbers (mulberry32), so runs compare. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Coordinates as DA-MDS writes them: full double precision. */
 function coordinate(next: () => number): string {
