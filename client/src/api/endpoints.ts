@@ -1,6 +1,6 @@
 // Typed calls to every /api/v1 endpoint the client uses.
 import {
-  Collection, Edge, Me, Plot, PlotCreated, PlotPage, SearchResult, TagCount, TokenCreated, TokenInfo,
+  Collection, Edge, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, SearchResult, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
 import type { Credentials, PlotPatch, PlotQuery } from '@wpv/schema';
 import { z } from 'zod';
@@ -59,3 +59,16 @@ export const collections = {
 };
 
 export const tags = { list: () => api('/tags', z.array(TagCount)) };
+
+const jobPath = (id: string) => `/jobs/${encodeURIComponent(id)}`;
+
+export const jobs = {
+  submit: (form: FormData, onProgress: (f: number) => void) => uploadWithProgress('/jobs', form, JobCreated, onProgress),
+  list: () => api('/jobs', JobPage),
+  get: (id: string) => api(jobPath(id), Job),
+  logs: (id: string, stage: string) => api(`${jobPath(id)}/logs` + queryString({ stage }), JobLogs),
+  cancel: (id: string) => api(`${jobPath(id)}/cancel`, Job, { method: 'POST' }),
+  retry: (id: string) => api(`${jobPath(id)}/retry`, JobCreated, { method: 'POST' }),
+  /** Server-Sent Events: the whole job at every change, then `end`. */
+  eventsUrl: (id: string) => `/api/v1${jobPath(id)}/events`,
+};

@@ -1,7 +1,8 @@
 import { LibraryPage } from '../library/LibraryPage';
 import { LoginPage } from '../pages/LoginPage';
 import { TokensPage } from '../pages/TokensPage';
-import { JobsPage } from '../pages/JobsPage';
+import { JobPage } from '../jobs/JobPage';
+import { JobsListPage } from '../jobs/JobsListPage';
 import { ViewerPage } from '../viewer/ViewerPage';
 import { linkClick, matchRoute, navigate, useLocation } from './router';
 import { SessionProvider, useSession } from './session';
@@ -34,7 +35,8 @@ function Page() {
     case 'viewer': return <ViewerPage key={route.id} plotId={route.id} />;
     case 'login': return <LoginPage />;
     case 'tokens': return <TokensPage />;
-    case 'jobs': case 'job': return <JobsPage />;
+    case 'jobs': return <JobsListPage />;
+    case 'job': return <JobPage key={route.id} jobId={route.id} />;
     case 'notFound': return <main className="page"><h1>Page not found</h1><a href="/" onClick={linkClick}>Back to the library</a></main>;
   }
 }

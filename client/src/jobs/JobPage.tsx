@@ -1,0 +1,47 @@
+// /jobs/:id: live progress of one job (SSE), its stages, cancel / retry, and the resulting plot.
+import { useState } from 'react';
+import { jobs } from '../api/endpoints';
+import { linkClick, navigate } from '../app/router';
+import { ErrorMessage } from '../pages/ErrorMessage';
+import { elapsedSeconds, formatSeconds, isActiveJob } from './jobProgress';
+import { StageCard } from './StageCard';
+import { useJobEvents } from './useJobEvents';
+
+export function JobPage({ jobId }: { jobId: string }) {
+  const { job, error, setJob } = useJobEvents(jobId);
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function act(action: () => Promise<void>) {
+    setBusy(true);
+    setActionError(null);
+    try { await action(); } catch (e) { setActionError(e); } finally { setBusy(false); }
+  }
+  const cancel = () => act(async () => setJob(await jobs.cancel(jobId)));
+  const retry = () => act(async () => navigate(`/jobs/${encodeURIComponent((await jobs.retry(jobId)).id)}`));
+
+  return (
+    <main className="page job-page">
+      <p><a href="/jobs" onClick={linkClick}>← All jobs</a></p>
+      <ErrorMessage error={error} />
+      {job && <>
+        <h1>{job.name} <span className={`badge state-${job.state}`} data-testid="job-state">{job.state}</span></h1>
+        <p className="job-meta">
+          {job.type} · {job.input.originalName} ({job.input.points} points) · queue wait {formatSeconds(job.queueWaitSeconds)}
+          {' '}· total {formatSeconds(elapsedSeconds(job.startedAt, job.endedAt))}
+          {job.retryOf && <> · retry of <a href={`/jobs/${encodeURIComponent(job.retryOf)}`} onClick={linkClick}>{job.retryOf}</a></>}
+        </p>
+        {job.error && <p className="error" data-testid="job-error">Failed: {job.error}</p>}
+        <div className="row">
+          {isActiveJob(job.state) && <button disabled={busy} onClick={() => void cancel()}>Cancel job</button>}
+          {(job.state === 'failed' || job.state === 'cancelled') && <button disabled={busy} onClick={() => void retry()}>Retry</button>}
+          {job.plotId && <a className="button" data-testid="job-plot" href={`/plots/${encodeURIComponent(job.plotId)}`} onClick={linkClick}>Open the plot</a>}
+        </div>
+        <ErrorMessage error={actionError} />
+        <div className="stages">
+          {job.stages.map((s) => <StageCard key={s.name} jobId={job.id} stage={s} revision={job.revision} />)}
+        </div>
+      </>}
+    </main>
+  );
+}

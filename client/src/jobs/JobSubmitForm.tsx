@@ -1,0 +1,103 @@
+// Submit an analytics job: type, input file (uploaded with real progress), parameters, name.
+import { useMemo, useRef, useState } from 'react';
+import { JobType, type JobCreated } from '@wpv/schema';
+import type { z } from 'zod';
+import { jobs } from '../api/endpoints';
+import { ErrorMessage } from '../pages/ErrorMessage';
+import { paramFields, paramsFromInputs, type ParamField } from './paramFields';
+
+const INPUT_HINTS: Record<JobType, { accept: string; text: string }> = {
+  'sequence-clustering': { accept: '.fasta,.fa,.fna,.faa,.txt', text: 'FASTA sequences' },
+  'distance-matrix': { accept: '.bin,.dat', text: 'N×N int16 distance matrix (set points = N)' },
+  vectors: { accept: '.csv,.txt', text: 'CSV, one row per point' },
+};
+
+export function JobSubmitForm({ onSubmitted }: { onSubmitted: (created: z.infer<typeof JobCreated>) => void }) {
+  const [type, setType] = useState<JobType>('sequence-clustering');
+  const [file, setFile] = useState<File | null>(null);
+  const [name, setName] = useState('');
+  const [inputs, setInputs] = useState<Record<string, string>>({});
+  const [progress, setProgress] = useState<number | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const abortRef = useRef<(() => void) | null>(null);
+  const fields = useMemo(() => paramFields(type), [type]);
+
+  async function submit() {
+    if (!file) return setError(new Error('Choose an input file'));
+    const { params, error: invalid } = paramsFromInputs(type, inputs);
+    if (!params) return setError(new Error(invalid));
+    const form = new FormData();
+    form.set('type', type);
+    if (name.trim()) form.set('name', name.trim());
+    form.set('params', JSON.stringify(params));
+    form.set('file', file);
+    setError(null);
+    setProgress(0);
+    const upload = jobs.submit(form, setProgress);
+    abortRef.current = upload.abort;
+    try {
+      onSubmitted(await upload.promise);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setProgress(null);
+      abortRef.current = null;
+    }
+  }
+
+  return (
+    <form className="form job-form" onSubmit={(e) => { e.preventDefault(); void submit(); }}>
+      <h2>Submit a job</h2>
+      <div className="row">
+        <label>Type <select name="type" value={type} onChange={(e) => { setType(e.target.value as JobType); setInputs({}); }}>
+          {JobType.options.map((t) => <option key={t} value={t}>{t}</option>)}</select></label>
+        <label>Name <input name="name" value={name} placeholder="optional" onChange={(e) => setName(e.target.value)} /></label>
+      </div>
+      <label>Input ({INPUT_HINTS[type].text})
+        <input type="file" name="file" data-testid="job-file" accept={INPUT_HINTS[type].accept}
+          onChange={(e) => setFile(e.target.files?.[0] ?? null)} /></label>
+      <fieldset className="params">
+        <legend>Parameters</legend>
+        {fields.map((f) => (
+          <ParamInput key={`${type}.${f.key}`} field={f} value={inputs[f.key] ?? ''}
+            onChange={(v) => setInputs((old) => ({ ...old, [f.key]: v }))} />
+        ))}
+      </fieldset>
+      {progress === null
+        ? <button type="submit" data-testid="job-submit">Submit</button>
+        : <div className="row"><progress data-testid="job-upload-progress" value={progress} max={1} />
+            {progress < 1 ? `${(progress * 100).toFixed(0)}%` : 'uploaded; the server is checking the input…'}
+            <button type="button" onClick={() => abortRef.current?.()}>Cancel upload</button></div>}
+      <ErrorMessage error={error} />
+    </form>
+  );
+}
+
+function ParamInput({ field, value, onChange }: { field: ParamField; value: string; onChange: (v: string) => void }) {
+  const label = field.required ? `${field.key} *` : field.key;
+  let input;
+  if (field.kind === 'choice' || field.kind === 'boolean') {
+    const options = field.kind === 'boolean' ? ['true', 'false'] : field.options;
+    input = (
+      <select name={field.key} value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">{field.placeholder ? `default (${field.placeholder})` : 'default'}</option>
+        {options.map((o) => <option key={o} value={o}>{o}</option>)}
+      </select>
+    );
+  } else {
+    const numeric = field.kind === 'integer' || field.kind === 'number';
+    input = (
+      <input name={field.key} type={numeric ? 'number' : 'text'} value={value} min={field.min} max={field.max}
+        step={field.kind === 'integer' ? 1 : 'any'} required={field.required}
+        placeholder={field.kind === 'list' ? 'comma,separated' : field.placeholder}
+        onChange={(e) => onChange(e.target.value)} />
+    );
+  }
+  return (
+    <label className="param">
+      <span className="param-name">{label}</span>
+      {input}
+      <small className="help">{field.help}</small>
+    </label>
+  );
+}

@@ -1,0 +1,52 @@
+// /jobs: the submission form and the user's jobs, refreshed while any is still active.
+import { useCallback, useEffect, useState } from 'react';
+import type { JobSummary } from '@wpv/schema';
+import { jobs } from '../api/endpoints';
+import { linkClick, navigate } from '../app/router';
+import { useSession } from '../app/session';
+import { ErrorMessage } from '../pages/ErrorMessage';
+import { isActiveJob } from './jobProgress';
+import { JobSubmitForm } from './JobSubmitForm';
+
+const REFRESH_MS = 2000;
+
+export function JobsListPage() {
+  const { username } = useSession();
+  const [items, setItems] = useState<JobSummary[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const load = useCallback(() => jobs.list().then((page) => { setItems(page.items); setError(null); }, setError), []);
+  useEffect(() => { if (username) void load(); }, [username, load]);
+  const anyActive = items?.some((j) => isActiveJob(j.state)) ?? false;
+  useEffect(() => {
+    if (!anyActive) return;
+    const timer = setInterval(() => void load(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [anyActive, load]);
+
+  if (username === null) return <main className="page"><h1>Jobs</h1><p><a href="/login" onClick={linkClick}>Log in</a> to run analytics jobs.</p></main>;
+  return (
+    <main className="page jobs-page">
+      <h1>Jobs</h1>
+      <JobSubmitForm onSubmitted={(created) => navigate(`/jobs/${encodeURIComponent(created.id)}`)} />
+      <h2>Your jobs</h2>
+      <ErrorMessage error={error} />
+      {items?.length === 0 && <p>No jobs yet.</p>}
+      {items && items.length > 0 && (
+        <table className="jobs-table" data-testid="jobs-table">
+          <thead><tr><th>Name</th><th>Type</th><th>State</th><th>Points</th><th>Submitted</th><th>Plot</th></tr></thead>
+          <tbody>{items.map((j) => (
+            <tr key={j.id} data-state={j.state}>
+              <td><a href={`/jobs/${encodeURIComponent(j.id)}`} onClick={linkClick}>{j.name}</a></td>
+              <td>{j.type}</td>
+              <td><span className={`badge state-${j.state}`}>{j.state}</span>{j.error && <span className="error"> {j.error}</span>}</td>
+              <td>{j.input.points}</td>
+              <td>{new Date(j.createdAt).toLocaleString()}</td>
+              <td>{j.plotId && <a href={`/plots/${encodeURIComponent(j.plotId)}`} onClick={linkClick}>open</a>}</td>
+            </tr>
+          ))}</tbody>
+        </table>
+      )}
+    </main>
+  );
+}

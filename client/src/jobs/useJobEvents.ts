@@ -1,0 +1,44 @@
+// The job as the events stream (SSE) reports it: a snapshot at every change until `end`.
+import { useEffect, useState } from 'react';
+import { Job } from '@wpv/schema';
+import { jobs } from '../api/endpoints';
+import { isActiveJob } from './jobProgress';
+
+export interface JobStream {
+  job: Job | null;
+  error: unknown;
+  /** Replaces the shown job with a reply (cancel) before the stream catches up. */
+  setJob: (job: Job) => void;
+}
+
+export function useJobEvents(id: string): JobStream {
+  const [job, setJob] = useState<Job | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    let source: EventSource | null = null;
+    let closed = false;
+    // A plain read first: it reports a missing job or a lost session as an API error,
+    // which an EventSource cannot.
+    jobs.get(id).then((first) => {
+      if (closed) return;
+      setJob(first);
+      if (!isActiveJob(first.state)) return;
+      source = new EventSource(jobs.eventsUrl(id));
+      source.addEventListener('job', (ev) => {
+        const parsed = Job.safeParse(JSON.parse((ev as MessageEvent<string>).data));
+        if (parsed.success) { setJob(parsed.data); setError(null); }
+        else setError(new Error('Unexpected job event: ' + parsed.error.message));
+      });
+      source.addEventListener('end', () => source?.close());
+      // The browser reconnects by itself (with Last-Event-ID); say so meanwhile.
+      source.onerror = () => {
+        if (source?.readyState !== EventSource.OPEN) setError(new Error('Live updates interrupted; reconnecting…'));
+      };
+      source.onopen = () => setError(null);
+    }, (e: unknown) => { if (!closed) setError(e); });
+    return () => { closed = true; source?.close(); };
+  }, [id]);
+
+  return { job, error, setJob };
+}
