@@ -33,7 +33,7 @@ export function JobsListPage() {
       <ErrorMessage error={error} />
       {items?.length === 0 && <p>No jobs yet.</p>}
       {items && items.length > 0 && (
-        <table className="jobs-table" data-testid="jobs-table">
+        <table className="table jobs-table" data-testid="jobs-table">
           <thead><tr><th>Name</th><th>Type</th><th>State</th><th>Points</th><th>Submitted</th><th>Plot</th></tr></thead>
           <tbody>{items.map((j) => (
             <tr key={j.id} data-state={j.state}>

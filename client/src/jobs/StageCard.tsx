@@ -10,7 +10,7 @@ import { StressChart } from './StressChart';
 export function StageCard({ jobId, stage, revision }: { jobId: string; stage: JobStage; revision: number }) {
   const running = stage.state === 'running';
   return (
-    <section className={`stage stage-${stage.state}`} data-testid={`stage-${stage.name}`} data-state={stage.state}>
+    <section className={`job-stage state-${stage.state}`} data-testid={`stage-${stage.name}`} data-state={stage.state}>
       <h3>{stage.name} <span className={`badge state-${stage.state}`}>{stage.state}</span></h3>
       <dl className="figures">
         {progressFigures(stage.progress).map((f) => <div key={f.label}><dt>{f.label}</dt><dd>{f.value}</dd></div>)}
