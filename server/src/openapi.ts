@@ -2,7 +2,13 @@
 import * as api from '@wpv/schema';
 import { z } from 'zod';
 
-type Op = { summary: string; auth?: boolean; body?: z.ZodType | 'multipart' | 'png'; query?: z.ZodObject; ok: [number, z.ZodType | 'binary' | null] };
+type Op = {
+  summary: string;
+  auth?: boolean;
+  body?: z.ZodType | 'multipart' | 'multipart-job' | 'png';
+  query?: z.ZodObject;
+  ok: [number, z.ZodType | 'binary' | 'event-stream' | null];
+};
 
 const binary = { type: 'string', format: 'binary' };
 const plotPath = '/plots/{id}';
@@ -48,6 +54,15 @@ const ops: Record<string, Record<string, Op>> = {
     delete: { summary: 'Delete a collection (its plots stay)', auth: true, ok: [204, null] },
   },
   '/tags': { get: { summary: 'Tags over the plots you can see, with counts', ok: [200, z.array(api.TagCount)] } },
+  '/jobs': {
+    get: { summary: 'Your analytics jobs', auth: true, ok: [200, api.JobPage] },
+    post: { summary: 'Submit a job: multipart type, file, params (JSON), name', auth: true, body: 'multipart-job', ok: [202, api.JobCreated] },
+  },
+  '/jobs/{id}': { get: { summary: 'A job with its stages and history', auth: true, ok: [200, api.Job] } },
+  '/jobs/{id}/events': { get: { summary: 'Server-Sent Events of progress and state changes', auth: true, ok: [200, 'event-stream'] } },
+  '/jobs/{id}/logs': { get: { summary: 'stdout/stderr tails of the stages (?stage=)', auth: true, ok: [200, api.JobLogs] } },
+  '/jobs/{id}/cancel': { post: { summary: 'Cancel a queued or running job', auth: true, ok: [200, api.Job] } },
+  '/jobs/{id}/retry': { post: { summary: 'Run a failed or cancelled job again, as a new job', auth: true, ok: [202, api.JobCreated] } },
 };
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
@@ -61,10 +76,12 @@ function operation(path: string, op: Op) {
   const content =
     reply === null ? undefined
     : reply === 'binary' ? { 'application/octet-stream': { schema: binary } }
+    : reply === 'event-stream' ? { 'text/event-stream': { schema: { type: 'string' } } }
     : { 'application/json': { schema: schema(reply) } };
   const body =
     op.body === undefined ? undefined
     : op.body === 'multipart' ? { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: binary, name: { type: 'string' }, description: { type: 'string' }, visibility: { enum: ['private', 'public'] }, collection: { type: 'string' }, tags: { type: 'string', description: 'comma-separated or a JSON array' } } } } }
+    : op.body === 'multipart-job' ? { 'multipart/form-data': { schema: { type: 'object', required: ['type', 'file'], properties: { type: schema(api.JobType), file: binary, params: { type: 'string', description: 'JSON object of the type\'s parameters' }, name: { type: 'string' } } } } }
     : op.body === 'png' ? { 'image/png': { schema: binary } }
     : { 'application/json': { schema: schema(op.body) } };
   return {

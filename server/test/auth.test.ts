@@ -124,7 +124,7 @@ describe('service endpoints', () => {
   test('the OpenAPI document lists the contract paths and the docs page renders it', async () => {
     const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
     assert.equal(doc.openapi, '3.1.0');
-    for (const path of ['/plots', '/plots/{id}/frames/{frame}/positions', '/auth/token', '/health']) assert.ok(doc.paths[path], path);
+    for (const path of ['/plots', '/plots/{id}/frames/{frame}/positions', '/auth/token', '/health', '/jobs', '/jobs/{id}/events']) assert.ok(doc.paths[path], path);
     assert.ok(doc.paths['/plots'].post.requestBody.content['multipart/form-data']);
     const page = await fetch(`${server.url}/api/v1/docs`);
     assert.match(await page.text(), /openapi\.json/);
