@@ -15,8 +15,8 @@ export function StressChart({ series }: { series: JobStage['series'] }) {
         <path d={chart.path} className="line" />
       </svg>
       <figcaption>
-        stress {chart.stress[1].toPrecision(3)} → {chart.stress[0].toPrecision(3)},
-        iterations {chart.iterations[0]}–{chart.iterations[1]}
+        stress {chart.firstStress.toPrecision(3)} → {chart.lastStress.toPrecision(3)} over iterations
+        {' '}{chart.iterations[0]}–{chart.iterations[1]} (range {chart.stress[0].toPrecision(3)}–{chart.stress[1].toPrecision(3)})
       </figcaption>
     </figure>
   );

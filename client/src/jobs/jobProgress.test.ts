@@ -9,10 +9,13 @@ describe('stressChart', () => {
     expect(c.path).toBe('M5.0,5.0 L50.0,35.0 L95.0,45.0');
     expect(c.iterations).toEqual([0, 10]);
     expect(c.stress).toEqual([2, 10]);
+    expect([c.firstStress, c.lastStress]).toEqual([10, 2]);
   });
 
   test('skips points without stress and centres a single value', () => {
-    expect(stressChart([point(0, null), point(3, 1)], 100, 50).path).toBe('M50.0,25.0');
+    const single = stressChart([point(0, null), point(3, 1), point(4, null)], 100, 50);
+    expect(single.path).toBe('M50.0,25.0');
+    expect([single.firstStress, single.lastStress]).toEqual([1, 1]);
     expect(stressChart([point(1, 2), point(2, 2)], 100, 50, 0).path).toBe('M0.0,25.0 L100.0,25.0');
     expect(stressChart([point(0, null)], 100, 50).path).toBe('');
   });

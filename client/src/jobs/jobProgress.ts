@@ -40,19 +40,23 @@ export interface ChartGeometry {
   /** SVG path of stress over iterations ('' with fewer than one finite point). */
   path: string;
   iterations: [number, number];
+  /** Lowest and highest stress (the chart's vertical range). */
   stress: [number, number];
+  /** Stress at the first and the last charted iteration. */
+  firstStress: number;
+  lastStress: number;
 }
 
 /** Scales the (iteration, stress) series into a width×height box with `pad` pixels of margin. */
 export function stressChart(series: JobStage['series'], width: number, height: number, pad = 4): ChartGeometry {
   const points = series.filter((p): p is { iteration: number; stress: number; temperature: number | null } =>
     p.stress !== null && Number.isFinite(p.stress) && Number.isFinite(p.iteration));
-  if (points.length === 0) return { path: '', iterations: [0, 0], stress: [0, 0] };
+  if (points.length === 0) return { path: '', iterations: [0, 0], stress: [0, 0], firstStress: 0, lastStress: 0 };
   const xs = points.map((p) => p.iteration), ys = points.map((p) => p.stress);
   const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
   // A single value (one point or a flat line) sits in the middle instead of dividing by zero.
   const sx = (x: number) => (x1 === x0 ? width / 2 : pad + ((x - x0) / (x1 - x0)) * (width - 2 * pad));
   const sy = (y: number) => (y1 === y0 ? height / 2 : height - pad - ((y - y0) / (y1 - y0)) * (height - 2 * pad));
   const path = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${sx(p.iteration).toFixed(1)},${sy(p.stress).toFixed(1)}`).join(' ');
-  return { path, iterations: [x0, x1], stress: [y0, y1] };
+  return { path, iterations: [x0, x1], stress: [y0, y1], firstStress: ys[0]!, lastStress: ys[ys.length - 1]! };
 }
