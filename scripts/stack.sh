@@ -11,8 +11,10 @@ cmd="${1:?usage: stack.sh start|stop|status STATE_DIR MONGO_PORT AMQP_PORT}"
 state="${2:?state dir}"
 mongo_port="${3:?mongo port}"
 amqp_port="${4:?amqp port}"
-dist_port="${5:-$((amqp_port + 20000))}"
-((dist_port <= 65535)) || die "no distribution port for AMQP port $amqp_port: pass DIST_PORT"
+mkdir -p "$state"
+state="$(cd "$state" && pwd)"
+# A restart without DIST_PORT reuses the one this state dir was started with.
+dist_port="${5:-$(cat "$state/dist_port" 2>/dev/null || echo $((amqp_port + 20000)))}"
 
 # Starting failed: show why, from the service's own log.
 fail_with_log() {
@@ -20,8 +22,6 @@ fail_with_log() {
   tail -n 25 "$2" >&2 || true
   die "$1"
 }
-mkdir -p "$state"
-state="$(cd "$state" && pwd)"
 
 pid_alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
@@ -38,6 +38,8 @@ start_ferretdb() {
 start_rabbitmq() {
   if pid_alive "$state/rabbitmq.pid" && port_open "$amqp_port"; then return; fi
   port_open "$amqp_port" && die "port $amqp_port is taken by another program; set AMQP_PORT or AMQP_URL"
+  ((dist_port <= 65535)) || die "no distribution port for AMQP port $amqp_port: pass DIST_PORT"
+  echo "$dist_port" >"$state/dist_port"
   local rmq=/usr/lib/rabbitmq/bin/rabbitmq-server
   [[ -x "$rmq" ]] || die "RabbitMQ is not installed; run scripts/install.sh (Debian package rabbitmq-server)"
   mkdir -p "$state/rabbitmq/home" "$state/rabbitmq/mnesia" "$state/rabbitmq/log"
