@@ -59,18 +59,18 @@ describe('jobs end to end', () => {
     const seen = new Set();
     await step(page, 'jobs-progress', async () => {
       const deadline = Date.now() + 150_000;
-      let state = '';
+      let state = '', error = '';
       while (Date.now() < deadline) {
         const shown = await page.evaluate(() => ({
           job: document.querySelector('[data-testid=job-state]')?.textContent ?? '',
+          error: document.querySelector('[data-testid=job-error]')?.textContent ?? '',
           stages: [...document.querySelectorAll('.job-stage')].map((s) => `${s.dataset.testid}:${s.dataset.state}`),
         }));
-        state = shown.job;
+        ({ job: state, error } = shown);
         shown.stages.forEach((s) => seen.add(s));
         if (state === 'succeeded' || state === 'failed' || state === 'cancelled') break;
         await page.waitForTimeout(100);
       }
-      const error = await page.locator('[data-testid=job-error]').textContent().catch(() => '');
       assert.equal(state, 'succeeded', `job ended ${state} ${error}`);
     });
 
