@@ -31,9 +31,10 @@ export function useJobEvents(id: string): JobStream {
         else setError(new Error('Unexpected job event: ' + parsed.error.message));
       });
       source.addEventListener('end', () => source?.close());
-      // The browser reconnects by itself (with Last-Event-ID); say so meanwhile.
+      // The browser reconnects by itself (with Last-Event-ID) unless the server refused the stream.
       source.onerror = () => {
-        if (source?.readyState !== EventSource.OPEN) setError(new Error('Live updates interrupted; reconnecting…'));
+        if (source?.readyState === EventSource.CONNECTING) setError(new Error('Live updates interrupted; reconnecting…'));
+        else if (source?.readyState === EventSource.CLOSED) setError(new Error('Live updates stopped; reload the page to see the job\'s state'));
       };
       source.onopen = () => setError(null);
     }, (e: unknown) => { if (!closed) setError(e); });
