@@ -11,7 +11,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
   for area in server ingest viewer swg damds dapwc gateway; do
     [[ -f "results/$area.md" ]] || continue
     echo
-    cat "results/$area.md"
+    # Sections nest under this page's title: a file that starts at "#" moves down a level.
+    if head -n 1 "results/$area.md" | grep -q '^# '; then sed 's/^#/##/' "results/$area.md"; else cat "results/$area.md"; fi
   done
 } >RESULTS.md
 echo "wrote bench/RESULTS.md"
