@@ -22,7 +22,7 @@ export interface Config {
   };
 }
 
-function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+export function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

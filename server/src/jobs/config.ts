@@ -1,6 +1,7 @@
 // Job gateway settings from the environment, shared by the API, workers and bridge.
 import os from 'node:os';
 import path from 'node:path';
+import { intFromEnv } from '../config.ts';
 
 export type BackendKind = 'local' | 'slurm';
 
@@ -31,13 +32,6 @@ export interface JobConfig {
   slurmArgs: string[];
 }
 
-function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-}
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
   const raw = env[name] || fallback;
@@ -51,14 +45,14 @@ export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.
     jobsDir: path.resolve(env.JOBS_DIR || path.join(dataDir, 'jobs')),
     kernelsDir: path.resolve(env.KERNELS_BIN || path.join(root, 'kernels/build/bin')),
     backend: oneOf(env, 'HPC_BACKEND', ['local', 'slurm'], 'local'),
-    pollMs: positive(env, 'HPC_POLL_MS', 1000),
-    localSlots: positive(env, 'HPC_LOCAL_SLOTS', os.availableParallelism()),
-    maxSubmitted: positive(env, 'HPC_MAX_SUBMITTED', env.HPC_BACKEND === 'slurm' ? 1000 : 2 * positive(env, 'HPC_LOCAL_SLOTS', os.availableParallelism())),
-    maxInputBytes: positive(env, 'JOB_MAX_INPUT_BYTES', 256 * 1024 * 1024),
-    maxActivePerUser: positive(env, 'JOB_MAX_ACTIVE', 20),
-    maxPoints: positive(env, 'JOB_MAX_POINTS', 100_000),
-    maxVectorRows: positive(env, 'JOB_MAX_VECTOR_ROWS', 20_000),
-    stageAttempts: positive(env, 'JOB_STAGE_ATTEMPTS', 3),
+    pollMs: intFromEnv(env, 'HPC_POLL_MS', 1000),
+    localSlots: intFromEnv(env, 'HPC_LOCAL_SLOTS', os.availableParallelism()),
+    maxSubmitted: intFromEnv(env, 'HPC_MAX_SUBMITTED', env.HPC_BACKEND === 'slurm' ? 1000 : 2 * intFromEnv(env, 'HPC_LOCAL_SLOTS', os.availableParallelism())),
+    maxInputBytes: intFromEnv(env, 'JOB_MAX_INPUT_BYTES', 256 * 1024 * 1024),
+    maxActivePerUser: intFromEnv(env, 'JOB_MAX_ACTIVE', 20),
+    maxPoints: intFromEnv(env, 'JOB_MAX_POINTS', 100_000),
+    maxVectorRows: intFromEnv(env, 'JOB_MAX_VECTOR_ROWS', 20_000),
+    stageAttempts: intFromEnv(env, 'JOB_STAGE_ATTEMPTS', 3),
     cleanup: oneOf(env, 'JOB_CLEANUP', ['on-success', 'never'], 'on-success'),
     queuePrefix: env.JOB_QUEUE_PREFIX || 'wpv',
     slurmArgs: (env.SLURM_SBATCH_ARGS ?? '').split(/\s+/).filter(Boolean),
