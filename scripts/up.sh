@@ -35,6 +35,10 @@ else
   done
 fi
 
+# The analytics programs the gateway runs (an up-to-date build takes seconds).
+say "building the analytics programs (first time: a few minutes; log: $DATA_DIR/logs/kernels-build.log)"
+bash kernels/build.sh >"$DATA_DIR/logs/kernels-build.log" 2>&1 || die "the kernels did not build; see $DATA_DIR/logs/kernels-build.log"
+
 # The job gateway: pipeline worker and hpc-bridge (HPC_BACKEND=local|slurm).
 for service in workers hpc-bridge; do
   if [[ -f "$DATA_DIR/$service.pid" ]] && kill -0 "$(cat "$DATA_DIR/$service.pid")" 2>/dev/null; then continue; fi
