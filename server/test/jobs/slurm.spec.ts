@@ -47,7 +47,13 @@ describe('Slurm backend', () => {
       await client.json('POST', `/jobs/${id}/cancel`);
       const job = await waitForJob(client, id, (j) => j.stages[0].state === 'cancelled', 20_000);
       assert.equal(job.state, 'cancelled');
-      const info = execFileSync('scontrol', ['show', 'job', slurmId], { encoding: 'utf8' });
+      // Slurm passes through COMPLETING while the cancelled job's processes end.
+      let info = '';
+      for (let tries = 0; tries < 50; tries++) {
+        info = execFileSync('scontrol', ['show', 'job', slurmId], { encoding: 'utf8' });
+        if (!/JobState=COMPLETING/.test(info)) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
       assert.match(info, /JobState=CANCELLED/);
     } finally {
       await gw.close();
