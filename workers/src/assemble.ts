@@ -74,7 +74,8 @@ export function plotXml(title: string, labels: string[], points: number[][], clu
     `<point><key>${key}</key><clusterkey>${clusterKey}</clusterkey><label>${escapeXml(label)}</label><location x="${x}" y="${y}" z="${z}" /></point>`;
   const out: string[] = ['<?xml version="1.0" encoding="utf-8"?>', '<plotviz>', `<plot><title>${escapeXml(title)}</title></plot>`, '<clusters>'];
   keys.forEach((k, i) => out.push(cluster(k, `cluster ${k} (${sums.get(k)!.n} points)`, categoricalColor(i), 3, 1)));
-  out.push(cluster(centreKey, 'cluster centres', { r: 0, g: 0, b: 0, a: 255 }, 2, 4), '</clusters>', '<points>');
+  // White: the viewer draws on a dark background.
+  out.push(cluster(centreKey, 'cluster centres', { r: 255, g: 255, b: 255, a: 255 }, 2, 4), '</clusters>', '<points>');
   points.forEach((p, i) => out.push(point(i, clusters[i]!, labels[i]!, p)));
   keys.forEach((k, i) => {
     const s = sums.get(k)!;
