@@ -31,17 +31,20 @@ export const PARSERS: Record<FormatName, FormatParser> = {
   zip: zipParser,
 };
 
-/** Parses an uploaded file; bad content throws an InputError (see types.ts). */
-export async function parseFile(path: string, originalName: string, limits: ParseLimits): Promise<ParsedPlot> {
+/** The format of an uploaded file, from its name and first bytes; an empty file is an InputError. */
+export async function sniffFormat(path: string, originalName: string): Promise<FormatName> {
   const file = await open(path, 'r');
-  let head: Buffer;
   try {
     const buffer = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await file.read(buffer, 0, HEAD_BYTES, 0);
-    head = buffer.subarray(0, bytesRead);
+    if (bytesRead === 0) throw new InputError('empty_file', 'the file is empty');
+    return detectFormat(originalName, buffer.subarray(0, bytesRead));
   } finally {
     await file.close();
   }
-  if (head.length === 0) throw new InputError('empty_file', 'the file is empty');
-  return PARSERS[detectFormat(originalName, head)].parse(path, originalName, limits);
+}
+
+/** Parses an uploaded file; bad content throws an InputError (see types.ts). */
+export async function parseFile(path: string, originalName: string, limits: ParseLimits): Promise<ParsedPlot> {
+  return PARSERS[await sniffFormat(path, originalName)].parse(path, originalName, limits);
 }

@@ -15,13 +15,12 @@ import {
 } from '@wpv/schema';
 import type { Filter } from 'mongodb';
 import { ApiError, notFound } from '../http/errors.ts';
-import { detectFormat, parseFile } from '../formats/index.ts';
+import { parseFile, sniffFormat } from '../formats/index.ts';
 import type { ParseLimits, ParsedPlot } from '../formats/types.ts';
 import type { Config } from '../config.ts';
 import { frameBlobName, plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
 import type { Store } from '../storage/db.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
-import { readHead } from '../util/files.ts';
 
 export interface UploadedFile {
   path: string;
@@ -62,7 +61,7 @@ export class Plots {
 
   async ingest(owner: string, file: UploadedFile, fields: PlotFields): Promise<PlotCreated> {
     if (fields.collection) await this.requireOwnCollection(owner, fields.collection);
-    const format = detectFormat(file.originalName, await readHead(file.path, 4096));
+    const format = await sniffFormat(file.path, file.originalName);
     const parsed = await parseFile(file.path, file.originalName, this.parseLimits);
     if (parsed.clusters.length > this.limits.clusters) {
       throw new ApiError(422, 'too_many_clusters', `${parsed.clusters.length} clusters; at most ${this.limits.clusters} are allowed`);
