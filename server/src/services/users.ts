@@ -8,6 +8,11 @@ import type { Store } from '../storage/db.ts';
 import type { TokenDoc } from '../storage/documents.ts';
 
 const SESSION_DAYS = 14;
+// Sessions and tokens are looked up on every request; remembering an answer this
+// long saves a store round trip per request (the store is the bottleneck under
+// load). Logout and revocation clear this process's entries at once; another
+// server process sees them after at most this long.
+const LOOKUP_CACHE_MS = 5_000;
 // A real hash to verify against when the user does not exist, so timing does not reveal accounts.
 const DUMMY_HASH = hash('not a password of anyone');
 
@@ -19,7 +24,35 @@ export interface Session {
   csrfToken: string;
 }
 
+/** Answers keyed by a secret's hash, each kept for LOOKUP_CACHE_MS. */
+class RecentLookups<T> {
+  private readonly entries = new Map<string, { value: T; until: number }>();
+
+  get(key: string): T | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.until > Date.now()) return entry.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: T): void {
+    if (this.entries.size > 10_000) this.entries.clear(); // bounded: many distinct callers just miss more often
+    this.entries.set(key, { value, until: Date.now() + LOOKUP_CACHE_MS });
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  deleteWhere(matches: (value: T) => boolean): void {
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
+  }
+}
+
 export class Users {
+  private readonly sessions = new RecentLookups<Session & { expiresAt: number }>();
+  private readonly tokens = new RecentLookups<{ id: string; username: string }>();
+
   constructor(private readonly store: Store) {}
 
   async register(username: string, password: string): Promise<void> {
@@ -58,17 +91,24 @@ export class Users {
   }
 
   async session(cookie: string): Promise<Session | null> {
-    const doc = await this.store.sessions.findOne({ _id: sha256(cookie) });
+    const id = sha256(cookie);
+    const cached = this.sessions.get(id);
+    if (cached && cached.expiresAt > Date.now()) return { username: cached.username, csrfToken: cached.csrfToken };
+    const doc = await this.store.sessions.findOne({ _id: id });
     if (!doc) return null;
     if (doc.expiresAt.getTime() < Date.now()) {
       await this.store.sessions.deleteOne({ _id: doc._id });
       return null;
     }
-    return { username: doc.username, csrfToken: doc.csrfToken };
+    const session = { username: doc.username, csrfToken: doc.csrfToken };
+    this.sessions.set(id, { ...session, expiresAt: doc.expiresAt.getTime() });
+    return session;
   }
 
   async endSession(cookie: string): Promise<void> {
-    await this.store.sessions.deleteOne({ _id: sha256(cookie) });
+    const id = sha256(cookie);
+    this.sessions.delete(id);
+    await this.store.sessions.deleteOne({ _id: id });
   }
 
   async createToken(username: string, name: string): Promise<TokenCreated> {
@@ -93,16 +133,19 @@ export class Users {
 
   async revokeToken(username: string, id: string): Promise<boolean> {
     const result = await this.store.tokens.deleteOne({ _id: id, username });
+    this.tokens.deleteWhere((token) => token.id === id);
     return result.deletedCount === 1;
   }
 
-  /** The token's owner, or null for an unknown or revoked token. */
+  /** The token's owner, or null for an unknown or revoked token. lastUsedAt is as fresh as the cache. */
   async tokenUser(token: string): Promise<string | null> {
-    const doc = await this.store.tokens.findOneAndUpdate(
-      { tokenHash: sha256(token) },
-      { $set: { lastUsedAt: new Date() } },
-    );
-    return doc?.username ?? null;
+    const tokenHash = sha256(token);
+    const cached = this.tokens.get(tokenHash);
+    if (cached) return cached.username;
+    const doc = await this.store.tokens.findOneAndUpdate({ tokenHash }, { $set: { lastUsedAt: new Date() } });
+    if (!doc) return null;
+    this.tokens.set(tokenHash, { id: doc._id, username: doc.username });
+    return doc.username;
   }
 }
 
