@@ -134,6 +134,26 @@ export const PlotPatch = z
   .strict();
 export type PlotPatch = z.infer<typeof PlotPatch>;
 
+/** A new cluster made of points chosen in the viewer (POST /plots/{id}/clusters). */
+export const ClusterCreate = z
+  .object({
+    label: z.string().trim().min(1).max(200),
+    points: z
+      .array(z.number().int().min(0))
+      .min(1)
+      .refine((points) => new Set(points).size === points.length, 'an index is listed twice')
+      .describe('indices of the points in `frame`'),
+    frame: z.number().int().min(0).default(0).describe('the frame the indices refer to'),
+  })
+  .strict();
+export type ClusterCreate = z.input<typeof ClusterCreate>;
+
+export const ClusterCreated = z.object({
+  cluster: Cluster.describe('the new cluster; its count covers every frame'),
+  plot: Plot.describe('the plot with its updated cluster table'),
+});
+export type ClusterCreated = z.infer<typeof ClusterCreated>;
+
 export const PlotQuery = z.object({
   q: z.string().max(200).optional(),
   tag: z.string().max(60).optional(),
@@ -174,6 +194,7 @@ export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
 
 export const Health = z.object({ mongo: z.string(), amqp: z.string() });
 export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } from './palette.ts';
+export { matchByLabel } from './labels.ts';
 
 // ---------------------------------------------------------------------------
 // Analytics job gateway (issue 4): job submission parameters and job documents.

@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 type Op = {
   summary: string;
+  description?: string;
   auth?: boolean;
   body?: z.ZodType | 'multipart' | 'multipart-job' | 'png';
   query?: z.ZodObject;
@@ -30,8 +31,25 @@ const ops: Record<string, Record<string, Op>> = {
     patch: { summary: 'Edit metadata and clusters (owner)', auth: true, body: api.PlotPatch, ok: [200, api.Plot] },
     delete: { summary: 'Delete a plot (owner)', auth: true, ok: [204, null] },
   },
+  [`${plotPath}/clusters`]: {
+    post: {
+      summary: 'Make a cluster of chosen points (owner)',
+      description:
+        'The points (indices in `frame`) move into a new cluster: key one above the largest, a colour of the categorical ' +
+        'palette, disc glyph, size 1. In a time series the cluster follows its points through every frame: in the other ' +
+        'frames, the points with the same labels move too (an unlabelled point is matched by its index). Counts are ' +
+        'updated; a cluster left without points stays in the table with count 0. The frames\' cluster keys are replaced ' +
+        'whole and get a new ETag. 400 names the field at fault (an index out of range or listed twice). ' +
+        'The request body is limited to 1 MB of JSON (about 130,000 indices).',
+      auth: true,
+      body: api.ClusterCreate,
+      ok: [201, api.ClusterCreated],
+    },
+  },
   [`${plotPath}/frames/{frame}/positions`]: { get: { summary: 'Float32 LE x,y,z per point (Range supported)', ok: [200, 'binary'] } },
-  [`${plotPath}/frames/{frame}/clusters`]: { get: { summary: 'Uint32 LE cluster key per point (Range supported)', ok: [200, 'binary'] } },
+  [`${plotPath}/frames/{frame}/clusters`]: {
+    get: { summary: 'Uint32 LE cluster key per point (Range supported; revalidate: making a cluster changes it)', ok: [200, 'binary'] },
+  },
   [`${plotPath}/frames/{frame}/labels`]: { get: { summary: 'Point labels', ok: [200, z.array(z.string())] } },
   [`${plotPath}/frames/{frame}/edges`]: { get: { summary: 'Edges as polylines of point indices', ok: [200, z.array(api.Edge)] } },
   [`${plotPath}/search`]: { get: { summary: 'Points whose label contains `label` (case-insensitive)', ok: [200, api.SearchResult] } },
@@ -86,6 +104,7 @@ function operation(path: string, op: Op) {
     : { 'application/json': { schema: schema(op.body) } };
   return {
     summary: op.summary,
+    ...(op.description && { description: op.description }),
     ...(op.auth && { security: [{ bearer: [] }, { session: [] }] }),
     parameters: [...params, ...query],
     ...(body && { requestBody: { required: true, content: body } }),

@@ -1,11 +1,12 @@
 import { Router, type Request, type Response } from 'express';
 import express from 'express';
-import { PlotPatch, PlotQuery, PlotUploadFields } from '@wpv/schema';
+import { ClusterCreate, PlotPatch, PlotQuery, PlotUploadFields } from '@wpv/schema';
 import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { receiveUpload } from '../http/upload.ts';
 import type { Config } from '../config.ts';
+import { ClusterEditor } from '../services/clusters.ts';
 import { toPlot, type Plots } from '../services/plots.ts';
 import type { Exporter } from '../services/export.ts';
 import { plotBlobName, type BlobInfo, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
@@ -23,6 +24,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   const router = Router();
   const caller = (req: Request) => req.caller.username;
   const readable = (req: Request) => plots.readable(String(req.params.id), caller(req));
+  const clusters = new ClusterEditor(plots, blobs, config.limits.clusters);
 
   router.post('/', requireUser, async (req, res) => {
     const declared = Number(req.headers['content-length']);
@@ -53,6 +55,11 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     res.json(await plots.patch(String(req.params.id), userOf(req), PlotPatch.parse(req.body)));
   });
 
+  router.post('/:id/clusters', requireUser, async (req, res) => {
+    const created = await clusters.create(String(req.params.id), userOf(req), ClusterCreate.parse(req.body ?? null));
+    res.status(201).json(created);
+  });
+
   router.delete('/:id', requireUser, async (req, res) => {
     await plots.delete(String(req.params.id), userOf(req));
     res.status(204).end();
@@ -63,7 +70,8 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     if (!spec) throw notFound('frame data');
     const doc = await readable(req);
     const file = await plots.frameBlob(doc, Number(req.params.frame), spec.kind);
-    sendBlob(req, res, blobs, file, spec.type);
+    // Cluster keys change when the owner makes a cluster: revalidated by ETag, never cached for good.
+    sendBlob(req, res, blobs, file, spec.type, spec.kind !== 'clusters');
   });
 
   router.get('/:id/search', async (req, res) => {
@@ -149,8 +157,8 @@ function parseTags(raw: string | undefined): unknown {
 }
 
 /**
- * Serves an immutable blob with an ETag and a single byte range when asked.
- * Frame data never changes for a plot id, so clients may cache it for good;
+ * Serves a blob with an ETag and a single byte range when asked. Positions, labels
+ * and edges never change for a plot id, so clients may cache them for good;
  * `private` keeps shared caches from holding data that may become private.
  */
 function sendBlob(req: Request, res: Response, blobs: BlobStore, file: BlobInfo, type: string, immutable = true): void {

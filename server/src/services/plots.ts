@@ -132,6 +132,14 @@ export class Plots {
     await this.store.plotDetails.updateOne({ _id: id }, { $set: { json: JSON.stringify(details) } });
   }
 
+  /** Stores a changed cluster table (new clusters, new counts); the plot counts as updated. */
+  async saveClusterTable(doc: PlotDoc, details: PlotDetails): Promise<PlotDoc> {
+    await this.saveDetails(doc._id, details);
+    const set = { clusterCount: details.clusters.length, updatedAt: new Date() };
+    await this.store.plots.updateOne({ _id: doc._id }, { $set: set });
+    return { ...doc, ...set };
+  }
+
   async owned(id: string, caller: string): Promise<PlotDoc> {
     const doc = await this.readable(id, caller);
     if (doc.owner !== caller) throw new ApiError(403, 'forbidden', 'only the owner can change this plot');

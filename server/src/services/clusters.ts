@@ -1,0 +1,116 @@
+// New clusters made from points chosen in the viewer. The points' cluster keys are rewritten
+// in every frame they appear in (a time series matches points across frames by label), and
+// the plot's cluster table gains the cluster while the clusters the points left lose them.
+import { categoricalColor, matchByLabel, type Cluster, type ClusterCreate, type ClusterCreated } from '@wpv/schema';
+import type { z } from 'zod';
+import { defaultCluster } from '../formats/reader.ts';
+import { ApiError } from '../http/errors.ts';
+import { frameBlobName, type BlobStore } from '../storage/blobs.ts';
+import type { PlotDoc } from '../storage/documents.ts';
+import { toPlot, type Plots } from './plots.ts';
+
+const MAX_KEY = 0xffffffff;
+
+interface FrameKeys {
+  keys: Uint32Array;
+  labels: string[];
+}
+
+export class ClusterEditor {
+  /** The edit in progress per plot: two edits of one plot would both pick the same new key. */
+  private readonly running = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly plots: Plots,
+    private readonly blobs: BlobStore,
+    private readonly maxClusters: number,
+  ) {}
+
+  create(id: string, caller: string, input: z.output<typeof ClusterCreate>): Promise<ClusterCreated> {
+    return this.oneAtATime(id, () => this.createNow(id, caller, input));
+  }
+
+  /**
+   * Every step leaves a consistent plot: the cluster is declared (count 0) before any point
+   * carries its key; each frame's key blob is replaced whole (new chunks, then the pointer,
+   * then the old chunks go); the counts are stored last. A failure puts the old keys back.
+   */
+  private async createNow(id: string, caller: string, input: z.output<typeof ClusterCreate>): Promise<ClusterCreated> {
+    let doc = await this.plots.owned(id, caller);
+    if (input.frame >= doc.frames) throw new ApiError(400, 'bad_request', `frame: the plot has ${doc.frames} frame(s)`, 'frame');
+    const details = await this.plots.details(doc);
+    if (details.clusters.length >= this.maxClusters) {
+      throw new ApiError(422, 'too_many_clusters', `the plot has ${details.clusters.length} clusters; at most ${this.maxClusters} are allowed`);
+    }
+    const key = details.clusters.reduce((max, c) => Math.max(max, c.key), -1) + 1;
+    if (key > MAX_KEY) throw new ApiError(422, 'too_many_clusters', 'no cluster key is left above the largest one');
+
+    const source = await this.readFrame(doc, input.frame);
+    const outside = input.points.find((i) => i >= source.keys.length);
+    if (outside !== undefined) {
+      throw new ApiError(400, 'bad_request', `points: index ${outside} is out of range (frame ${input.frame} has ${source.keys.length} points)`, 'points');
+    }
+
+    const { label, shape, size, visible } = defaultCluster(key, input.label);
+    const cluster: Cluster = { key, label, color: categoricalColor(details.clusters.length), shape, size, visible, count: 0 };
+    const before = structuredClone(details.clusters);
+    details.clusters.push(cluster);
+    doc = await this.plots.saveClusterTable(doc, details);
+
+    const byKey = new Map(details.clusters.map((c) => [c.key, c]));
+    const done: { frame: number; moved: number[]; oldKeys: number[] }[] = [];
+    try {
+      for (let frame = 0; frame < doc.frames; frame++) {
+        const { keys, labels } = frame === input.frame ? source : await this.readFrame(doc, frame);
+        const moved = frame === input.frame ? input.points : matchedPoints(source.labels, labels, input.points);
+        if (!moved.length) continue;
+        const oldKeys = moved.map((i) => keys[i]);
+        for (const i of moved) {
+          const from = byKey.get(keys[i]);
+          if (from) from.count--;
+          keys[i] = key;
+        }
+        cluster.count += moved.length;
+        await this.writeKeys(doc, frame, keys);
+        done.push({ frame, moved, oldKeys });
+      }
+    } catch (err) {
+      for (const { frame, moved, oldKeys } of done) {
+        const { keys } = await this.readFrame(doc, frame);
+        moved.forEach((i, k) => (keys[i] = oldKeys[k]));
+        await this.writeKeys(doc, frame, keys);
+      }
+      await this.plots.saveClusterTable(doc, { ...details, clusters: before });
+      throw err;
+    }
+    doc = await this.plots.saveClusterTable(doc, details);
+    return { cluster, plot: toPlot(doc, details) };
+  }
+
+  /** A frame's keys (a copy: the store's cache shares its buffers) and, in a time series, its labels. */
+  private async readFrame(doc: PlotDoc, frame: number): Promise<FrameKeys> {
+    const bytes = await this.blobs.readAll(await this.plots.frameBlob(doc, frame, 'clusters'));
+    const keys = new Uint32Array(bytes.byteLength / 4);
+    new Uint8Array(keys.buffer).set(bytes);
+    return { keys, labels: doc.frames > 1 ? await this.plots.labels(doc, frame) : [] };
+  }
+
+  private writeKeys(doc: PlotDoc, frame: number, keys: Uint32Array): Promise<void> {
+    const bytes = new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength); // little-endian, as main.ts checks
+    return this.blobs.putBuffer(doc._id, frameBlobName(doc._id, frame, 'clusters'), bytes, 'application/octet-stream');
+  }
+
+  private oneAtATime<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const next = (this.running.get(id) ?? Promise.resolve()).catch(() => undefined).then(work);
+    this.running.set(id, next);
+    const forget = () => { if (this.running.get(id) === next) this.running.delete(id); };
+    next.then(forget, forget);
+    return next;
+  }
+}
+
+/** Where the chosen points of one frame are in another frame, matched by label (each point once). */
+function matchedPoints(from: readonly string[], to: readonly string[], points: readonly number[]): number[] {
+  const match = matchByLabel(from, to);
+  return [...new Set(points.map((i) => match[i]).filter((j) => j >= 0))];
+}

@@ -1,0 +1,161 @@
+// POST /plots/{id}/clusters: a cluster made of chosen points, against the real store.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { categoricalColor } from '@wpv/schema';
+import { Client, bytes, startServer, type TestServer } from './harness.ts';
+
+let server: TestServer;
+let alice: Client;
+let bob: Client;
+before(async () => {
+  server = await startServer();
+  alice = new Client(server.url);
+  await alice.signUp('alice');
+  bob = new Client(server.url);
+  await bob.signUp('bob');
+});
+after(() => server.close());
+
+// idx x y z cluster label: clusters 1 (a, b), 2 (c, d, e), 3 (f)
+const SIX = '0 0 0 0 1 a\n1 1 0 0 1 b\n2 2 0 0 2 c\n3 3 0 0 2 d\n4 4 0 0 2 e\n5 5 0 0 3 f\n';
+
+const uints = (data: Uint8Array) => new Uint32Array(data.buffer, data.byteOffset, data.byteLength / 4);
+const keysOf = async (id: string, frame = 0) => [...uints(await bytes(await alice.request('GET', `/plots/${id}/frames/${frame}/clusters`)))];
+const countsOf = (plot: any) => Object.fromEntries(plot.clusters.map((c: any) => [c.label, c.count]));
+
+async function upload(client: Client, name: string, content: string | Uint8Array<ArrayBuffer>, fields: Record<string, string> = {}) {
+  const res = await client.upload(name, content, fields);
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return body;
+}
+
+async function zipOf(frames: Record<string, string>): Promise<Uint8Array<ArrayBuffer>> {
+  const yazl = (await import('yazl')).default;
+  const zip = new yazl.ZipFile();
+  for (const [name, text] of Object.entries(frames)) zip.addBuffer(Buffer.from(text), name);
+  zip.end();
+  const parts: Buffer[] = [];
+  for await (const chunk of zip.outputStream) parts.push(chunk as Buffer);
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+async function expectError(res: Response, status: number, field?: string) {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  if (field) assert.equal(body.error.field, field, JSON.stringify(body));
+}
+
+describe('making a cluster from chosen points', () => {
+  test('the points get a new key, counts move, and a reload sees it', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    const before = await alice.request('GET', `/plots/${plot.id}/frames/0/clusters`);
+    const etag = before.headers.get('etag')!;
+    const chunks = await server.store.db.collection('blob_chunks').countDocuments({});
+
+    const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'Selection 1', points: [0, 2, 3] }, 201);
+    assert.deepEqual(made.cluster, {
+      key: 4, label: 'Selection 1', color: categoricalColor(3), shape: 0, size: 1, visible: true, count: 3,
+    });
+    assert.deepEqual(countsOf(made.plot), { '1': 1, '2': 1, '3': 1, 'Selection 1': 3 });
+    assert.deepEqual(await keysOf(plot.id), [4, 1, 4, 4, 2, 3]);
+
+    const reloaded = await alice.json('GET', `/plots/${plot.id}`);
+    assert.deepEqual(reloaded.clusters, made.plot.clusters);
+    assert.ok(reloaded.updatedAt > plot.updatedAt);
+    const summary = (await alice.json('GET', '/plots?scope=mine')).items.find((p: any) => p.id === plot.id);
+    assert.equal(summary.clusterCount, 4);
+    // The old key blob's chunks are gone: one chunk replaced by one.
+    assert.equal(await server.store.db.collection('blob_chunks').countDocuments({}), chunks);
+
+    // Caches must not keep the old keys: a new ETag, and revalidation instead of "immutable".
+    const after = await alice.request('GET', `/plots/${plot.id}/frames/0/clusters`, undefined, { 'if-none-match': etag });
+    assert.equal(after.status, 200);
+    assert.notEqual(after.headers.get('etag'), etag);
+    assert.match(after.headers.get('cache-control')!, /no-cache/);
+    const fresh = after.headers.get('etag')!;
+    assert.equal((await alice.request('GET', `/plots/${plot.id}/frames/0/clusters`, undefined, { 'if-none-match': fresh })).status, 304);
+  });
+
+  test('a cluster left without points stays with count 0; a second cluster takes the next key', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'just f', points: [5] }, 201);
+    assert.equal(made.cluster.key, 4);
+    assert.deepEqual(countsOf(made.plot), { '1': 2, '2': 3, '3': 0, 'just f': 1 });
+    const second = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'again f', points: [5] }, 201);
+    assert.equal(second.cluster.key, 5);
+    assert.deepEqual(countsOf(second.plot), { '1': 2, '2': 3, '3': 0, 'just f': 0, 'again f': 1 });
+    assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 5]);
+  });
+
+  test('concurrent requests on one plot get distinct keys', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    const made = await Promise.all([0, 1, 2].map((i) => alice.json('POST', `/plots/${plot.id}/clusters`, { label: `c${i}`, points: [i] }, 201)));
+    assert.deepEqual(made.map((m) => m.cluster.key).sort(), [4, 5, 6]);
+    const reloaded = await alice.json('GET', `/plots/${plot.id}`);
+    assert.deepEqual(countsOf(reloaded), { '1': 0, '2': 2, '3': 1, c0: 1, c1: 1, c2: 1 });
+  });
+
+  test('the pviz export carries the new cluster', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'exported', points: [1, 4] }, 201);
+    const exported = await alice.request('GET', `/plots/${plot.id}/export?format=pviz`);
+    assert.equal(exported.status, 200);
+    const again = await upload(alice, 'again.pviz', await bytes(exported));
+    assert.deepEqual(countsOf(again), { '1': 1, '2': 2, '3': 1, exported: 2 });
+    assert.deepEqual(await keysOf(again.id), [1, 4, 2, 2, 4, 3]);
+  });
+
+  test('bad requests answer 400 naming the field and change nothing', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    const post = (body: unknown) => alice.request('POST', `/plots/${plot.id}/clusters`, body);
+    await expectError(await post({ label: 'x', points: [0, 6] }), 400, 'points');
+    await expectError(await post({ label: 'x', points: [1, 2, 1] }), 400, 'points');
+    await expectError(await post({ label: 'x', points: [-1] }), 400, 'points.0');
+    await expectError(await post({ label: 'x', points: [] }), 400, 'points');
+    await expectError(await post({ label: '  ', points: [0] }), 400, 'label');
+    await expectError(await post({ label: 'x', points: [0], frame: 1 }), 400, 'frame');
+    await expectError(await post({ label: 'x', points: [0], colour: 'red' }), 400);
+    const reloaded = await alice.json('GET', `/plots/${plot.id}`);
+    assert.deepEqual(reloaded.clusters, plot.clusters);
+    assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 3]);
+  });
+
+  test('only the owner: others get 404 on a private plot, 403 on a public one; anonymous callers 401', async () => {
+    const secret = await upload(alice, 'six.txt', SIX);
+    const shared = await upload(alice, 'six.txt', SIX, { visibility: 'public' });
+    const body = { label: 'mine now', points: [0] };
+    await expectError(await bob.request('POST', `/plots/${secret.id}/clusters`, body), 404);
+    await expectError(await bob.request('POST', `/plots/${shared.id}/clusters`, body), 403);
+    await expectError(await new Client(server.url).request('POST', `/plots/${shared.id}/clusters`, body), 401);
+    assert.deepEqual(await keysOf(shared.id), [1, 1, 2, 2, 2, 3]);
+  });
+});
+
+describe('in a time series', () => {
+  test('the cluster follows its points by label through every frame', async () => {
+    // Frame 1 lists the points in another order; frame 2 lacks "b" and has a newcomer "z".
+    const zip = await zipOf({
+      '1.txt': '0 0 0 0 1 a\n1 1 0 0 1 b\n2 2 0 0 2 c\n3 3 0 0 2 d\n',
+      '2.txt': '0 0 1 0 2 d\n1 1 1 0 2 c\n2 2 1 0 1 b\n3 3 1 0 1 a\n',
+      '3.txt': '0 0 2 0 1 a\n1 1 2 0 2 z\n2 2 2 0 2 c\n3 3 2 0 2 d\n',
+    });
+    const plot = await upload(alice, 'series.zip', zip);
+    assert.equal(plot.frames, 3);
+    // Chosen in frame 1 (the second): "b" and "c".
+    const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'b and c', points: [2, 1], frame: 1 }, 201);
+    assert.equal(made.cluster.count, 5);
+    assert.deepEqual(countsOf(made.plot), { '1': 3, '2': 4, 'b and c': 5 });
+    assert.deepEqual(await keysOf(plot.id, 0), [1, 3, 3, 2]);
+    assert.deepEqual(await keysOf(plot.id, 1), [2, 3, 3, 1]);
+    assert.deepEqual(await keysOf(plot.id, 2), [1, 2, 3, 2]);
+  });
+
+  test('unlabelled points are matched by their index', async () => {
+    const zip = await zipOf({ '1.txt': '0 0 0 0 1\n1 1 0 0 1\n2 2 0 0 1\n', '2.txt': '0 0 1 0 1\n1 1 1 0 1\n2 2 1 0 1\n' });
+    const plot = await upload(alice, 'series.zip', zip);
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'middle', points: [1] }, 201);
+    assert.deepEqual(await keysOf(plot.id, 0), [1, 2, 1]);
+    assert.deepEqual(await keysOf(plot.id, 1), [1, 2, 1]);
+  });
+});
