@@ -6,6 +6,7 @@ import { loadConfig } from '../../server/src/config.ts';
 import { JobBroker } from '../../server/src/jobs/broker.ts';
 import { loadJobConfig } from '../../server/src/jobs/config.ts';
 import { JobRepo } from '../../server/src/jobs/repository.ts';
+import { endpointOf, retrying } from '../../server/src/jobs/retry.ts';
 import { openStore } from '../../server/src/storage/db.ts';
 import { LocalBackend } from './backends/local.ts';
 import { SlurmBackend } from './backends/slurm.ts';
@@ -13,8 +14,11 @@ import { Bridge } from './bridge.ts';
 
 const config = loadConfig();
 const jobConfig = loadJobConfig(config.dataDir);
-const store = await openStore(config.mongodbUri);
-const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix);
+// Started before the store or the broker is up (boot order, a restart of either): wait for them.
+const log = (line: string) => console.log(`hpc-bridge: ${line}`);
+const store = await retrying(`the store at ${endpointOf(config.mongodbUri)}`, () => openStore(config.mongodbUri), log);
+const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix, log);
+await broker.waitForConnection();
 const backend =
   jobConfig.backend === 'slurm'
     ? new SlurmBackend(jobConfig.slurmArgs)

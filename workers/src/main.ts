@@ -7,6 +7,7 @@ import { loadConfig } from '../../server/src/config.ts';
 import { JobBroker } from '../../server/src/jobs/broker.ts';
 import { loadJobConfig } from '../../server/src/jobs/config.ts';
 import { JobRepo } from '../../server/src/jobs/repository.ts';
+import { endpointOf, retrying } from '../../server/src/jobs/retry.ts';
 import { Plots } from '../../server/src/services/plots.ts';
 import { openStore } from '../../server/src/storage/db.ts';
 import { assembleStage } from './assemble.ts';
@@ -16,10 +17,13 @@ import { Sweeper } from './sweeper.ts';
 
 const config = loadConfig();
 const jobConfig = loadJobConfig(config.dataDir);
-const store = await openStore(config.mongodbUri);
+// Started before the store or the broker is up (boot order, a restart of either): wait for them.
+const log = (line: string) => console.log(`workers: ${line}`);
+const store = await retrying(`the store at ${endpointOf(config.mongodbUri)}`, () => openStore(config.mongodbUri), log);
 const repo = new JobRepo(store);
 const plots = new Plots(store, config.limits);
-const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix);
+const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix, log);
+await broker.waitForConnection();
 const orchestrator = new Orchestrator(repo, broker, jobConfig, {
   distances: distancesStage,
   assemble: assembleStage(plots),

@@ -8,8 +8,10 @@
 // Queues are durable, messages persistent, publishes wait for the broker's confirm,
 // consumers ack by hand with prefetch 1. A handler that throws gets its message
 // back (nack + requeue) after a pause; the quorum queue counts deliveries and
-// dead-letters a poison message on the sixth.
+// dead-letters a poison message on the sixth. A body that is not JSON is poison
+// from the start: rejected without requeue (dead-lettered, or dropped from wpv.dead).
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import { backoffMs, endpointOf, retrying } from './retry.ts';
 
 /** The queues by role; their names get the deployment's prefix (JOB_QUEUE_PREFIX, "wpv" by default). */
 export type QueueRole = 'pipeline' | 'hpc' | 'delay' | 'dead';
@@ -62,6 +64,8 @@ export class JobBroker {
   readonly queues: Record<QueueRole, string>;
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
+  /** Failed reconnects in a row: the backoff grows with them. */
+  private reconnects = 0;
 
   constructor(
     private readonly url: string,
@@ -90,12 +94,24 @@ export class JobBroker {
     });
   }
 
-  /** Consumes `queue` with prefetch 1 and manual acks, re-subscribing after every reconnect. */
+  /** Resolves once the broker is reached and the topology declared, retrying with backoff (start-up). */
+  async waitForConnection(): Promise<void> {
+    await retrying(`RabbitMQ at ${endpointOf(this.url)}`, () => this.open(), this.log);
+  }
+
+  /**
+   * Consumes `queue` with prefetch 1 and manual acks, re-subscribing after every
+   * reconnect. A broker lost meanwhile is not an error: the reconnect subscribes.
+   */
   async consume(role: 'pipeline' | 'hpc' | 'dead', handler: Handler): Promise<void> {
     const consumer = { queue: this.queues[role], handler };
     this.consumers.push(consumer);
-    const { connection } = await this.open();
-    await this.subscribe(connection, consumer);
+    try {
+      const { connection } = await this.open();
+      await this.subscribe(connection, consumer);
+    } catch (err) {
+      this.scheduleReconnect(`cannot consume ${consumer.queue}: ${(err as Error).message}`);
+    }
   }
 
   get connected(): boolean {
@@ -130,16 +146,18 @@ export class JobBroker {
     publisher.on('error', () => {});
     await assertTopology(publisher, this.queues);
     for (const consumer of this.consumers) await this.subscribe(connection, consumer);
+    this.reconnects = 0;
     return { connection, publisher };
   }
 
   private scheduleReconnect(why: string): void {
     if (this.retry || this.closed) return;
-    this.log(`amqp: ${why}; reconnecting in 2 s`);
+    const wait = backoffMs(this.reconnects++);
+    this.log(`amqp: ${why}; reconnecting to ${endpointOf(this.url)} in ${wait / 1000} s`);
     this.retry = setTimeout(() => {
       this.retry = null;
       this.open().catch((err) => this.scheduleReconnect(err.message));
-    }, 2000);
+    }, wait);
   }
 
   /** One channel per consumer and connection (a consumer added while connecting is met twice). */
@@ -163,17 +181,29 @@ export class JobBroker {
       redelivered: msg.fields.redelivered,
       deliveryCount: Number(msg.properties.headers?.['x-delivery-count'] ?? 0),
     };
+    let message: unknown;
     try {
-      await handler(JSON.parse(msg.content.toString('utf8')), delivery);
+      message = JSON.parse(msg.content.toString('utf8'));
+    } catch {
+      this.log(`${queue}: rejected a message that is not JSON: ${JSON.stringify(msg.content.toString('utf8').slice(0, 200))}`);
+      settle(() => channel.nack(msg, false, false));
+      return;
+    }
+    try {
+      await handler(message, delivery);
       channel.ack(msg);
     } catch (err) {
       this.log(`${queue}: handler failed (delivery ${delivery.deliveryCount + 1}): ${(err as Error).stack ?? err}`);
       await new Promise((resolve) => setTimeout(resolve, REQUEUE_PAUSE_MS));
-      try {
-        channel.nack(msg, false, true);
-      } catch {
-        // the channel died with its connection: the broker requeues the message itself
-      }
+      settle(() => channel.nack(msg, false, true));
     }
+  }
+}
+
+function settle(ackOrNack: () => void): void {
+  try {
+    ackOrNack();
+  } catch {
+    // the channel died with its connection: the broker requeues the message itself
   }
 }

@@ -1,12 +1,11 @@
 // Faults with real RabbitMQ, FerretDB and mpirun (fake kernels for timing control):
-// a bridge killed mid-stage, a worker killed holding a message, a cancel while a
-// program runs, a program exiting non-zero.
+// a bridge killed mid-stage, a broker restart, services started before the broker,
+// a worker killed holding a message, a cancel while a program runs, a program
+// exiting non-zero.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Gateway, ROOT, isTerminal, signedIn, sleep, submit, waitForJob } from './gateway.ts';
+import { Gateway, isTerminal, signedIn, sleep, submit, testBroker, waitForJob } from './gateway.ts';
 
 const FASTA = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
 const stage = (job: any, name: string) => job.stages.find((s: any) => s.name === name);
@@ -42,20 +41,39 @@ describe('gateway faults', () => {
   });
 
   test('a RabbitMQ restart during a job loses nothing', async () => {
-    // The test stack of scripts/test.sh (or WPV_STACK_DIR): stop its broker, start it again.
-    const stack = process.env.WPV_STACK_DIR ?? path.join(process.env.WPV_TEST_DIR!, 'stack');
-    const ports = [new URL(process.env.MONGODB_URI!).port, new URL(process.env.AMQP_URL!).port];
     const client = await signedIn(gw.url);
     const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
     await waitForJob(client, id, runningWithHandle('swg'));
-    const broker = Number(readFileSync(path.join(stack, 'rabbitmq.pid'), 'utf8'));
-    process.kill(-broker, 'SIGTERM');
-    while (existsSync(`/proc/${broker}`)) await sleep(100);
+    await testBroker.stop();
     await sleep(2500); // swg ends while the broker is down: its "advance" cannot be published yet
-    execFileSync('bash', [path.join(ROOT, 'scripts/stack.sh'), 'start', stack, ...ports], { stdio: 'ignore' });
+    testBroker.start();
     const job = await waitForJob(client, id, isTerminal, 90_000);
     assert.equal(job.state, 'succeeded', job.error);
     for (const name of ['swg', 'mds', 'pwc', 'assemble']) assert.equal(stage(job, name).attempts, 1, name);
+  });
+
+  test('a worker and a bridge started while RabbitMQ is down wait for it, then run jobs', async () => {
+    await Promise.all([...gw.workers.splice(0), gw.bridge].map((c) => gw.kill(c, 'SIGTERM')));
+    await testBroker.stop();
+    const worker = gw.launchWorker();
+    const bridge = gw.launchBridge();
+    try {
+      const waiting = (name: string) => /waiting for RabbitMQ at 127\.0\.0\.1:\d+: .*; retrying in \d+ s/.test(gw.logOf(name));
+      for (let i = 0; i < 600 && !(waiting('worker0') && waiting('bridge')); i++) await sleep(100);
+      assert.ok(waiting('worker0'), gw.logOf('worker0'));
+      assert.ok(waiting('bridge'), gw.logOf('bridge'));
+      await sleep(3000); // a few retries: still alive, not an exit
+      assert.equal(worker.child.exitCode, null, gw.logOf('worker0'));
+      assert.equal(bridge.child.exitCode, null, gw.logOf('bridge'));
+    } finally {
+      testBroker.start();
+    }
+    await Promise.all([worker.ready, bridge.ready]);
+    const client = await signedIn(gw.url);
+    const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
+    const job = await waitForJob(client, id, isTerminal, 90_000);
+    assert.equal(job.state, 'succeeded', job.error);
+    assert.match(gw.logOf('worker0'), /RabbitMQ at .*: reached after \d+ failed attempts/);
   });
 
   test('a worker killed while it holds a message: redelivered, the stage redone, the job done once', async () => {

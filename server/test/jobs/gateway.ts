@@ -1,7 +1,7 @@
 // A whole job gateway for tests: the API in-process, workers and hpc-bridge as
 // child processes (so tests can kill and restart them), sharing a private database,
 // data directory and queue-name prefix on the test stack's FerretDB and RabbitMQ.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
@@ -86,14 +86,28 @@ export class Gateway {
   }
 
   async startWorker(): Promise<ChildProcess> {
-    const child = await this.spawnService('workers/src/main.ts', `worker${this.workers.length}`);
-    this.workers.push(child);
+    const { child, ready } = this.launchWorker();
+    await ready;
     return child;
   }
 
   async startBridge(env: Record<string, string> = {}): Promise<ChildProcess> {
-    this.bridge = await this.spawnService('hpc-bridge/src/main.ts', 'bridge', env);
-    return this.bridge;
+    const { child, ready } = this.launchBridge(env);
+    await ready;
+    return child;
+  }
+
+  /** Starts a worker without waiting for it: `ready` resolves once it consumes (its store and broker reached). */
+  launchWorker(): Launched {
+    const launched = this.launch('workers/src/main.ts', `worker${this.workers.length}`);
+    this.workers.push(launched.child);
+    return launched;
+  }
+
+  launchBridge(env: Record<string, string> = {}): Launched {
+    const launched = this.launch('hpc-bridge/src/main.ts', 'bridge', env);
+    this.bridge = launched.child;
+    return launched;
   }
 
   /** Kills a service process (SIGKILL by default: a crash, not a clean stop). */
@@ -114,24 +128,46 @@ export class Gateway {
     await this.closeApi();
   }
 
-  private async spawnService(entry: string, name: string, env: Record<string, string> = {}): Promise<ChildProcess> {
-    const ready = path.join(this.env.DATA_DIR!, `${name}.${++this.serial}.ready`);
+  private launch(entry: string, name: string, env: Record<string, string> = {}, timeoutMs = 120_000): Launched {
+    const readyFile = path.join(this.env.DATA_DIR!, `${name}.${++this.serial}.ready`);
     const log = openSync(path.join(this.env.DATA_DIR!, `${name}.log`), 'a');
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: ROOT,
-      env: { ...process.env, ...this.env, ...env, READY_FILE: ready },
+      env: { ...process.env, ...this.env, ...env, READY_FILE: readyFile },
       stdio: ['ignore', log, log],
     });
-    for (let i = 0; i < 300 && !existsSync(ready); i++) {
-      if (child.exitCode !== null) throw new Error(`${entry} exited: ${this.logOf(name)}`);
-      await sleep(100);
-    }
-    if (!existsSync(ready)) throw new Error(`${entry} did not start: ${this.logOf(name)}`);
-    return child;
+    const ready = (async () => {
+      for (const deadline = Date.now() + timeoutMs; !existsSync(readyFile) && Date.now() < deadline; ) {
+        if (child.exitCode !== null) throw new Error(`${entry} exited: ${this.logOf(name)}`);
+        await sleep(100);
+      }
+      if (!existsSync(readyFile)) throw new Error(`${entry} did not start: ${this.logOf(name)}`);
+    })();
+    ready.catch(() => {}); // awaited by the caller; not an unhandled rejection meanwhile
+    return { child, ready };
   }
 }
 
+export interface Launched {
+  child: ChildProcess;
+  ready: Promise<void>;
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The RabbitMQ of the test stack (scripts/test.sh's, or WPV_STACK_DIR): stopped and started again by fault tests. */
+export const testBroker = {
+  dir: () => process.env.WPV_STACK_DIR ?? path.join(process.env.WPV_TEST_DIR!, 'stack'),
+  async stop(): Promise<void> {
+    const pid = Number(readFileSync(path.join(this.dir(), 'rabbitmq.pid'), 'utf8'));
+    process.kill(-pid, 'SIGTERM');
+    while (existsSync(`/proc/${pid}`)) await sleep(100);
+  },
+  start(): void {
+    const ports = [new URL(process.env.MONGODB_URI!).port, new URL(process.env.AMQP_URL!).port];
+    execFileSync('bash', [path.join(ROOT, 'scripts/stack.sh'), 'start', this.dir(), ...ports], { stdio: 'ignore' });
+  },
+};
 
 /** Polls the job until `done` says so; fails with the job's last state after `timeoutMs`. */
 export async function waitForJob(client: Client, id: string, done: (job: any) => boolean, timeoutMs = 60_000): Promise<any> {
@@ -153,11 +189,15 @@ export async function fastaSubset(file: string, count: number): Promise<{ text: 
   return { text: records.map((r) => `>${r}`).join(''), ids: records.map((r) => r.split(/\s/)[0]!) };
 }
 
-export async function submit(client: Client, type: string, name: string, content: string | Uint8Array<ArrayBuffer>, params: object = {}): Promise<Response> {
+type Content = string | Uint8Array<ArrayBuffer>;
+
+/** Submits a job; `parts` are further file parts (weights) by field name. */
+export async function submit(client: Client, type: string, name: string, content: Content, params: object = {}, parts: Record<string, Content> = {}): Promise<Response> {
   const form = new FormData();
   form.set('type', type);
   form.set('params', JSON.stringify(params));
   form.set('file', new Blob([content]), name);
+  for (const [field, part] of Object.entries(parts)) form.set(field, new Blob([part]), `${field}.bin`);
   return client.request('POST', '/jobs', form);
 }
 
