@@ -246,6 +246,19 @@ export const JobSubmitFields = z.object({
   params: z.string().max(60_000).default('{}').describe('JSON object of the type\'s parameters'),
 });
 
+/** The file parts of the submission form (multipart, beside JobSubmitFields). */
+export const JobSubmitFiles = {
+  file: {
+    required: true,
+    description: 'the input: FASTA (sequence-clustering), SPIDAL int16 N×N matrix (distance-matrix) or CSV (vectors)',
+  },
+  weights: {
+    required: false,
+    description: 'distance-matrix only: SPIDAL int16 N×N weight matrix (weight × 32767), same N and byte order as the input; DA-MDS weights (default: all 1)',
+  },
+} as const;
+export type JobFilePart = keyof typeof JobSubmitFiles;
+
 export const JobCreated = z.object({ id: z.string() });
 
 export const StageMetrics = z.object({
@@ -289,7 +302,12 @@ export const Job = z.object({
   state: JobState,
   owner: z.string(),
   params: z.record(z.string(), z.unknown()),
-  input: z.object({ originalName: z.string(), bytes: z.number().int(), points: z.number().int() }),
+  input: z.object({
+    originalName: z.string(),
+    bytes: z.number().int(),
+    points: z.number().int(),
+    weights: z.object({ originalName: z.string(), bytes: z.number().int() }).optional().describe('the DA-MDS weight matrix, if one was sent'),
+  }),
   stages: z.array(JobStage),
   plotId: z.string().optional(),
   error: z.string().optional(),

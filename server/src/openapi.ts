@@ -74,7 +74,7 @@ const ops: Record<string, Record<string, Op>> = {
   '/tags': { get: { summary: 'Tags over the plots you can see, with counts', ok: [200, z.array(api.TagCount)] } },
   '/jobs': {
     get: { summary: 'Your analytics jobs', auth: true, ok: [200, api.JobPage] },
-    post: { summary: 'Submit a job: multipart type, file, params (JSON), name', auth: true, body: 'multipart-job', ok: [202, api.JobCreated] },
+    post: { summary: 'Submit a job: multipart type, file, params (JSON), name; weights (distance-matrix)', auth: true, body: 'multipart-job', ok: [202, api.JobCreated] },
   },
   '/jobs/{id}': { get: { summary: 'A job with its stages and history', auth: true, ok: [200, api.Job] } },
   '/jobs/{id}/events': { get: { summary: 'Server-Sent Events of progress and state changes', auth: true, ok: [200, 'event-stream'] } },
@@ -84,6 +84,17 @@ const ops: Record<string, Record<string, Op>> = {
 };
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
+
+/** The job submission form: its text fields and file parts, both from the schema package. */
+function jobForm() {
+  const fields = schema(api.JobSubmitFields) as { properties: Record<string, unknown>; required?: string[] };
+  const files = Object.entries(api.JobSubmitFiles);
+  return {
+    type: 'object',
+    required: [...(fields.required ?? []), ...files.filter(([, part]) => part.required).map(([name]) => name)],
+    properties: { ...fields.properties, ...Object.fromEntries(files.map(([name, part]) => [name, { ...binary, description: part.description }])) },
+  };
+}
 
 function operation(path: string, op: Op) {
   const params = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
@@ -99,7 +110,7 @@ function operation(path: string, op: Op) {
   const body =
     op.body === undefined ? undefined
     : op.body === 'multipart' ? { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: binary, name: { type: 'string' }, description: { type: 'string' }, visibility: { enum: ['private', 'public'] }, collection: { type: 'string' }, tags: { type: 'string', description: 'comma-separated or a JSON array' } } } } }
-    : op.body === 'multipart-job' ? { 'multipart/form-data': { schema: { type: 'object', required: ['type', 'file'], properties: { type: schema(api.JobType), file: binary, params: { type: 'string', description: 'JSON object of the type\'s parameters' }, name: { type: 'string' } } } } }
+    : op.body === 'multipart-job' ? { 'multipart/form-data': { schema: jobForm() } }
     : op.body === 'png' ? { 'image/png': { schema: binary } }
     : { 'application/json': { schema: schema(op.body) } };
   return {

@@ -1,5 +1,5 @@
-// Multipart uploads: the file is streamed to a private temporary file (never held
-// in memory) under a size cap; text fields are collected beside it.
+// Multipart uploads: each file part is streamed to a private temporary file (never
+// held in memory) under a size cap; text fields are collected beside it.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -9,31 +9,45 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import { ApiError } from './errors.ts';
 
+export interface UploadedPart {
+  path: string;
+  originalName: string;
+  bytes: number;
+}
+
 export interface Upload {
   fields: Record<string, string>;
-  file: { path: string; originalName: string; bytes: number } | null;
-  /** Removes the temporary file; call in a finally block. */
+  /** The part named "file". */
+  file: UploadedPart | null;
+  /** Every file part by its field name ("file" included). */
+  files: Record<string, UploadedPart>;
+  /** Removes the temporary files; call in a finally block. */
   cleanup(): Promise<void>;
 }
 
 const MAX_FIELDS = 50;
 const MAX_FIELD_BYTES = 64 * 1024;
 
-export async function receiveUpload(req: Request, tmpDir: string, maxBytes: number): Promise<Upload> {
+/** `fileFields`: the file parts accepted, each at most once, each up to `maxBytes`. */
+export async function receiveUpload(req: Request, tmpDir: string, maxBytes: number, fileFields: readonly string[] = ['file']): Promise<Upload> {
   if (!req.is('multipart/form-data')) throw new ApiError(415, 'unsupported_media_type', 'send multipart/form-data with a "file" part');
   await mkdir(tmpDir, { recursive: true, mode: 0o700 });
-  const tmpPath = path.join(tmpDir, `upload-${randomBytes(12).toString('hex')}`);
+  const tmpPaths: string[] = [];
   const upload: Upload = {
     fields: {},
     file: null,
-    cleanup: () => rm(tmpPath, { force: true }),
+    files: {},
+    cleanup: async () => {
+      await Promise.all(tmpPaths.map((p) => rm(p, { force: true })));
+    },
   };
+  const expected = fileFields.length === 1 ? `exactly one file part, named "${fileFields[0]}"` : `file parts named ${fileFields.map((f) => `"${f}"`).join(', ')}, each at most once`;
 
   const parser = busboy({
     headers: req.headers,
-    limits: { files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, fileSize: maxBytes },
+    limits: { files: fileFields.length, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, fileSize: maxBytes },
   });
-  let fileDone: Promise<void> = Promise.resolve();
+  const filesDone: Promise<void>[] = [];
   let failure: ApiError | null = null;
 
   parser.on('field', (name, value, info) => {
@@ -41,25 +55,28 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
     upload.fields[name] = value;
   });
   parser.on('file', (name, stream, info) => {
-    if (name !== 'file' || upload.file) {
-      failure ??= new ApiError(400, 'bad_request', 'send exactly one file part, named "file"', name);
+    if (!fileFields.includes(name) || upload.files[name]) {
+      failure ??= new ApiError(400, 'bad_request', `send ${expected}`, name);
       stream.resume();
       return;
     }
+    const tmpPath = path.join(tmpDir, `upload-${randomBytes(12).toString('hex')}`);
+    tmpPaths.push(tmpPath);
     const file = { path: tmpPath, originalName: path.basename(info.filename || 'upload'), bytes: 0 };
-    upload.file = file;
+    upload.files[name] = file;
+    if (name === 'file') upload.file = file;
     stream.on('data', (chunk: Buffer) => (file.bytes += chunk.length));
     stream.on('limit', () => {
-      failure ??= new ApiError(413, 'too_large', `the file is over the ${maxBytes}-byte upload limit`, 'file');
+      failure ??= new ApiError(413, 'too_large', `the ${name} part is over the ${maxBytes}-byte upload limit`, name);
     });
-    fileDone = pipeline(stream, createWriteStream(tmpPath, { mode: 0o600 }));
+    filesDone.push(pipeline(stream, createWriteStream(tmpPath, { mode: 0o600 })));
   });
-  parser.on('filesLimit', () => (failure ??= new ApiError(400, 'bad_request', 'send exactly one file part, named "file"', 'file')));
+  parser.on('filesLimit', () => (failure ??= new ApiError(400, 'bad_request', `send ${expected}`, 'file')));
   parser.on('fieldsLimit', () => (failure ??= new ApiError(413, 'too_large', `more than ${MAX_FIELDS} fields`)));
 
   try {
     await pipeline(req, parser);
-    await fileDone;
+    await Promise.all(filesDone);
   } catch (err) {
     await upload.cleanup();
     if (failure) throw failure;

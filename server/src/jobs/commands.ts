@@ -46,6 +46,7 @@ export function stageCommand(job: JobDoc, stage: StageName, config: JobConfig): 
           '--points', points,
           '--output', at(FILES.points),
           '--dim', String(p.dimension ?? 3),
+          ...(job.input.weights ? ['--weights', at(job.input.weights.file)] : []),
           ...optional('--seed', p.seed),
           ...endian,
         ],

@@ -60,16 +60,21 @@ export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'prote
   return { sequences: ids.size, alphabet: alphabet === 'auto' ? (firstNonDna === null ? 'dna' : 'protein') : alphabet };
 }
 
-/** A SPIDAL matrix is exactly N×N int16 values. */
-export async function checkMatrix(file: string, points: number, maxPoints: number, labels?: string[]): Promise<void> {
+/** A SPIDAL matrix is exactly N×N int16 values; so is its optional weight matrix. */
+export async function checkMatrix(file: string, points: number, maxPoints: number, labels?: string[], weights?: string): Promise<void> {
   if (points > maxPoints) throw new InputError('too_many_points', `points: at most ${maxPoints}`, { field: 'params.points', status: 422 });
+  await checkMatrixSize(file, points, 'file');
+  if (weights) await checkMatrixSize(weights, points, 'weights');
+  if (labels && labels.length !== points) {
+    throw new InputError('label_count', `${labels.length} labels for ${points} points`, { field: 'params.labels' });
+  }
+}
+
+async function checkMatrixSize(file: string, points: number, field: string): Promise<void> {
   const bytes = (await stat(file)).size;
   const expected = points * points * 2;
   if (bytes !== expected) {
-    throw new InputError('matrix_size', `the file has ${bytes} bytes; a ${points}×${points} int16 matrix has ${expected}`, { field: 'file' });
-  }
-  if (labels && labels.length !== points) {
-    throw new InputError('label_count', `${labels.length} labels for ${points} points`, { field: 'params.labels' });
+    throw new InputError('matrix_size', `${field}: ${bytes} bytes; a ${points}×${points} int16 matrix has ${expected}`, { field });
   }
 }
 

@@ -89,6 +89,8 @@ export interface JobInput {
   file: string;
   /** Rows of the input: sequences, matrix order or vectors. */
   points: number;
+  /** distance-matrix: the DA-MDS weight matrix, if one was sent. */
+  weights?: { originalName: string; bytes: number; file: string };
 }
 
 /** The stored part of a job that never changes after submission, plus a cached state for listing. */

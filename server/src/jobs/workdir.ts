@@ -1,5 +1,5 @@
 // Layout of a job's staging directory on the shared path:
-//   <jobsDir>/<jobId>/input.<ext>       the upload
+//   <jobsDir>/<jobId>/input.<ext>       the upload (and weights.bin, a distance-matrix job's weights)
 //   <jobsDir>/<jobId>/dist.bin, ...     stage outputs (FILES)
 //   <jobsDir>/<jobId>/stages/<stage>/   stdout, stderr, launch.json, exit.json of one stage
 import { open, stat } from 'node:fs/promises';
@@ -25,6 +25,8 @@ export const STAGE_FILES = {
 } as const;
 
 export const INPUT_NAMES = { 'sequence-clustering': 'input.fasta', 'distance-matrix': 'input.bin', vectors: 'input.csv' } as const;
+/** The distance-matrix job's optional DA-MDS weights. */
+export const WEIGHTS_NAME = 'weights.bin';
 
 export const stageDir = (workdir: string, stage: string) => path.join(workdir, 'stages', stage);
 

@@ -1,5 +1,6 @@
 // /api/v1/jobs: submit (multipart), list, read, live events (SSE), logs, cancel, retry.
 import { Router, type Request, type Response } from 'express';
+import { JobSubmitFiles } from '@wpv/schema';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { requireUser, userOf } from '../http/auth.ts';
@@ -21,7 +22,7 @@ export function jobRoutes(config: Config, jobs: Jobs): Router {
     if (Number(req.headers['content-length']) > limit + 1024 * 1024) {
       throw new ApiError(413, 'too_large', `job inputs are limited to ${limit} bytes`, 'file');
     }
-    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, limit);
+    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, limit, Object.keys(JobSubmitFiles));
     try {
       res.status(202).json(await jobs.submit(userOf(req), upload));
     } finally {

@@ -11,9 +11,9 @@ import type { Upload } from '../http/upload.ts';
 import { type JobBroker } from '../jobs/broker.ts';
 import type { JobConfig } from '../jobs/config.ts';
 import { checkFasta, checkMatrix, checkVectors } from '../jobs/inputs.ts';
-import { newStages, type JobDoc, type JobRecord, type StageDoc, type StageName } from '../jobs/model.ts';
+import { newStages, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '../jobs/model.ts';
 import type { JobRepo } from '../jobs/repository.ts';
-import { INPUT_NAMES, STAGE_FILES, stageDir, tailOf } from '../jobs/workdir.ts';
+import { INPUT_NAMES, STAGE_FILES, WEIGHTS_NAME, stageDir, tailOf } from '../jobs/workdir.ts';
 
 const LOG_TAIL_BYTES = 64 * 1024;
 
@@ -34,18 +34,29 @@ export class Jobs {
     if (file.bytes > this.config.maxInputBytes) {
       throw new ApiError(413, 'too_large', `job inputs are limited to ${this.config.maxInputBytes} bytes`, 'file');
     }
+    const weights = upload.files.weights ?? null;
+    if (weights && fields.type !== 'distance-matrix') {
+      throw new ApiError(400, 'bad_request', 'only distance-matrix jobs take a "weights" file', 'weights');
+    }
+    if (weights && weights.bytes > this.config.maxInputBytes) {
+      throw new ApiError(413, 'too_large', `job inputs are limited to ${this.config.maxInputBytes} bytes`, 'weights');
+    }
     const active = await this.repo.countActive(owner);
     if (active >= this.config.maxActivePerUser) {
       throw new ApiError(429, 'too_many_jobs', `you have ${active} jobs queued or running; the limit is ${this.config.maxActivePerUser}`);
     }
-    const points = await this.checkInput(fields.type, file.path, params);
+    const points = await this.checkInput(fields.type, file.path, params, weights?.path);
 
     const id = randomBytes(12).toString('base64url');
     const workdir = path.join(this.config.jobsDir, id);
     const inputName = INPUT_NAMES[fields.type];
     await mkdir(workdir, { recursive: true });
     await moveFile(file.path, path.join(workdir, inputName));
-    const input = { originalName: file.originalName, bytes: file.bytes, file: inputName, points };
+    const input: JobInput = { originalName: file.originalName, bytes: file.bytes, file: inputName, points };
+    if (weights) {
+      await moveFile(weights.path, path.join(workdir, WEIGHTS_NAME));
+      input.weights = { originalName: weights.originalName, bytes: weights.bytes, file: WEIGHTS_NAME };
+    }
     return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null));
   }
 
@@ -85,9 +96,9 @@ export class Jobs {
     const newId = randomBytes(12).toString('base64url');
     const workdir = path.join(this.config.jobsDir, newId);
     await mkdir(workdir, { recursive: true });
-    await link(path.join(old.workdir, old.input.file), path.join(workdir, old.input.file)).catch(() =>
-      copyFile(path.join(old.workdir, old.input.file), path.join(workdir, old.input.file)),
-    );
+    for (const file of [old.input.file, old.input.weights?.file].filter((f) => f !== undefined)) {
+      await link(path.join(old.workdir, file), path.join(workdir, file)).catch(() => copyFile(path.join(old.workdir, file), path.join(workdir, file)));
+    }
     return this.enqueue(this.newRecord(newId, owner, old.type, old.name, old.params, old.input, workdir, old._id));
   }
 
@@ -103,7 +114,7 @@ export class Jobs {
     return { stage: name, stdout, stderr };
   }
 
-  private async checkInput(type: JobType, file: string, params: Record<string, any>): Promise<number> {
+  private async checkInput(type: JobType, file: string, params: Record<string, any>, weights?: string): Promise<number> {
     switch (type) {
       case 'sequence-clustering': {
         const fasta = await checkFasta(file, params.alphabet, this.config.maxPoints);
@@ -111,7 +122,7 @@ export class Jobs {
         return fasta.sequences;
       }
       case 'distance-matrix':
-        await checkMatrix(file, params.points, this.config.maxPoints, params.labels);
+        await checkMatrix(file, params.points, this.config.maxPoints, params.labels, weights);
         return params.points;
       case 'vectors':
         return (await checkVectors(file, params.header, params.labelColumn, this.config.maxVectorRows)).rows;
@@ -204,7 +215,12 @@ export function toJob(doc: JobDoc): Job {
     state: doc.state,
     owner: doc.owner,
     params: doc.params,
-    input: { originalName: doc.input.originalName, bytes: doc.input.bytes, points: doc.input.points },
+    input: {
+      originalName: doc.input.originalName,
+      bytes: doc.input.bytes,
+      points: doc.input.points,
+      ...(doc.input.weights && { weights: { originalName: doc.input.weights.originalName, bytes: doc.input.weights.bytes } }),
+    },
     stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!)),
     ...(doc.plotId && { plotId: doc.plotId }),
     ...(doc.error && { error: doc.error }),

@@ -24,7 +24,7 @@ describe('jobs API', () => {
 
   test('bad inputs of each type answer 4xx with the line, and queue nothing', async () => {
     const client = await signedIn(gw.url);
-    const cases: [string, string, string | Uint8Array<ArrayBuffer>, object, number, RegExp][] = [
+    const cases: [string, string, string | Uint8Array<ArrayBuffer>, object, number, RegExp, Record<string, Uint8Array<ArrayBuffer>>?][] = [
       ['sequence-clustering', 'x.fasta', 'ACGT\n>s1\nACGT\n', {}, 422, /line 1: expected a ">id" header/],
       ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s1\nACGA\n', {}, 422, /line 3: sequence id "s1" appears twice/],
       ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s2\n>s3\nAC\n', {}, 422, /line 3: the sequence is empty/],
@@ -35,16 +35,20 @@ describe('jobs API', () => {
       ['distance-matrix', 'd.bin', new Uint8Array(2 * 9 - 2), { points: 3 }, 422, /16 bytes; a 3×3 int16 matrix has 18/],
       ['distance-matrix', 'd.bin', new Uint8Array(18), {}, 400, /params.points/],
       ['distance-matrix', 'd.bin', new Uint8Array(18), { points: 3, labels: ['a', 'b'] }, 422, /2 labels for 3 points/],
+      ['distance-matrix', 'd.bin', new Uint8Array(18), { points: 3 }, 422, /weights: 32 bytes; a 3×3 int16 matrix has 18/, { weights: new Uint8Array(32) }],
+      ['sequence-clustering', 'x.fasta', FASTA, {}, 400, /only distance-matrix jobs take a "weights" file/, { weights: new Uint8Array(18) }],
+      ['distance-matrix', 'd.bin', new Uint8Array(18), { points: 3 }, 400, /file parts named "file", "weights"/, { bogus: new Uint8Array(18) }],
       ['vectors', 'v.csv', 'a,b\n1,2\n3,x\n', {}, 422, /line 3: column 2: "x" is not a number/],
       ['vectors', 'v.csv', 'a,b\n1,2\n3,4,5\n', {}, 422, /line 3: 3 cells/],
       ['vectors', 'v.csv', 'a,b\n1,2\n', {}, 422, /at least 2 vectors/],
       ['no-such-type', 'v.csv', '1,2\n', {}, 400, /type/],
     ];
-    for (const [type, name, content, params, status, message] of cases) {
-      const res = await submit(client, type, name, content, params);
+    for (const [type, name, content, params, status, message, parts] of cases) {
+      const res = await submit(client, type, name, content, params, parts);
       const body = await res.json();
       assert.equal(res.status, status, `${type} ${JSON.stringify(params)}: ${JSON.stringify(body)}`);
       assert.match(body.error.message, message);
+      if (parts) assert.equal(body.error.field, Object.keys(parts)[0], 'the error names the file part');
     }
     const empty = await submit(client, 'sequence-clustering', 'x.fasta', '');
     assert.equal(empty.status, 400);

@@ -1,11 +1,12 @@
-// End to end with the real programs (kernels/build/bin; KERNELS_BIN overrides) on a
-// subset of the 16S reads, through the API, on the local backend (mpirun, 2 ranks).
+// End to end with the real programs (kernels/build/bin; KERNELS_BIN overrides) through
+// the API on the local backend: a subset of the 16S reads (mpirun, 2 ranks), and a
+// distance matrix with a DA-MDS weight matrix.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Gateway, REAL_KERNELS, fastaSubset, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
 import { checkPlot, READS, SUBSET } from './sequence-plot.ts';
 
-describe('sequence clustering with the real kernels (local backend)', () => {
+describe('the real kernels end to end (local backend)', () => {
   let gw: Gateway;
   before(async () => {
     gw = await Gateway.start({ kernels: process.env.KERNELS_BIN || REAL_KERNELS });
@@ -25,5 +26,35 @@ describe('sequence clustering with the real kernels (local backend)', () => {
     assert.equal(mds.metrics.ranks, 2);
     assert.equal(mds.progress.phase, 'done', 'the final summary line was parsed');
     assert.ok(mds.series.length > 0, 'stress per iteration for the chart');
+  });
+
+  test('a distance matrix with a weight matrix: DA-MDS runs weighted, the plot has every point', async () => {
+    // Three well-separated groups of 10 points; distances and weights as SPIDAL int16 (value × 32767).
+    const n = 30;
+    const points = Array.from({ length: n }, (_, i) => [Math.floor(i / 10) * 3 + Math.sin(i), Math.cos(i * 1.3), Math.sin(i * 0.7)]);
+    const dist = (a: number[], b: number[]) => Math.hypot(...a.map((v, k) => v - b[k]!));
+    const max = Math.max(...points.flatMap((a) => points.map((b) => dist(a, b))));
+    const matrix = new Int16Array(n * n);
+    const weights = new Int16Array(n * n);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        matrix[i * n + j] = Math.round((dist(points[i]!, points[j]!) / max) * 32767);
+        weights[i * n + j] = (i + j) % 3 ? 32767 : 16384; // a third of the pairs count half
+      }
+    }
+    const bytes = (a: Int16Array) => new Uint8Array(a.buffer); // little-endian on this machine, the default byte order
+    const client = await signedIn(gw.url);
+    const res = await submit(client, 'distance-matrix', 'd.bin', bytes(matrix), { points: n, maxClusters: 3 }, { weights: bytes(weights) });
+    assert.equal(res.status, 202, await res.clone().text());
+    const { id } = await res.json();
+    const job = await waitForJob(client, id, isTerminal, 120_000);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${JSON.stringify(job.stages, null, 1)}`);
+    assert.deepEqual(job.input.weights, { originalName: 'weights.bin', bytes: n * n * 2 });
+    const logs = await client.json('GET', `/jobs/${id}/logs?stage=mds`);
+    assert.match(logs.stdout, /"phase":\s*"loaded".*"weighted":\s*true/, 'damds read the weights');
+    const plot = await client.json('GET', `/plots/${job.plotId}`);
+    const groups = plot.clusters.filter((c: any) => c.label !== 'cluster centres');
+    assert.equal(plot.points, n + groups.length);
+    assert.equal(groups.reduce((sum: number, c: any) => sum + c.count, 0), n);
   });
 });
