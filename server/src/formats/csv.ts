@@ -6,7 +6,7 @@
 // numbered in order of appearance across the frames of a plot.
 import { MAX_LINE_CHARS, decodeUtf8, forEachLine } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
-import { parseFloat32 } from './numbers.ts';
+import { parseFloat32Text } from './numbers.ts';
 import {
   defaultCluster,
   inputError,
@@ -43,7 +43,7 @@ export async function readCsvFrame(input: FrameInput): Promise<FrameRead> {
     const coordinate = (column: number): number => {
       if (column < 0) return 0;
       const text = fields[column].trim();
-      const value = text.length === 0 ? NaN : parseFloat32(text, 0, text.length);
+      const value = text.length === 0 ? NaN : parseFloat32Text(text);
       if (Number.isNaN(value) && text !== 'NaN') {
         throw inputError(input, 'bad_number', `"${text}" is not a number`, line);
       }

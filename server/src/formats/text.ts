@@ -5,9 +5,9 @@
 //   6 columns  idx x y z cluster label
 // Every data line must have the column count of the first one (so labels have
 // no spaces); idx is the point key and must be unique.
-import { decodeUtf8, forEachLine } from './chunks.ts';
+import { forEachByteLine, utf8 } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
-import { parseFloat32, parseIndex } from './numbers.ts';
+import { parseFloat32, parseIndex, scanEnd, scanFloat32, scanIndex } from './numbers.ts';
 import { inputError, parseClusterKey, titleFromName, type FrameInput, type FrameRead } from './reader.ts';
 
 const MAX_COLUMNS = 6;
@@ -22,59 +22,111 @@ const LAYOUTS: Record<number, readonly number[]> = {
 
 export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
   const builder = new FrameBuilder(input);
-  // Field i of the current line is text[bounds[2i], bounds[2i+1]).
+  // Field i of the current line is bytes[bounds[2i], bounds[2i+1]): only the
+  // label and the fields named in errors become strings.
   const bounds = new Int32Array(MAX_COLUMNS * 2);
   let columns = 0;
   let layout: readonly number[] = LAYOUTS[3];
+  // The fields the layout has, for the fast path.
+  let hasKey = false;
+  let hasZ = false;
+  let hasCluster = false;
+  let hasLabel = false;
 
-  const coordinate = (text: string, field: number, line: number): number => {
-    const start = bounds[2 * field];
-    const end = bounds[2 * field + 1];
-    const value = parseFloat32(text, start, end);
-    if (Number.isNaN(value) && text.slice(start, end) !== 'NaN') {
-      throw inputError(input, 'bad_number', `"${text.slice(start, end)}" is not a number`, line);
+  const field = (bytes: Buffer, i: number): string => utf8(bytes, bounds[2 * i], bounds[2 * i + 1]);
+  const coordinate = (bytes: Buffer, i: number, line: number): number => {
+    const value = parseFloat32(bytes, bounds[2 * i], bounds[2 * i + 1]);
+    if (Number.isNaN(value) && field(bytes, i) !== 'NaN') {
+      throw inputError(input, 'bad_number', `"${field(bytes, i)}" is not a number`, line);
     }
     return value; // NaN and ±Infinity are rejected as non-finite by the builder
   };
-  const field = (text: string, i: number): string => text.slice(bounds[2 * i], bounds[2 * i + 1]);
 
-  const lastLine = await forEachLine(
-    decodeUtf8(input.chunks),
-    (text, start, end, lineNo) => {
-      const count = splitWhitespace(text, start, end, bounds);
-      if (count === 0 || text.charCodeAt(bounds[0]) === 35 /* # */) return;
-      if (columns === 0) {
-        if (LAYOUTS[count] === undefined) {
-          throw inputError(input, 'column_count', `expected 3 to 6 columns, found ${count}`, lineNo);
-        }
-        columns = count;
-        layout = LAYOUTS[count];
-      } else if (count !== columns) {
-        throw inputError(input, 'column_count', `expected ${columns} columns like the first line, found ${count}`, lineNo);
+  /** Any data line: split into fields first, so that problems are found in the order the format defines. */
+  const readLine = (bytes: Buffer, start: number, end: number, lineNo: number): void => {
+    const count = splitWhitespace(bytes, start, end, bounds);
+    if (columns === 0) {
+      if (LAYOUTS[count] === undefined) {
+        throw inputError(input, 'column_count', `expected 3 to 6 columns, found ${count}`, lineNo);
       }
-      const [idx, xi, yi, zi, ci, li] = layout;
-      let cluster = 0;
-      if (ci >= 0) {
-        cluster = parseIndex(text, bounds[2 * ci], bounds[2 * ci + 1]);
-        if (cluster < 0 || cluster > 0xffffffff) cluster = parseClusterKey(field(text, ci)); // "1e3", "+4"…
-        if (cluster < 0) {
-          throw inputError(input, 'bad_cluster_key', `cluster "${field(text, ci)}" is not an unsigned integer`, lineNo);
-        }
+      columns = count;
+      layout = LAYOUTS[count];
+      [hasKey, , , hasZ, hasCluster, hasLabel] = layout.map((column) => column >= 0);
+    } else if (count !== columns) {
+      throw inputError(input, 'column_count', `expected ${columns} columns like the first line, found ${count}`, lineNo);
+    }
+    const [idx, xi, yi, zi, ci, li] = layout;
+    let cluster = 0;
+    if (ci >= 0) {
+      cluster = parseIndex(bytes, bounds[2 * ci], bounds[2 * ci + 1]);
+      if (cluster < 0 || cluster > 0xffffffff) cluster = parseClusterKey(field(bytes, ci)); // "1e3", "+4"…
+      if (cluster < 0) {
+        throw inputError(input, 'bad_cluster_key', `cluster "${field(bytes, ci)}" is not an unsigned integer`, lineNo);
       }
-      let key: string | number | null = null;
-      if (idx >= 0) {
-        key = parseIndex(text, bounds[2 * idx], bounds[2 * idx + 1]);
-        if (key < 0) key = field(text, idx);
-      }
-      builder.add(
-        key,
-        coordinate(text, xi, lineNo),
-        coordinate(text, yi, lineNo),
-        zi >= 0 ? coordinate(text, zi, lineNo) : 0,
-        cluster,
-        li >= 0 ? field(text, li) : '',
-        lineNo,
-      );
+    }
+    let key: string | number | null = null;
+    if (idx >= 0) {
+      key = parseIndex(bytes, bounds[2 * idx], bounds[2 * idx + 1]);
+      if (key < 0) key = field(bytes, idx);
+    }
+    builder.add(
+      key,
+      coordinate(bytes, xi, lineNo),
+      coordinate(bytes, yi, lineNo),
+      zi >= 0 ? coordinate(bytes, zi, lineNo) : 0,
+      cluster,
+      li >= 0 ? field(bytes, li) : '',
+      lineNo,
+    );
+  };
+
+  /**
+   * The usual data line, read in one pass with each number parsed where it is
+   * found; false (nothing added) at anything unusual, which readLine then
+   * judges: a wrong column count, a number Number() must read, an error.
+   */
+  const readFastLine = (bytes: Buffer, i: number, end: number, lineNo: number): boolean => {
+    let key = -1;
+    if (hasKey) {
+      key = scanIndex(bytes, i, end);
+      if (key < 0 || (i = nextField(bytes, scanEnd, end)) < 0) return false;
+    }
+    const x = scanFloat32(bytes, i, end);
+    if (x !== x || (i = nextField(bytes, scanEnd, end)) < 0) return false;
+    const y = scanFloat32(bytes, i, end);
+    if (y !== y) return false;
+    let z = 0;
+    if (hasZ) {
+      if ((i = nextField(bytes, scanEnd, end)) < 0) return false;
+      z = scanFloat32(bytes, i, end);
+      if (z !== z) return false;
+    }
+    let cluster = 0;
+    if (hasCluster) {
+      if ((i = nextField(bytes, scanEnd, end)) < 0) return false;
+      cluster = scanIndex(bytes, i, end);
+      if (cluster < 0 || cluster > 0xffffffff) return false;
+    }
+    let label = '';
+    let labelEnd = scanEnd;
+    if (hasLabel) {
+      if ((i = nextField(bytes, scanEnd, end)) < 0) return false;
+      labelEnd = i;
+      while (labelEnd < end && bytes[labelEnd] !== 32 && bytes[labelEnd] !== 9) labelEnd++;
+      label = utf8(bytes, i, labelEnd);
+    }
+    if (!isLastField(bytes, labelEnd, end)) return false;
+    builder.add(hasKey ? key : null, x, y, z, cluster, label, lineNo);
+    return true;
+  };
+
+  const lastLine = await forEachByteLine(
+    input.chunks,
+    (bytes, start, end, lineNo) => {
+      let i = start;
+      while (i < end && (bytes[i] === 32 || bytes[i] === 9)) i++;
+      if (i === end || bytes[i] === 35 /* # */) return;
+      if (columns === 0 || !readFastLine(bytes, i, end, lineNo)) readLine(bytes, start, end, lineNo);
     },
     input.entry,
   );
@@ -87,18 +139,18 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
 }
 
 /**
- * Finds the fields of text[start, end) separated by spaces and tabs, recording
+ * Finds the fields of bytes[start, end) separated by spaces and tabs, recording
  * as many as fit into `bounds` (start, end pairs); returns the field count.
  */
-function splitWhitespace(text: string, start: number, end: number, bounds: Int32Array): number {
+function splitWhitespace(bytes: Buffer, start: number, end: number, bounds: Int32Array): number {
   let count = 0;
   let i = start;
   while (i < end) {
-    let c = text.charCodeAt(i);
-    while (i < end && (c === 32 || c === 9)) c = text.charCodeAt(++i);
+    let c = bytes[i];
+    while (i < end && (c === 32 || c === 9)) c = bytes[++i];
     if (i >= end) break;
     const fieldStart = i;
-    while (i < end && c !== 32 && c !== 9) c = text.charCodeAt(++i);
+    while (i < end && c !== 32 && c !== 9) c = bytes[++i];
     if (2 * count < bounds.length) {
       bounds[2 * count] = fieldStart;
       bounds[2 * count + 1] = i;
@@ -106,4 +158,18 @@ function splitWhitespace(text: string, start: number, end: number, bounds: Int32
     count++;
   }
   return count;
+}
+
+/** Start of the field after the one ending at bytes[stop], or -1 when no blank separates another field. */
+function nextField(bytes: Buffer, stop: number, end: number): number {
+  let i = stop;
+  while (i < end && (bytes[i] === 32 || bytes[i] === 9)) i++;
+  return i === stop || i === end ? -1 : i;
+}
+
+/** True when only blanks follow the last field, ending at bytes[stop]. */
+function isLastField(bytes: Buffer, stop: number, end: number): boolean {
+  let i = stop;
+  while (i < end && (bytes[i] === 32 || bytes[i] === 9)) i++;
+  return i === end;
 }

@@ -4,7 +4,7 @@
 // DTDs or namespaces. Written instead of a general SAX parser because a plot is
 // millions of tiny elements and the per-event cost decides the ingest rate.
 
-import { parseFloat32 } from './numbers.ts';
+import { parseFloat32Text } from './numbers.ts';
 
 export interface XmlHandler {
   /** `attributes` is valid only during the call. */
@@ -63,9 +63,9 @@ export class XmlAttributes {
     const end = this.ends[i];
     if (this.hasEntity[i]) {
       const value = this.get(name)!.trim();
-      return value.length === 0 ? NaN : parseFloat32(value, 0, value.length);
+      return value.length === 0 ? NaN : parseFloat32Text(value);
     }
-    return start === end ? NaN : parseFloat32(this.buf, start, end);
+    return start === end ? NaN : parseFloat32Text(this.buf.slice(start, end));
   }
 
   add(name: string, start: number, end: number, hasEntity: boolean): void {
