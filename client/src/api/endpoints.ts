@@ -1,8 +1,8 @@
 // Typed calls to every /api/v1 endpoint the client uses.
 import {
-  Collection, Edge, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, SearchResult, TagCount, TokenCreated, TokenInfo,
+  ClusterCreated, Collection, Edge, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, SearchResult, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
-import type { Credentials, PlotPatch, PlotQuery } from '@wpv/schema';
+import type { ClusterCreate, Credentials, PlotPatch, PlotQuery } from '@wpv/schema';
 import { z } from 'zod';
 import { api, apiBinary, apiRaw, uploadWithProgress } from './http';
 
@@ -33,6 +33,8 @@ export const plots = {
   get: (id: string) => api(plotPath(id), Plot),
   patch: (id: string, patch: PlotPatch) => api(plotPath(id), Plot, { method: 'PATCH', json: patch }),
   remove: (id: string) => api(plotPath(id), null, { method: 'DELETE' }),
+  createCluster: (id: string, cluster: ClusterCreate) =>
+    api(`${plotPath(id)}/clusters`, ClusterCreated, { method: 'POST', json: cluster }),
   upload: (form: FormData, onProgress: (f: number) => void) => uploadWithProgress('/plots', form, PlotCreated, onProgress),
   positions: async (id: string, frame: number, signal?: AbortSignal) =>
     new Float32Array(await apiBinary(framePath(id, frame, 'positions'), signal)),

@@ -1,7 +1,15 @@
-// The selected points: labels with copy, CSV download, and clearing.
+// The selected points: labels with copy, CSV download, clearing, and (owner) a new cluster of them.
+import { useState } from 'react';
 import { selectionCsv, type SelectedPoint } from './csv';
 
-export function SelectionPanel({ points, onClear }: { points: SelectedPoint[]; onClear: () => void }) {
+export interface MakeCluster {
+  /** the name offered, e.g. "Selection 1" */
+  defaultName: string;
+  /** resolves true once the cluster is made */
+  make(label: string): Promise<boolean>;
+}
+
+export function SelectionPanel({ points, onClear, makeCluster }: { points: SelectedPoint[]; onClear: () => void; makeCluster?: MakeCluster }) {
   if (!points.length) return null;
   const download = () => {
     const url = URL.createObjectURL(new Blob([selectionCsv(points)], { type: 'text/csv' }));
@@ -17,10 +25,28 @@ export function SelectionPanel({ points, onClear }: { points: SelectedPoint[]; o
         <button onClick={download} data-testid="export-csv">Download CSV</button>
         <button onClick={onClear}>Clear</button>
       </div>
+      {makeCluster && <MakeClusterForm {...makeCluster} />}
       <ul className="selection-list">
         {points.slice(0, 200).map((p) => <li key={p.index}>{p.label} <small>({p.cluster})</small></li>)}
         {points.length > 200 && <li>… and {points.length - 200} more (in the CSV)</li>}
       </ul>
     </section>
+  );
+}
+
+function MakeClusterForm({ defaultName, make }: MakeCluster) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <form className="row" onSubmit={(e) => {
+      e.preventDefault();
+      const form = e.currentTarget;
+      const label = (new FormData(form).get('cluster-name') as string).trim() || defaultName;
+      setBusy(true);
+      void make(label).then((made) => { if (made) form.reset(); }).finally(() => setBusy(false));
+    }}>
+      {/* keyed by the default, and reset once a cluster is made: the next name is offered */}
+      <input key={defaultName} name="cluster-name" defaultValue={defaultName} aria-label="new cluster name" data-testid="cluster-name" />
+      <button type="submit" disabled={busy} data-testid="make-cluster">Make a cluster from selection</button>
+    </form>
   );
 }

@@ -15,6 +15,7 @@ import { NamedViews } from './NamedViews';
 import { Playback } from './playback';
 import { PlotCanvas, type Tool } from './PlotCanvas';
 import { PlotRenderer, WebGLUnavailableError } from './renderer';
+import { assignCluster, followLabels, nextSelectionName, type FrameKeys } from './selection';
 import { SelectionPanel } from './SelectionPanel';
 import { uploadThumbnail } from './thumbnail';
 import { TimeBar, type TrailsRequest } from './TimeBar';
@@ -54,6 +55,9 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const frameRef = useRef<ShownFrame | null>(null);
   const attributesRef = useRef<PointAttributes | null>(null);
   const trailsRef = useRef<Trails | null>(null);
+  const storeRef = useRef<FrameStore | null>(null);
+  /** The frame the selection's indices refer to: they follow its points by label when the frame changes. */
+  const selectionFrameRef = useRef(0);
   const [initial] = useState(() => decodeViewState(new URLSearchParams(location.search)));
   const [view, setView] = useState<ViewState>(initial.state);
   const [plot, setPlot] = useState<Plot | null>(null);
@@ -74,8 +78,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const highlighted = useMemo(() => highlightSet(view.selection, searchMatches), [view.selection, searchMatches]);
   const isOwner = !!plot && plot.owner === username;
   // Callbacks that run outside React's render (playback, camera events) read the latest values here.
-  const latest = useRef({ styles, highlighted, view });
-  latest.current = { styles, highlighted, view };
+  const latest = useRef({ styles, highlighted, view, searchMatches });
+  latest.current = { styles, highlighted, view, searchMatches };
 
   // --- the URL follows the view (debounced; replaceState so history is not flooded) ---
   const urlTimer = useRef<number | undefined>(undefined);
@@ -104,11 +108,27 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     rendererRef.current?.setTrails(vertices, colors);
   }, []);
 
+  /** Moves the selection and search matches onto the same labelled points of the frame about to be shown. */
+  const followSelection = useCallback((index: number, labels: string[]) => {
+    const from = frameRef.current;
+    if (!from?.labels || from.index === index) return;
+    const { view: v, searchMatches: matches } = latest.current;
+    const selection = selectionFrameRef.current === from.index ? followLabels(v.selection, from.labels, labels) : v.selection;
+    if (selectionFrameRef.current === from.index) selectionFrameRef.current = index;
+    const found = followLabels(matches, from.labels, labels);
+    if (selection === v.selection && found === matches) return;
+    // Read by this frame's attributes before React renders the new state.
+    latest.current = { ...latest.current, view: { ...v, selection: [...selection] }, searchMatches: [...found], highlighted: highlightSet(selection, found) };
+    setView((old) => ({ ...old, selection: [...selection] }));
+    setSearchMatches([...found]);
+  }, []);
+
   /** Puts a time-series frame on screen: the work timed as "main-thread ms per frame switch". */
   const showFrame = useCallback((index: number, data: FrameData, next?: FrameData) => {
     const start = performance.now();
     const r = rendererRef.current;
     if (!r) return;
+    followSelection(index, data.labels);
     const { styles: s, highlighted: h } = latest.current;
     const previous = attributesRef.current;
     const attributes = buildPointAttributes(data.clusters, s, h, previous ?? undefined);
@@ -124,7 +144,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     drawTrails(index);
     scheduleUrlUpdate();
     performance.measure('wpv:frame-switch', { start, end: performance.now() });
-  }, [plot, drawTrails, scheduleUrlUpdate]);
+  }, [plot, drawTrails, scheduleUrlUpdate, followSelection]);
 
   const showFrameRef = useRef(showFrame);
   showFrameRef.current = showFrame;
@@ -175,6 +195,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       performance.measure('wpv:draw', { start: t2 + uploadMs, duration: drawMs });
       performance.mark('wpv:first-frame');
       frameRef.current = { index: frame, ...geometry, labels: null };
+      selectionFrameRef.current = frame;
       renderer.onCameraChange(scheduleUrlUpdate);
       setReady(true);
 
@@ -185,6 +206,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       setLabelsLoaded(true);
       if (p.frames > 1) {
         store = new FrameStore(p.frames, (f, signal) => fetchFullFrame(plotId, p.frameList[f], signal));
+        storeRef.current = store;
         void store.prefetchFrom(frame, true); // ready before the first press of Play
         setPlayback(new Playback(store, { show: (f, d, n) => showFrameRef.current(f, d, n), setBlend: (t) => renderer?.setBlend(t) }, frame));
       }
@@ -192,6 +214,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     return () => {
       cancelled = true;
       store?.dispose();
+      storeRef.current = null;
       renderer?.dispose();
       rendererRef.current = null;
     };
@@ -248,6 +271,23 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       setNotice('Cluster styles saved to the plot.');
       if (rendererRef.current) await uploadThumbnail(plotId, rendererRef.current);
     } catch (e) { setError(e); }
+  }
+
+  /** The owner turns the selection into a cluster: stored by the server, applied here to the frames in memory. */
+  async function makeCluster(label: string): Promise<boolean> {
+    const shown = frameRef.current;
+    if (!shown) return false;
+    const points = view.selection.filter((i) => i < shown.clusters.length);
+    try {
+      const { cluster, plot: p } = await plots.createCluster(plotId, { label, points, frame: shown.index });
+      const source: FrameKeys = { ...shown, labels: shown.labels ?? [] };
+      const cached = Array.from({ length: p.frames }, (_, f) => storeRef.current?.peek(f)).flatMap((d, index) => (d ? [{ ...d, index }] : []));
+      assignCluster(cluster.key, points, source, [source, ...cached]);
+      setPlot(p);
+      setClusters(p.clusters);
+      setNotice(`Cluster "${cluster.label}" made of ${cluster.count} point(s)${p.frames > 1 ? ' over all frames' : ''}.`);
+      return true;
+    } catch (e) { setError(e); return false; }
   }
 
   async function search(label: string) {
@@ -338,7 +378,10 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             const f = frameRef.current!;
             return { label: f.labels?.[i] ?? `#${i}`, cluster: clusterLabel.get(f.clusters[i]) ?? String(f.clusters[i]), xyz: [f.positions[3 * i], f.positions[3 * i + 1], f.positions[3 * i + 2]] };
           }}
-          onSelect={(indices, add) => update({ selection: add ? [...new Set([...view.selection, ...indices])].sort((a, b) => a - b) : indices })}
+          onSelect={(indices, add) => {
+            selectionFrameRef.current = frameRef.current?.index ?? 0;
+            update({ selection: add ? [...new Set([...view.selection, ...indices])].sort((a, b) => a - b) : indices });
+          }}
         />
         {!ready && !error && <div className="loading">Loading…</div>}
         {playback && plot && <TimeBar playback={playback} frames={plot.frameList} onTrails={(r) => void showTrails(r)} trailProgress={trailProgress} />}
@@ -357,9 +400,11 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             </form>
             <ClustersPanel styles={styles} actions={clusterActions} />
             {isOwner && Object.keys(view.overrides).length > 0 && <button onClick={() => void saveStylesToPlot()}>Save cluster styles to the plot</button>}
-            <SelectionPanel points={selectedPoints} onClear={() => update({ selection: [] })} />
+            <SelectionPanel points={selectedPoints} onClear={() => update({ selection: [] })}
+              makeCluster={isOwner && labelsLoaded ? { defaultName: nextSelectionName(clusters.map((c) => c.label)), make: makeCluster } : undefined} />
             <NamedViews plotId={plotId} canSave={isOwner} current={currentViewState}
               apply={(s) => {
+                selectionFrameRef.current = s.frame;
                 setView(s);
                 rendererRef.current?.setMode(s.mode); // before the camera: a mode change resets it
                 if (s.camera) rendererRef.current?.setCamera(s.camera);

@@ -1,5 +1,8 @@
 // Time-series frames: a bounded cache that prefetches ahead of the playhead, matching of
 // points across frames by label (for interpolation), and trails computed from all frames.
+import { matchByLabel } from '@wpv/schema';
+
+export { matchByLabel }; // the rule the server follows too
 
 export interface FrameData {
   positions: Float32Array;
@@ -86,15 +89,6 @@ export class FrameStore {
   dispose(): void {
     this.abort.abort();
   }
-}
-
-/** For each point of `from`, the index of the point with the same label in `to`, or -1. */
-export function matchByLabel(from: readonly string[], to: readonly string[]): Int32Array {
-  const index = new Map<string, number>();
-  for (let j = to.length - 1; j >= 0; j--) index.set(to[j], j); // first occurrence wins
-  const out = new Int32Array(from.length);
-  for (let i = 0; i < from.length; i++) out[i] = index.get(from[i]) ?? -1;
-  return out;
 }
 
 /** Where each point of frame A goes in frame B (matched by label); unmatched points stay put. */

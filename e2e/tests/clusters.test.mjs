@@ -1,0 +1,110 @@
+// Making a cluster from a box selection, and a selection that follows its points through a time series.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { BASE_URL, apiAs, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
+import { cameraFromUrl, projector } from '../lib/project.mjs';
+import { storedZip } from '../lib/zip.mjs';
+
+// A 12 × 8 grid in the z = 0 plane, three clusters by column band, labelled p0…p95.
+const GRID = Array.from({ length: 96 }, (_, i) => {
+  const [col, row] = [i % 12, Math.floor(i / 12)];
+  return { label: `p${i}`, xyz: [col / 11 * 2 - 1, row / 7 * 2 - 1, 0], cluster: 1 + Math.floor(col / 4) };
+});
+const gridText = (points) => points.map((p, i) => `${i} ${p.xyz.join(' ')} ${p.cluster} ${p.label}`).join('\n') + '\n';
+
+describe('clusters from selections', () => {
+  let browser, page;
+
+  before(async () => {
+    browser = await launch();
+    ({ page } = await newPage(browser));
+    await register(page, uniqueName('carol'), 'correct horse battery');
+  });
+  after(async () => { await browser?.close(); });
+
+  async function open(plotId) {
+    await page.goto(`${BASE_URL}/plots/${plotId}`);
+    await waitFirstFrame(page);
+    await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+    await page.waitForFunction(() => new URL(location.href).searchParams.has('cam')); // the URL follows the view after 250 ms
+  }
+
+  async function upload(name, content, filename) {
+    const created = await apiAs(page, 'POST', '/plots', { base64: Buffer.from(content).toString('base64'), filename, fields: { name } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    return created.body;
+  }
+
+  /** Drags a box over the middle of the canvas; returns the indices of `positions` inside it. */
+  async function boxSelectMiddle(positions) {
+    const box = await page.locator('[data-testid=plot-canvas]').boundingBox();
+    const project = projector(cameraFromUrl(page.url()), box.width, box.height);
+    const [x0, y0, x1, y1] = [box.width * 0.4, box.height * 0.3, box.width * 0.7, box.height * 0.7];
+    const inside = positions.flatMap((p, i) => {
+      const s = project(p);
+      return s && s[0] >= x0 && s[0] <= x1 && s[1] >= y0 && s[1] <= y1 ? [i] : [];
+    });
+    await page.click('[data-testid=tool-box]');
+    await page.mouse.move(box.x + x0, box.y + y0);
+    await page.mouse.down();
+    await page.mouse.move(box.x + x1, box.y + y1, { steps: 4 });
+    await page.mouse.up();
+    await page.click('[data-testid=tool-orbit]');
+    return inside;
+  }
+
+  const clusterRow = (label) => page.locator('[data-testid=cluster-row]', { has: page.locator('.label', { hasText: new RegExp(`^${label}$`) }) });
+  const countOf = async (label) => Number(await clusterRow(label).locator('.count').textContent());
+
+  test('select by box, make a cluster, see it in the clusters panel, reload and see it kept', async () => {
+    await step(page, 'make-cluster', async () => {
+      const plot = await upload('e2e clusters', gridText(GRID), 'grid.txt');
+      await open(plot.id);
+      const inside = await boxSelectMiddle(GRID.map((p) => p.xyz));
+      assert.ok(inside.length > 0 && inside.length < GRID.length, `the box holds ${inside.length} points`);
+      assert.equal(Number(await page.textContent('[data-testid=selection-count]')), inside.length);
+      const before = { 1: await countOf('1'), 2: await countOf('2'), 3: await countOf('3') };
+
+      assert.equal(await page.inputValue('[data-testid=cluster-name]'), 'Selection 1');
+      await page.fill('[data-testid=cluster-name]', 'middle');
+      await page.click('[data-testid=make-cluster]');
+      await page.waitForSelector(`[data-testid=notice]:has-text('Cluster "middle" made of ${inside.length} point(s)')`);
+      assert.equal(await countOf('middle'), inside.length);
+      const moved = (key) => inside.filter((i) => GRID[i].cluster === key).length;
+      for (const key of [1, 2, 3]) assert.equal(await countOf(String(key)), before[key] - moved(key));
+      assert.equal(await page.inputValue('[data-testid=cluster-name]'), 'Selection 1');
+
+      await page.reload();
+      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+      assert.equal(await countOf('middle'), inside.length);
+      // The browser's copy of the cluster keys was revalidated, not served stale.
+      const keys = await page.evaluate(async (id) => [...new Uint32Array(await (await fetch(`/api/v1/plots/${id}/frames/0/clusters`)).arrayBuffer())], plot.id);
+      assert.deepEqual(keys.flatMap((k, i) => (k === 4 ? [i] : [])), [...inside].sort((a, b) => a - b));
+    });
+  });
+
+  test('in a time series the selection stays on the same labelled points when the frame changes', async () => {
+    await step(page, 'follow-labels', async () => {
+      // The second frame lists the points in reverse order and moves them a little.
+      const shifted = GRID.map((p) => ({ ...p, xyz: [p.xyz[0] + 0.05, p.xyz[1], 0] })).reverse();
+      const zip = storedZip([{ name: 'a.txt', text: gridText(GRID) }, { name: 'b.txt', text: gridText(shifted) }]);
+      const plot = await upload('e2e follow', zip, 'series.zip');
+      await open(plot.id);
+      const inside = await boxSelectMiddle(GRID.map((p) => p.xyz));
+      assert.ok(inside.length > 0);
+      const labels = () => page.$$eval('.selection-list li', (items) => items.map((li) => li.firstChild.textContent.trim()).sort());
+      const chosen = await labels();
+      assert.deepEqual(chosen, inside.map((i) => GRID[i].label).sort());
+      await page.keyboard.press('ArrowRight');
+      await page.waitForSelector('[data-testid=frame-number]:has-text("2 / 2")');
+      await page.waitForFunction(() => /[?&]f=1(&|$)/.test(location.search));
+      assert.deepEqual(await labels(), chosen);
+      // The indices changed with the order (reversed): the link carries the new ones.
+      const decode = (text) => text.split(',').flatMap((part) => {
+        const [a, b = a] = part.split('-').map(Number);
+        return Array.from({ length: b - a + 1 }, (_, k) => a + k);
+      });
+      assert.deepEqual(decode(new URL(page.url()).searchParams.get('sel')), inside.map((i) => GRID.length - 1 - i).sort((a, b) => a - b));
+    });
+  });
+});
