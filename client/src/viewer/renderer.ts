@@ -7,7 +7,7 @@ import type { BoundingBox } from '@wpv/schema';
 import type { PointAttributes } from './clusterStyles';
 import { ScreenGrid } from './pickIndex';
 import { projectToScreen } from './projection';
-import { lineFragmentShader, lineVertexShader, pointFragmentShader, pointVertexShader } from './shaders';
+import { lineFragmentShader, lineVertexShader, pointFragmentShader, pointVertexShader, shapeDefines } from './shaders';
 import type { CameraState } from './viewState';
 
 export type Mode = '2d' | '3d';
@@ -37,8 +37,10 @@ export class PlotRenderer {
   private mode: Mode = '3d';
   /** largest per-point size, bounding the pick search radius */
   private maxSize = 1;
+  /** bit mask of the glyph shapes compiled into the point shader: discs, every format's default, until points arrive */
+  private shapes = 1;
   private grid: ScreenGrid | null = null;
-  private frameRequested = false;
+  private frameRequest: number | null = null;
   private flight: number | null = null;
   private readonly resizeObserver: ResizeObserver;
   private readonly cameraListeners = new Set<() => void>();
@@ -54,6 +56,7 @@ export class PlotRenderer {
     this.pointMaterial = new THREE.ShaderMaterial({
       vertexShader: pointVertexShader,
       fragmentShader: pointFragmentShader,
+      defines: shapeDefines(this.shapes),
       uniforms: { uPointScale: { value: 4 }, uPixelRatio: { value: window.devicePixelRatio }, uBlend: { value: 0 } },
     });
     this.lineMaterial = new THREE.ShaderMaterial({
@@ -164,18 +167,25 @@ export class PlotRenderer {
     this.requestRender();
   }
 
-  /** Tracks the largest point size (pick radius) and whether any point needs blending. */
+  /** Tracks the largest point size (pick radius), whether any point needs blending and the shapes in use. */
   private scanAttributes(): void {
     const a = this.attributes;
     let max = 0;
     let translucent = false;
+    let shapes = 0;
     if (a) {
       for (let i = 0; i < a.size.length; i++) if (a.size[i] > max) max = a.size[i];
       for (let i = 3; i < a.rgba.length; i += 4) if (a.rgba[i] < 255) { translucent = true; break; }
+      for (let i = 0; i < a.shape.length; i++) shapes |= 1 << a.shape[i];
     }
     this.maxSize = max;
     // Blending costs a framebuffer read per fragment in software renderers: only when needed.
     this.pointMaterial.transparent = translucent;
+    if (shapes && shapes !== this.shapes) {
+      this.shapes = shapes;
+      this.pointMaterial.defines = shapeDefines(shapes);
+      this.pointMaterial.needsUpdate = true;
+    }
   }
 
   /** Compiles the shaders ahead of the first render (while the data is still on its way). */
@@ -353,10 +363,9 @@ export class PlotRenderer {
   }
 
   requestRender(): void {
-    if (this.frameRequested) return;
-    this.frameRequested = true;
-    requestAnimationFrame(() => {
-      this.frameRequested = false;
+    if (this.frameRequest !== null) return;
+    this.frameRequest = requestAnimationFrame(() => {
+      this.frameRequest = null;
       const start = performance.now();
       this.renderer.render(this.scene, this.camera); // issues GL commands and buffer uploads; rasterising happens off-thread
       performance.measure('wpv:render', { start, end: performance.now() });
@@ -368,6 +377,7 @@ export class PlotRenderer {
    * each waited for with a one-pixel read; used for the first frame.
    */
   renderTimed(): { uploadMs: number; drawMs: number } {
+    this.cancelRender(); // this frame shows every change requested so far
     const gl = this.renderer.getContext();
     const pixel = new Uint8Array(4);
     const count = this.positions.length / 3;
@@ -380,6 +390,11 @@ export class PlotRenderer {
     this.renderer.render(this.scene, this.camera);
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
     return { uploadMs: t1 - t0, drawMs: performance.now() - t1 };
+  }
+
+  private cancelRender(): void {
+    if (this.frameRequest !== null) cancelAnimationFrame(this.frameRequest);
+    this.frameRequest = null;
   }
 
   /** A PNG of the current view at `scale` × the canvas resolution. */
@@ -399,6 +414,7 @@ export class PlotRenderer {
 
   dispose(): void {
     this.stopFlight();
+    this.cancelRender();
     this.resizeObserver.disconnect();
     this.controls.dispose();
     this.geometry.dispose();

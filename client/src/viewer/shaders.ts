@@ -29,6 +29,9 @@ void main() {
 }
 `;
 
+// Only the shapes in use are compiled in (SHAPE_<n> defines, see shapeDefines): software
+// renderers execute every branch of a fragment shader, so each unused glyph would cost
+// every fragment of every point.
 export const pointFragmentShader = /* glsl */ `
 varying vec4 vColor;
 varying float vShape;
@@ -37,32 +40,52 @@ varying float vHighlight;
 bool insideTriangle(vec2 p) { return p.y >= -0.8 && abs(p.x) <= 0.95 * (0.9 - p.y) / 1.7; }
 
 bool inside(float s, vec2 p) {
-  float r = length(p);
-  if (s < 0.5 || s < 1.5) return r <= 1.0;                     // disc, ball
+#if defined(SHAPE_0) || defined(SHAPE_1)
+  if (s < 1.5) return dot(p, p) <= 1.0;                         // disc, ball
+#endif
+#ifdef SHAPE_2
   if (s < 2.5) {                                                // five-pointed star
     float a = atan(p.y, p.x) - 1.5707963;
     float k = 0.5 + 0.5 * cos(5.0 * a);
-    return r <= mix(0.45, 1.0, k * k);
+    return length(p) <= mix(0.45, 1.0, k * k);
   }
+#endif
+#ifdef SHAPE_3
   if (s < 3.5) return max(abs(p.x), abs(p.y)) <= 0.8;           // cube
+#endif
+#ifdef SHAPE_4
   if (s < 4.5) return insideTriangle(p);                        // pyramid
+#endif
+#ifdef SHAPE_5
   if (s < 5.5) {                                                // cone: triangle on an elliptic base
     vec2 e = (p - vec2(0.0, -0.7)) / vec2(0.8, 0.25);
     return (p.y >= -0.7 && abs(p.x) <= 0.8 * (0.9 - p.y) / 1.6) || dot(e, e) <= 1.0;
   }
+#endif
+#ifdef SHAPE_6
   vec2 top = (p - vec2(0.0, 0.65)) / vec2(0.6, 0.2);            // cylinder
   vec2 bottom = (p - vec2(0.0, -0.65)) / vec2(0.6, 0.2);
   return (abs(p.x) <= 0.6 && abs(p.y) <= 0.65) || dot(top, top) <= 1.0 || dot(bottom, bottom) <= 1.0;
+#endif
+  return true;
 }
 
 float shade(float s, vec2 p) {
+#ifdef SHAPE_1
   if (s > 0.5 && s < 1.5) {                                     // ball: lit sphere
     vec3 n = vec3(p, sqrt(max(0.0, 1.0 - dot(p, p))));
     return 0.35 + 0.65 * max(0.0, dot(n, normalize(vec3(-0.4, 0.5, 0.8))));
   }
+#endif
+#ifdef SHAPE_3
   if (s > 2.5 && s < 3.5) return (p.x > p.y + 0.9 || p.y > 0.55) ? 1.15 : (p.x > 0.55 ? 0.7 : 0.9); // cube faces
+#endif
+#if defined(SHAPE_4) || defined(SHAPE_5)
   if (s > 3.5 && s < 5.5) return p.x < 0.0 ? 1.0 : 0.72;        // pyramid, cone: two lit sides
+#endif
+#ifdef SHAPE_6
   if (s > 5.5) return 0.6 + 0.5 * (1.0 - abs(p.x + 0.2) / 0.8); // cylinder: curved side
+#endif
   return 1.0;
 }
 
@@ -75,6 +98,15 @@ void main() {
   gl_FragColor = vec4(min(c, vec3(1.0)), vColor.a);
 }
 `;
+
+export const SHAPE_COUNT = 7;
+
+/** The defines that compile in the glyphs of `shapes`, a bit mask of shape numbers. */
+export function shapeDefines(shapes: number): Record<string, string> {
+  const defines: Record<string, string> = {};
+  for (let k = 0; k < SHAPE_COUNT; k++) if (shapes & (1 << k)) defines[`SHAPE_${k}`] = '';
+  return defines;
+}
 
 export const lineVertexShader = /* glsl */ `
 attribute vec4 rgba;
