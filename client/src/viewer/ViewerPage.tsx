@@ -171,8 +171,6 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       renderer.precompile();
       const p = await plots.get(plotId);
       if (cancelled) return;
-      setPlot(p);
-      setClusters(p.clusters);
       const frame = v.frame < p.frames ? v.frame : 0;
       if (frame !== v.frame) setNotice(`This plot has ${p.frames} frame(s); showing the first.`);
       const geometry = frame === v.frame ? await earlyGeometry : await fetchGeometry(plotId, frame);
@@ -197,6 +195,9 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       frameRef.current = { index: frame, ...geometry, labels: null };
       selectionFrameRef.current = frame;
       renderer.onCameraChange(scheduleUrlUpdate);
+      // The panels render after the first frame, not before it.
+      setPlot(p);
+      setClusters(p.clusters);
       setReady(true);
 
       const [labels, edges] = await Promise.all([plots.labels(plotId, frame), fetchEdges(plotId, p.frameList[frame])]);
