@@ -16,6 +16,8 @@ import { ProgressReader } from './progress.ts';
 
 const STDERR_TAIL_BYTES = 2000;
 const RETRY_BASE_MS = 2000;
+/** Progress of a running stage reaches the store at most this often (the end event carries the last line). */
+const PROGRESS_EVERY_MS = 2000;
 
 interface Tracked {
   jobId: string;
@@ -26,6 +28,7 @@ interface Tracked {
   queuedAt: Date | null;
   progress: ProgressReader;
   writtenVersion: number;
+  writtenAt: number;
 }
 
 interface ExitRecord {
@@ -74,6 +77,7 @@ export class Bridge {
     // Back-pressure: beyond maxSubmitted this message stays unacked, and the rest queued, in RabbitMQ
     // (a bridge stopping meanwhile never acks it: the broker hands it out again).
     while (this.tracked.size >= this.config.maxSubmitted) await new Promise((r) => setTimeout(r, 50));
+    if ((await this.repo.states(jobId, name as StageName)).stage !== 'queued') return; // a duplicate: two probes, not a whole job
     const job = await this.repo.get(jobId);
     const stage = job?.stages[name];
     // A duplicate or late message: the stage was already taken, or the job ended.
@@ -112,7 +116,7 @@ export class Bridge {
 
   private track(job: JobDoc, stage: StageName, handle: Handle, command: StageCommand, queuedAt: Date | null): void {
     const progress = new ProgressReader(path.join(handle.dir, STAGE_FILES.stdout));
-    const tracked = { jobId: job._id, stage, workdir: job.workdir, handle, command, queuedAt, progress, writtenVersion: 0 };
+    const tracked = { jobId: job._id, stage, workdir: job.workdir, handle, command, queuedAt, progress, writtenVersion: 0, writtenAt: 0 };
     this.tracked.set(`${job._id}/${stage}`, tracked);
   }
 
@@ -198,9 +202,11 @@ export class Bridge {
       return;
     }
     await t.progress.update();
-    if (t.progress.version !== t.writtenVersion && t.progress.latest) {
+    const due = Date.now() - t.writtenAt >= PROGRESS_EVERY_MS;
+    if (state.state !== 'ended' && due && t.progress.version !== t.writtenVersion && t.progress.latest) {
       await this.repo.setProgress(t.jobId, t.stage, t.progress.latest, t.progress.series);
       t.writtenVersion = t.progress.version;
+      t.writtenAt = Date.now();
     }
     if (state.state === 'ended') await this.finish(t);
     else if (state.state === 'failed') await this.end(t, 'failed', state.reason, {});

@@ -36,12 +36,12 @@ export class Orchestrator {
     private readonly log: (line: string) => void = console.log,
   ) {}
 
-  async advance({ jobId }: PipelineMessage, delivery: Pick<Delivery, 'redelivered'> = { redelivered: false }): Promise<void> {
+  async advance({ jobId, sweep = false }: PipelineMessage, delivery: Pick<Delivery, 'redelivered'> = { redelivered: false }): Promise<void> {
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       const job = await this.repo.get(jobId);
       if (!job) return;
       if (isTerminalJob(job.state)) {
-        await this.repo.cacheState(jobId, job.state);
+        await this.repo.retire(jobId); // normally done with the final move; again in case that process died
         await this.cleanUp(job);
         return;
       }
@@ -63,8 +63,11 @@ export class Orchestrator {
             continue;
           }
           ranWorkerStage = (await this.dispatch(job, stage)) || ranWorkerStage;
-        } else if (stage.state === 'queued' && stage.runner === 'hpc') {
-          // Published before, maybe lost with a crash right after the claim: the bridge ignores duplicates.
+        } else if (stage.state === 'queued' && stage.runner === 'hpc' && (delivery.redelivered || sweep)) {
+          // Claimed by a worker that may have died before its publish was confirmed (this message
+          // came back), or idle so long that the sweeper asks: publish again; the bridge ignores
+          // duplicates. A confirmed publish is durable, so other advances leave it alone (under a
+          // burst, re-publishing every waiting stage on every advance flooded the bridge's queue).
           await this.broker.publish('hpc', { jobId, stage: stage.name });
         } else if (stage.runner === 'worker' && (stage.state === 'queued' || stage.state === 'running') && this.abandoned(stage, delivery)) {
           this.log(`${jobId}/${stage.name}: resuming a worker stage left ${stage.state}`);

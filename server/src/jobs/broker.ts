@@ -23,6 +23,8 @@ const REQUEUE_PAUSE_MS = 1000;
 
 export interface PipelineMessage {
   jobId: string;
+  /** Sent by the sweeper for a job idle too long: re-send whatever may have been lost. */
+  sweep?: boolean;
 }
 export interface HpcMessage {
   jobId: string;

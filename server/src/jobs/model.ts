@@ -93,7 +93,7 @@ export interface JobInput {
   weights?: { originalName: string; bytes: number; file: string };
 }
 
-/** The stored part of a job that never changes after submission, plus a cached state for listing. */
+/** The stored part of a job: it never changes after submission. */
 export interface JobRecord {
   _id: string;
   owner: string;
@@ -106,9 +106,22 @@ export interface JobRecord {
   stageOrder: StageName[];
   retryOf: string | null;
   createdAt: Date;
-  /** Cache of the job's state for lists and limits; the event log is the truth. */
-  state: JobState;
-  /** When an event was last appended (approximate): the sweeper looks for idle jobs by it. */
+}
+
+/** The n-th job a user submitted, under the id "<owner>/<n>": a user's list is read by _id, newest first. */
+export interface OwnedJob {
+  _id: string;
+  jobId: string;
+}
+
+/**
+ * A queued or running job: inserted with the job, deleted when it ends. The per-user
+ * limit and the sweeper scan these few documents instead of every job ever run.
+ */
+export interface ActiveJob {
+  _id: string; // the job id
+  owner: string;
+  /** When an event was last appended (to within TOUCH_EVERY_MS): the sweeper looks for idle jobs by it. */
   touchedAt: Date;
 }
 
@@ -148,6 +161,7 @@ export interface StageTrack {
 
 /** A job as everything else sees it: the record folded with its events and progress. */
 export interface JobDoc extends JobRecord {
+  state: JobState;
   stages: Record<string, StageDoc>;
   plotId: string | null;
   error: string | null;

@@ -6,14 +6,19 @@
 // is folded from its record, its events (which are also its history) and the
 // progress the bridge records.
 //
-// Every read is by _id, because FerretDB (SQLite) answers only _id equality
-// without scanning the collection (~5 ms against ~0.1 ms per stored document).
-// Events and records never change, so each process caches them and only probes
-// for the next sequence number of each entity.
+// Every read of a job is by _id, because FerretDB (SQLite) answers only _id
+// equality without scanning the collection (~5 ms against ~0.1 ms per stored
+// document). Events and records never change, so each process caches them and
+// only probes for the next sequence number of each entity. What must be found by
+// other fields (a user's active jobs, idle jobs) is kept in job_active, which
+// holds only the jobs not yet ended: its scans do not grow with the jobs ever run.
+// A user's list is numbered "<owner>/<n>" (job_owners), read by _id newest first.
 import { MongoServerError, type Collection } from 'mongodb';
 import {
   ACTIVE_JOB_STATES,
   JOB_MOVES,
+  type ActiveJob,
+  type OwnedJob,
   STAGE_MOVES,
   isTerminalJob,
   newStages,
@@ -32,34 +37,58 @@ const WORK_STARTING: readonly StageState[] = ['pending', 'queued', 'running'];
 const JOB = 'job';
 const MAX_RACES = 20;
 const CACHED_JOBS = 2000;
+/** An active job's touchedAt is rewritten at most this often by one process (one write per event otherwise). */
+const TOUCH_EVERY_MS = 10_000;
 
 export interface JobCollections {
   jobs: Collection<JobRecord>;
   jobEvents: Collection<JobEvent>;
   jobTracks: Collection<StageTrack>;
+  jobActive: Collection<ActiveJob>;
+  jobOwners: Collection<OwnedJob>;
 }
 
 export class JobRepo {
   readonly jobs: Collection<JobRecord>;
   private readonly events: Collection<JobEvent>;
   private readonly tracks: Collection<StageTrack>;
-  /** Immutable records and events by job id, least recently used first. */
-  private readonly cache = new Map<string, { record: JobRecord; events: Map<string, JobEvent[]> }>();
+  private readonly active: Collection<ActiveJob>;
+  private readonly owned: Collection<OwnedJob>;
+  /** Per user, a lower bound of the number of jobs submitted (the next free list number). */
+  private readonly ownedCount = new Map<string, number>();
+  /** Immutable records and events by job id, least recently used first; when this process last touched the job. */
+  private readonly cache = new Map<string, { record: JobRecord; events: Map<string, JobEvent[]>; touchedAt: number }>();
 
   constructor(store: JobCollections) {
     this.jobs = store.jobs;
     this.events = store.jobEvents;
     this.tracks = store.jobTracks;
+    this.active = store.jobActive;
+    this.owned = store.jobOwners;
   }
 
   async create(record: JobRecord, reason: string): Promise<void> {
     await this.jobs.insertOne(record);
     await this.events.insertOne(event(record._id, JOB, 0, '', 'queued', reason, {}));
+    await this.active.insertOne({ _id: record._id, owner: record.owner, touchedAt: record.createdAt });
+    for (let race = 0; race < MAX_RACES; race++) {
+      const n = await this.countOwned(record.owner);
+      try {
+        await this.owned.insertOne({ _id: `${record.owner}/${n}`, jobId: record._id });
+        this.ownedCount.set(record.owner, n + 1);
+        return;
+      } catch (err) {
+        if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+        this.ownedCount.set(record.owner, n + 1); // a concurrent submission took n
+      }
+    }
+    throw new Error(`job ${record._id}: no free list number for ${record.owner} in ${MAX_RACES} attempts`);
   }
 
   /** Removes a job that never got queued (the broker refused it): its only event is the creation. */
   async remove(id: string): Promise<void> {
     this.cache.delete(id);
+    await this.active.deleteOne({ _id: id });
     await this.events.deleteOne({ _id: `${id}/${JOB}/0` });
     await this.jobs.deleteOne({ _id: id });
   }
@@ -86,32 +115,42 @@ export class JobRepo {
     return { job: (job?.to as JobState) ?? null, stage: (last?.to as StageState) ?? 'pending' };
   }
 
-  /** A user's jobs, newest first. */
+  /** A user's jobs, newest first (a removed job leaves a gap in the numbering, skipped here). */
   async listOwned(owner: string, limit = 200): Promise<JobDoc[]> {
-    const ids = (await this.jobs.find({ owner }, { projection: { _id: 1 } }).sort({ createdAt: -1 }).limit(limit).toArray()).map((r) => r._id);
-    return this.getMany(ids);
+    const n = await this.countOwned(owner);
+    const numbers = Array.from({ length: Math.min(n, limit) }, (_, i) => n - 1 - i);
+    const entries = await Promise.all(numbers.map((k) => this.owned.findOne({ _id: `${owner}/${k}` })));
+    return this.getMany(entries.filter((e): e is OwnedJob => e !== null).map((e) => e.jobId));
   }
 
-  /** Queued or running jobs of a user, by the cached state (for the per-user limit). */
+  /** How many jobs the user submitted: the cached count, then probes for any added since. */
+  private async countOwned(owner: string): Promise<number> {
+    let n = this.ownedCount.get(owner) ?? 0;
+    while (await this.owned.findOne({ _id: `${owner}/${n}` }, { projection: { _id: 1 } })) n++;
+    this.ownedCount.set(owner, n);
+    return n;
+  }
+
+  /** Queued or running jobs of a user (for the per-user limit): a scan of the active jobs only. */
   countActive(owner: string): Promise<number> {
-    return this.jobs.countDocuments({ owner, state: { $in: [...ACTIVE_JOB_STATES] } });
+    return this.active.countDocuments({ owner });
   }
 
-  /** Repairs the cached state (lost to a race between two cache writes). */
-  async cacheState(id: string, state: JobState): Promise<void> {
-    await this.jobs.updateOne({ _id: id }, { $set: { state } });
+  /** Drops an ended job from the active ones (after its final event; again by whoever finds it ended, after a crash). */
+  async retire(id: string): Promise<void> {
+    await this.active.deleteOne({ _id: id });
   }
 
-  /** Ids of jobs active by the cached state with no event since `before` (one scan of the records). */
+  /** Ids of active jobs with no event since `before` (to within TOUCH_EVERY_MS). */
   async idle(before: Date): Promise<string[]> {
-    const idle = await this.jobs.find({ state: { $in: [...ACTIVE_JOB_STATES] }, touchedAt: { $lt: before } }, { projection: { _id: 1 } }).toArray();
+    const idle = await this.active.find({ touchedAt: { $lt: before } }, { projection: { _id: 1 } }).toArray();
     return idle.map((r) => r._id);
   }
 
   /** Moves the job to `to` if its current state allows it; false when the move was refused. */
   async moveJob(id: string, to: JobState, reason: string, data: { error?: string } = {}): Promise<boolean> {
     const moved = await this.append(id, JOB, to, reason, data, (from) => JOB_MOVES[to].includes(from as JobState));
-    if (moved) await this.jobs.updateOne({ _id: id }, { $set: { state: to } }); // cache only
+    if (moved && isTerminalJob(to)) await this.retire(id);
     return moved;
   }
 
@@ -155,7 +194,7 @@ export class JobRepo {
     } else {
       const record = await this.jobs.findOne({ _id: id });
       if (!record) return null;
-      entry = { record, events: new Map() };
+      entry = { record, events: new Map(), touchedAt: 0 };
     }
     this.cache.set(id, entry);
     if (this.cache.size > CACHED_JOBS) this.cache.delete(this.cache.keys().next().value!);
@@ -193,8 +232,12 @@ export class JobRepo {
       const next = event(id, entity, (last?.seq ?? 0) + 1, from, to, reason, data);
       try {
         await this.events.insertOne(next);
-        this.cache.get(id)?.events.get(entity)?.push(next);
-        await this.jobs.updateOne({ _id: id }, { $set: { touchedAt: next.at } });
+        const entry = this.cache.get(id);
+        entry?.events.get(entity)?.push(next);
+        if (entry && +next.at - entry.touchedAt >= TOUCH_EVERY_MS) {
+          entry.touchedAt = +next.at;
+          await this.active.updateOne({ _id: id }, { $set: { touchedAt: next.at } }); // no upsert: an ended job stays out
+        }
         return true;
       } catch (err) {
         if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
@@ -214,6 +257,7 @@ function fold(record: JobRecord, events: JobEvent[], tracks: StageTrack[]): JobD
   const { stages } = newStages(record.type);
   const job: JobDoc = {
     ...record,
+    state: 'queued',
     stages,
     plotId: null,
     error: null,
@@ -223,6 +267,7 @@ function fold(record: JobRecord, events: JobEvent[], tracks: StageTrack[]): JobD
     startedAt: null,
     endedAt: null,
   };
+  const endedWithProgress = new Set<string>();
   for (const e of events) {
     job.history.push({ at: e.at, stage: e.entity === JOB ? null : (e.entity as StageName), from: e.from, to: e.to, reason: e.reason });
     job.updatedAt = e.at;
@@ -236,19 +281,20 @@ function fold(record: JobRecord, events: JobEvent[], tracks: StageTrack[]): JobD
     const stage = stages[e.entity];
     if (!stage) continue;
     Object.assign(stage, e.data, { state: e.to });
+    if (e.data.progress) endedWithProgress.add(e.entity);
     if (typeof e.data.plotId === 'string') job.plotId = e.data.plotId;
   }
   for (const t of tracks) {
     const stage = stages[t.stage];
     if (!stage) continue;
     stage.backend = t.backend;
-    if (t.progress) {
+    // A stage's end event carries its last progress line; the track may hold an older one.
+    if (t.progress && !endedWithProgress.has(t.stage)) {
       stage.progress = t.progress;
       stage.series = t.series;
     }
     job.revision += t.version + (t.backend?.jobId ? 1 : 0);
     if (t.at > job.updatedAt) job.updatedAt = t.at;
   }
-  if (!events.some((e) => e.entity === JOB)) job.state = 'queued';
   return job;
 }

@@ -141,7 +141,7 @@ export class Jobs {
   ): JobRecord {
     const { order } = newStages(type);
     const now = new Date();
-    return { _id: id, owner, name, type, params, input, workdir, stageOrder: order, retryOf, createdAt: now, state: 'queued', touchedAt: now };
+    return { _id: id, owner, name, type, params, input, workdir, stageOrder: order, retryOf, createdAt: now };
   }
 
   /** Stores the job, then publishes it; if the broker cannot take it, nothing is left behind. */

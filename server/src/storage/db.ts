@@ -1,7 +1,7 @@
 // MongoDB connection, collections and the indexes behind every query the API makes.
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { BlobStore } from './blobs.ts';
-import type { JobEvent, JobRecord, StageTrack } from '../jobs/model.ts';
+import type { ActiveJob, JobEvent, JobRecord, OwnedJob, StageTrack } from '../jobs/model.ts';
 import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, UserDoc } from './documents.ts';
 
 export interface Store {
@@ -16,6 +16,8 @@ export interface Store {
   jobs: Collection<JobRecord>;
   jobEvents: Collection<JobEvent>;
   jobTracks: Collection<StageTrack>;
+  jobActive: Collection<ActiveJob>;
+  jobOwners: Collection<OwnedJob>;
   blobs: BlobStore;
 }
 
@@ -35,6 +37,8 @@ export async function openStore(uri: string): Promise<Store> {
     jobs: db.collection<JobRecord>('jobs'),
     jobEvents: db.collection<JobEvent>('job_events'),
     jobTracks: db.collection<StageTrack>('job_tracks'),
+    jobActive: db.collection<ActiveJob>('job_active'),
+    jobOwners: db.collection<OwnedJob>('job_owners'),
     blobs: new BlobStore(db),
   };
   await createIndexes(store);
@@ -53,10 +57,8 @@ async function createIndexes(s: Store): Promise<void> {
     s.plots.createIndex({ collection: 1 }),
     s.plots.createIndex({ state: 1, createdAt: 1 }),
     s.collections.createIndex({ owner: 1, name: 1 }),
-    s.jobs.createIndex({ owner: 1, createdAt: -1 }),
-    s.jobs.createIndex({ state: 1 }),
-    s.jobEvents.createIndex({ jobId: 1, entity: 1, seq: -1 }),
-    s.jobTracks.createIndex({ jobId: 1 }),
+    // Jobs are read by _id (events, records, a user's list); only these two are scanned.
+    s.jobActive.createIndex({ owner: 1 }),
     s.jobTracks.createIndex({ open: 1 }),
     s.blobs.createIndexes(),
   ]);

@@ -42,7 +42,7 @@ describe('the real kernels end to end (local backend)', () => {
         weights[i * n + j] = (i + j) % 3 ? 32767 : 16384; // a third of the pairs count half
       }
     }
-    const bytes = (a: Int16Array) => new Uint8Array(a.buffer); // little-endian on this machine, the default byte order
+    const bytes = (a: Int16Array<ArrayBuffer>) => new Uint8Array(a.buffer); // little-endian on this machine, the default byte order
     const client = await signedIn(gw.url);
     const res = await submit(client, 'distance-matrix', 'd.bin', bytes(matrix), { points: n, maxClusters: 3 }, { weights: bytes(weights) });
     assert.equal(res.status, 202, await res.clone().text());
