@@ -151,6 +151,15 @@ describe('in a time series', () => {
     assert.deepEqual(await keysOf(plot.id, 2), [1, 2, 3, 2]);
   });
 
+  test('a repeated label: the point at the same index when it is there, else the first with the label', async () => {
+    const zip = await zipOf({ '1.txt': '0 0 0 0 1 a\n1 1 0 0 1 b\n2 2 0 0 1 a\n', '2.txt': '0 0 1 0 1 b\n1 1 1 0 1 a\n2 2 1 0 1 a\n', '3.txt': '0 0 1 0 1 a\n1 1 1 0 1 a\n2 2 1 0 1 b\n' });
+    const plot = await upload(alice, 'series.zip', zip);
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'second a', points: [2] }, 201);
+    assert.deepEqual(await keysOf(plot.id, 0), [1, 1, 2]);
+    assert.deepEqual(await keysOf(plot.id, 1), [1, 1, 2]);
+    assert.deepEqual(await keysOf(plot.id, 2), [2, 1, 1]);
+  });
+
   test('unlabelled points are matched by their index', async () => {
     const zip = await zipOf({ '1.txt': '0 0 0 0 1\n1 1 0 0 1\n2 2 0 0 1\n', '2.txt': '0 0 1 0 1\n1 1 1 0 1\n2 2 1 0 1\n' });
     const plot = await upload(alice, 'series.zip', zip);

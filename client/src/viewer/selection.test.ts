@@ -9,6 +9,10 @@ describe('followLabels', () => {
     const selection = [0, 2];
     expect(followLabels(selection, ['a', 'b', 'c'], ['a', 'x', 'c', 'd'])).toBe(selection);
   });
+  it('keeps a repeated label where it is when it has not moved', () => {
+    expect(followLabels([2], ['a', 'b', 'a'], ['a', 'c', 'a'])).toEqual([2]);
+    expect(followLabels([2], ['a', 'b', 'a'], ['b', 'a', 'c'])).toEqual([1]);
+  });
   it('drops points the next frame lacks, and takes the first of a repeated label', () => {
     expect(followLabels([0, 1, 2], ['a', 'b', 'c'], ['c', 'x', 'a', 'a'])).toEqual([2, 0]);
   });

@@ -14,7 +14,8 @@ export interface FrameKeys {
  * same order; points absent there drop out. The array itself when every point keeps its index.
  */
 export function followLabels(selection: readonly number[], from: readonly string[], to: readonly string[]): readonly number[] {
-  if (from === to || !selection.length) return selection;
+  // Frames usually list their points in one order: then the frame switch costs O(selection), not O(points).
+  if (from === to || selection.every((i) => i < to.length && to[i] === from[i])) return selection;
   const match = matchByLabel(from, to);
   const next = [...new Set(selection.map((i) => match[i]).filter((j) => j >= 0))];
   return next.length === selection.length && next.every((j, k) => j === selection[k]) ? selection : next;
