@@ -1,12 +1,5 @@
 #include "kernels.hpp"
 
-#if defined(__AVX2__) && defined(__FMA__)
-#define DAMDS_HAVE_AVX2 1
-#include <immintrin.h>
-#else
-#define DAMDS_HAVE_AVX2 0
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -25,26 +18,20 @@ struct RowTerms {
   double stress = 0.0;
   double coefficient_sum = 0.0;
   double weighted[kMaxDimension] = {};
-
-  void add(const RowTerms& other) {
-    stress += other.stress;
-    coefficient_sum += other.coefficient_sum;
-    for (int k = 0; k < kMaxDimension; ++k) weighted[k] += other.weighted[k];
-  }
 };
 
-// Portable double-precision terms over columns [begin, end). The per-axis sums are
+// The reference terms of one row in double precision. The per-axis sums are
 // named scalars because GCC vectorises `omp simd` reductions of scalars but not of
 // arrays; L is a template parameter so that the per-axis loops unroll completely
 // (GCC vectorises the column loop only then).
 template <int L, bool Weighted>
 RowTerms row_terms(const std::int16_t* distance, const std::int16_t* weight, const double* const* axes,
-                   const double* xi, double shift, std::int64_t begin, std::int64_t end) {
+                   const double* xi, double shift, std::int64_t n) {
   double stress = 0.0;
   double coefficient_sum = 0.0;
   double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
 #pragma omp simd reduction(+ : stress, coefficient_sum, s0, s1, s2, s3)
-  for (std::int64_t j = begin; j < end; ++j) {
+  for (std::int64_t j = 0; j < n; ++j) {
     const double stored = distance[j];
     // Missing distances (negative) and, with weights, zero weights do not count.
     double w = Weighted ? weight[j] * kInverseScale : 1.0;
@@ -73,82 +60,6 @@ RowTerms row_terms(const std::int16_t* distance, const std::int16_t* weight, con
   return {stress, coefficient_sum, {s0, s1, s2, s3}};
 }
 
-#if DAMDS_HAVE_AVX2
-// Columns per float accumulation block: short enough that single-precision sums
-// stay accurate, long enough that the double flush costs nothing.
-constexpr std::int64_t kFloatBlock = 1024;
-
-inline double horizontal_sum(__m256 v) {
-  const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 quarter = _mm_add_ps(half, _mm_movehl_ps(half, half));
-  return _mm_cvtss_f32(_mm_add_ss(quarter, _mm_shuffle_ps(quarter, quarter, 1)));
-}
-
-inline __m256 load_stored(const std::int16_t* values) {
-  return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values))));
-}
-
-// The same terms as row_terms over columns [0, end), end a multiple of 8, in
-// single precision: the pass is compute-bound in double (sqrt and division), so
-// eight lanes and rsqrt refined by one Newton step (relative error ~1e-7) replace
-// them. Sums go to double every kFloatBlock columns.
-template <int L, bool Weighted>
-RowTerms row_terms_avx2(const std::int16_t* distance, const std::int16_t* weight, const float* const* axes,
-                        const double* xi, double shift, std::int64_t end) {
-  const __m256 inverse_scale = _mm256_set1_ps(static_cast<float>(kInverseScale));
-  const __m256 shift_v = _mm256_set1_ps(static_cast<float>(shift));
-  const __m256 zero = _mm256_setzero_ps();
-  const __m256 half = _mm256_set1_ps(0.5f);
-  const __m256 three_halves = _mm256_set1_ps(1.5f);
-  const __m256 min_squared = _mm256_set1_ps(static_cast<float>(kMinDistance * kMinDistance));
-  __m256 xi_v[kMaxDimension];
-  for (int k = 0; k < L; ++k) xi_v[k] = _mm256_set1_ps(static_cast<float>(xi[k]));
-
-  RowTerms terms;
-  for (std::int64_t block = 0; block < end; block += kFloatBlock) {
-    const std::int64_t block_end = std::min(end, block + kFloatBlock);
-    __m256 stress = zero;
-    __m256 coefficient_sum = zero;
-    __m256 weighted[kMaxDimension];
-    for (int k = 0; k < L; ++k) weighted[k] = zero;
-    for (std::int64_t j = block; j < block_end; j += 8) {
-      const __m256 stored = load_stored(distance + j);
-      const __m256 valid = _mm256_cmp_ps(stored, zero, _CMP_GE_OQ);
-      const __m256 target = _mm256_max_ps(_mm256_fmsub_ps(stored, inverse_scale, shift_v), zero);
-      __m256 coordinates[kMaxDimension];
-      __m256 squared = zero;
-      for (int k = 0; k < L; ++k) {
-        coordinates[k] = _mm256_loadu_ps(axes[k] + j);
-        const __m256 difference = _mm256_sub_ps(xi_v[k], coordinates[k]);
-        squared = _mm256_fmadd_ps(difference, difference, squared);
-      }
-      // 1/d by rsqrt and one Newton step; 0 for coincident points.
-      __m256 inverse = _mm256_rsqrt_ps(squared);
-      const __m256 half_squared = _mm256_mul_ps(half, squared);
-      inverse = _mm256_mul_ps(inverse, _mm256_fnmadd_ps(half_squared, _mm256_mul_ps(inverse, inverse), three_halves));
-      inverse = _mm256_and_ps(inverse, _mm256_cmp_ps(squared, min_squared, _CMP_GT_OQ));
-      const __m256 d = _mm256_mul_ps(squared, inverse);
-      const __m256 error = _mm256_sub_ps(target, d);
-      __m256 coefficient = _mm256_mul_ps(target, inverse);  // target is 0 for missing distances
-      if constexpr (Weighted) {
-        const __m256 w = _mm256_and_ps(valid, _mm256_mul_ps(load_stored(weight + j), inverse_scale));
-        stress = _mm256_fmadd_ps(_mm256_mul_ps(w, error), error, stress);
-        coefficient = _mm256_mul_ps(w, coefficient);
-      } else {
-        const __m256 counted_error = _mm256_and_ps(valid, error);
-        stress = _mm256_fmadd_ps(counted_error, counted_error, stress);
-      }
-      coefficient_sum = _mm256_add_ps(coefficient_sum, coefficient);
-      for (int k = 0; k < L; ++k) weighted[k] = _mm256_fmadd_ps(coefficient, coordinates[k], weighted[k]);
-    }
-    terms.stress += horizontal_sum(stress);
-    terms.coefficient_sum += horizontal_sum(coefficient_sum);
-    for (int k = 0; k < L; ++k) terms.weighted[k] += horizontal_sum(weighted[k]);
-  }
-  return terms;
-}
-#endif
-
 template <int L, bool Weighted>
 void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
                   std::vector<double>& row_stress) {
@@ -156,13 +67,6 @@ void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std
   const std::int64_t row_count = rows.block.rows();
   const double* axes[kMaxDimension] = {};
   for (int k = 0; k < L; ++k) axes[k] = x.axis(k);
-#if DAMDS_HAVE_AVX2
-  const float* single_axes[kMaxDimension] = {};
-  for (int k = 0; k < L; ++k) single_axes[k] = x.single_axis(k);
-  const std::int64_t vector_end = n - n % 8;
-#else
-  const std::int64_t vector_end = 0;
-#endif
 
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t local_row = 0; local_row < row_count; ++local_row) {
@@ -171,11 +75,7 @@ void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std
     const std::int16_t* weight = Weighted ? rows.weight_row(local_row) : nullptr;
     double xi[kMaxDimension] = {};
     for (int k = 0; k < L; ++k) xi[k] = axes[k][i];
-    RowTerms terms;
-#if DAMDS_HAVE_AVX2
-    terms = row_terms_avx2<L, Weighted>(distance, weight, single_axes, xi, shift, vector_end);
-#endif
-    terms.add(row_terms<L, Weighted>(distance, weight, axes, xi, shift, vector_end, n));
+    const RowTerms terms = row_terms<L, Weighted>(distance, weight, axes, xi, shift, n);
     // (B X)_i = Σ_j c_ij (x_i − x_j).
     for (int k = 0; k < L; ++k) bx[local_row * L + k] = xi[k] * terms.coefficient_sum - terms.weighted[k];
     row_stress[local_row] = terms.stress;
@@ -247,8 +147,20 @@ void Coordinates::assign_rows(const std::vector<double>& points) {
   }
 }
 
+bool avx2_supported() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
 void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
                   std::vector<double>& row_stress) {
+  static const bool use_avx2 = avx2_supported();
+  if (use_avx2) {
+    guttman_pass_avx2(rows, x, shift, bx, row_stress);
+  } else {
+    guttman_pass_reference(rows, x, shift, bx, row_stress);
+  }
+}
+
+void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
+                            std::vector<double>& row_stress) {
   bx.resize(static_cast<std::size_t>(rows.block.rows()) * x.dim);
   row_stress.resize(static_cast<std::size_t>(rows.block.rows()));
   with_dimension(x.dim, [&]<int L>() {

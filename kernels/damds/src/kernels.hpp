@@ -28,9 +28,19 @@ struct Coordinates {
 // Fused Guttman pass at temperature shift s = T·√(2L): for every local row i writes
 // (B(X)·X)_i into bx (rows × dim, row-major) and the row's un-normalised stress
 // Σ_j w_ij (δ̂_ij − d_ij)² into row_stress. Each row is computed by one thread, so
-// the results do not depend on the thread count.
+// the results do not depend on the thread count. Rows as load_local_rows makes
+// them: without weights no distance is missing (weights are synthesised then),
+// with weights the missing pairs have weight 0.
+// Runs guttman_pass_avx2 when the CPU has AVX2 and FMA, the reference otherwise.
 void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
                   std::vector<double>& row_stress);
+// Portable double precision (sqrt and division): the reference of the tests.
+void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
+                            std::vector<double>& row_stress);
+// Single precision in AVX2 + FMA (kernels_avx2.cpp, sums in double per 1024 columns).
+void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
+                       std::vector<double>& row_stress);
+bool avx2_supported();
 
 // Σ_j w_ij of each local row (the diagonal of V).
 std::vector<double> row_weight_sums(const LocalRows& rows);
