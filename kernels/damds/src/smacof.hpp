@@ -52,6 +52,7 @@ class Smacof {
   MPI_Comm comm_;
   spidal::RowBlockGather gatherer_;      // rows of dim doubles
   spidal::RowBlockGather row_gatherer_;  // one double per row
+  spidal::RowBlockGather pass_gatherer_;  // per row: stress term, then B(X)X
   int dim_;
   std::vector<double> points_;      // n × dim, all ranks
   Coordinates coordinates_;         // the same points, structure of arrays
@@ -59,6 +60,8 @@ class Smacof {
   std::vector<double> bx_;          // this rank's rows of B(X)X
   std::vector<double> row_stress_;  // this rank's rows' stress terms
   std::vector<double> all_rows_;    // scratch: per-row values of every rank
+  std::vector<double> pass_rows_;      // this rank's rows of the pass gather
+  std::vector<double> all_pass_rows_;  // every rank's: n × (1 + dim)
   std::vector<double> weight_sums_;  // diagonal of V for the local rows (CG only)
   AnnealResult result_;
 };
