@@ -1,6 +1,7 @@
 // The plot viewer: loads a plot, renders it, and wires the panels (clusters, search,
 // selection, time bar, named views) to the renderer and to the view state in the URL.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { categoricalColor, type Cluster, type Plot } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { ApiError } from '../api/http';
@@ -54,6 +55,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const rendererRef = useRef<PlotRenderer | null>(null);
   const frameRef = useRef<ShownFrame | null>(null);
   const attributesRef = useRef<PointAttributes | null>(null);
+  /** The styles and highlights the attributes on screen were built from. */
+  const builtFrom = useRef<{ styles: ClusterStyle[]; highlighted: Set<number> } | null>(null);
   const trailsRef = useRef<Trails | null>(null);
   const storeRef = useRef<FrameStore | null>(null);
   /** The frame the selection's indices refer to: they follow its points by label when the frame changes. */
@@ -171,13 +174,21 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       renderer.precompile();
       const p = await plots.get(plotId);
       if (cancelled) return;
+      // The toolbar is laid out now, so that the first frame is drawn at the canvas's final
+      // size; the panels render after that frame (they wait for `ready`).
+      flushSync(() => {
+        setPlot(p);
+        setClusters(p.clusters);
+      });
       const frame = v.frame < p.frames ? v.frame : 0;
       if (frame !== v.frame) setNotice(`This plot has ${p.frames} frame(s); showing the first.`);
       const geometry = frame === v.frame ? await earlyGeometry : await fetchGeometry(plotId, frame);
       if (cancelled) return;
       const t1 = performance.now();
-      const attributes = buildPointAttributes(geometry.clusters, resolveStyles(p.clusters, v), highlightSet(v.selection, []));
+      const { styles: s, highlighted: h } = latest.current;
+      const attributes = buildPointAttributes(geometry.clusters, s, h);
       attributesRef.current = attributes;
+      builtFrom.current = { styles: s, highlighted: h };
       const t2 = performance.now();
       renderer.setPoints(geometry.positions, attributes, p.bbox);
       renderer.setPointScale(v.pointSize);
@@ -195,9 +206,6 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       frameRef.current = { index: frame, ...geometry, labels: null };
       selectionFrameRef.current = frame;
       renderer.onCameraChange(scheduleUrlUpdate);
-      // The panels render after the first frame, not before it.
-      setPlot(p);
-      setClusters(p.clusters);
       setReady(true);
 
       const [labels, edges] = await Promise.all([plots.labels(plotId, frame), fetchEdges(plotId, p.frameList[frame])]);
@@ -236,7 +244,9 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   useEffect(() => {
     const r = rendererRef.current, f = frameRef.current;
     if (!ready || !r || !f) return;
+    if (builtFrom.current?.styles === styles && builtFrom.current.highlighted === highlighted) return; // already on screen
     attributesRef.current = buildPointAttributes(f.clusters, styles, highlighted, attributesRef.current ?? undefined);
+    builtFrom.current = { styles, highlighted };
     r.attributesChanged();
   }, [ready, styles, highlighted]);
   useEffect(() => { if (ready) rendererRef.current?.setPointScale(view.pointSize); }, [ready, view.pointSize]);
@@ -390,7 +400,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       <aside className="sidebar">
         <ErrorMessage error={error} />
         {notice && <p className="notice" data-testid="notice" onClick={() => setNotice('')}>{notice}</p>}
-        {plot && (
+        {plot && ready && (
           <>
             <h2 data-testid="plot-name">{plot.name}</h2>
             <p className="muted">{plot.owner} · {plot.visibility} · {plot.points.toLocaleString()} points{plot.frames > 1 ? ` · ${plot.frames} frames` : ''}

@@ -41,6 +41,9 @@ export class PlotRenderer {
   private shapes = 1;
   private grid: ScreenGrid | null = null;
   private frameRequest: number | null = null;
+  /** the canvas's layout size the drawing buffer was last sized to */
+  private width = 0;
+  private height = 0;
   private flight: number | null = null;
   private readonly resizeObserver: ResizeObserver;
   private readonly cameraListeners = new Set<() => void>();
@@ -100,6 +103,9 @@ export class PlotRenderer {
 
   private resize(): void {
     const w = this.canvas.clientWidth || 1, h = this.canvas.clientHeight || 1;
+    if (w === this.width && h === this.height) return; // a redraw would only repeat the frame
+    this.width = w;
+    this.height = h;
     this.renderer.setSize(w, h, false);
     this.perspective.aspect = w / h;
     this.perspective.updateProjectionMatrix();
@@ -139,6 +145,8 @@ export class PlotRenderer {
     g.setAttribute('visibility', new THREE.BufferAttribute(attributes.visibility, 1));
     for (const name of ['position', 'rgba'] as const) this.edgeGeometry.setAttribute(name, g.getAttribute(name));
     this.updateOrthoFrustum();
+    this.axes.position.copy(this.center());
+    this.axes.scale.setScalar(this.radius());
     this.scanAttributes();
     this.rebuildEdgeIndex();
     this.grid = null;
@@ -199,6 +207,7 @@ export class PlotRenderer {
   }
 
   setPointScale(pixels: number): void {
+    if (pixels === this.pointScale()) return;
     this.pointMaterial.uniforms.uPointScale.value = pixels;
     this.requestRender();
   }
@@ -214,6 +223,7 @@ export class PlotRenderer {
   }
 
   setEdgesVisible(visible: boolean): void {
+    if (visible === this.edges.visible) return;
     this.edges.visible = visible;
     this.requestRender();
   }
@@ -222,6 +232,7 @@ export class PlotRenderer {
     const vis = this.attributes?.visibility;
     const n = this.positions.length / 3;
     const index: number[] = [];
+    const hadEdges = this.edgeGeometry.index !== null;
     for (const list of this.edgeLists)
       for (let k = 0; k + 1 < list.length; k++) {
         const a = list[k], b = list[k + 1];
@@ -229,7 +240,7 @@ export class PlotRenderer {
       }
     this.edgeGeometry.setIndex(index.length ? new THREE.BufferAttribute(new Uint32Array(index), 1) : null);
     this.edgeGeometry.setDrawRange(0, index.length);
-    this.requestRender();
+    if (hadEdges || index.length) this.requestRender();
   }
 
   setTrails(vertices: Float32Array, colors: Uint8Array): void {
@@ -240,9 +251,8 @@ export class PlotRenderer {
   }
 
   setAxesVisible(visible: boolean): void {
+    if (visible === this.axes.visible) return;
     this.axes.visible = visible;
-    this.axes.position.copy(this.center());
-    this.axes.scale.setScalar(this.radius());
     this.requestRender();
   }
 
@@ -377,6 +387,7 @@ export class PlotRenderer {
    * each waited for with a one-pixel read; used for the first frame.
    */
   renderTimed(): { uploadMs: number; drawMs: number } {
+    this.resize(); // to the canvas's current layout, which the resize observer reports later
     this.cancelRender(); // this frame shows every change requested so far
     const gl = this.renderer.getContext();
     const pixel = new Uint8Array(4);
@@ -406,9 +417,9 @@ export class PlotRenderer {
     this.renderer.render(this.scene, this.camera);
     const blob = new Promise<Blob>((resolve, reject) =>
       this.canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('screenshot failed'))), 'image/png'));
-    this.renderer.setPixelRatio(ratio);
+    this.renderer.setPixelRatio(ratio); // back to the canvas's own resolution, cleared
     this.pointMaterial.uniforms.uPixelRatio.value = ratio;
-    this.resize();
+    this.requestRender();
     return blob;
   }
 
