@@ -40,7 +40,11 @@ async function firstFrame(url) {
     await page.waitForFunction(() => performance.getEntriesByName('wpv:first-frame').length > 0, null, { timeout: 120_000 });
     return page.evaluate(() => {
       const m = (name) => performance.getEntriesByName(name)[0]?.duration ?? 0;
-      return { total: performance.getEntriesByName('wpv:first-frame')[0].startTime, fetch: m('wpv:fetch'), decode: m('wpv:decode'), upload: m('wpv:upload'), draw: m('wpv:draw') };
+      const canvas = document.querySelector('canvas');
+      return {
+        total: performance.getEntriesByName('wpv:first-frame')[0].startTime, fetch: m('wpv:fetch'), decode: m('wpv:decode'), upload: m('wpv:upload'), draw: m('wpv:draw'),
+        canvas: `${canvas.width}×${canvas.height}`,
+      };
     });
   });
 }
@@ -101,7 +105,7 @@ const lines = [
   `Headless Chromium ${browser.version?.() ?? ''} with SwiftShader (software WebGL), 1280×800 window, synthetic data served by \`bench/viewer/mockApi.mjs\` over HTTP on localhost (the browser side only; the real server's fetch speed is in its own results). Run: \`node bench/viewer/run.mjs\` (${new Date().toISOString().slice(0, 16)}Z, median of ${REPEATS}).`,
   '',
   '## Navigation → first rendered frame',
-  'Floor: `bench/viewer/pages/floor.html`, a bare WebGL page that fetches the same positions and draws them as `gl.POINTS` (4 px, constant colour). Viewer: `/plots/{id}` of the built client (loads the app, plot metadata, positions and cluster keys, builds colour/size/shape/visibility attributes, draws glyph points). Breakdown in ms from the pages\' own `performance.measure`s; the upload and draw steps are each waited for with a 1-pixel `readPixels`.',
+  `Floor: \`bench/viewer/pages/floor.html\`, a bare WebGL page that fetches the same positions and draws them as \`gl.POINTS\` (4 px, constant colour, no depth buffer) on a canvas of the viewer's size (drawing buffers: floor ${rows[0].floor.canvas}, viewer ${rows[0].viewer.canvas}). Viewer: \`/plots/{id}\` of the built client (loads the app, plot metadata, positions and cluster keys, builds colour/size/shape/visibility attributes, draws glyph points with depth test). Breakdown in ms from the pages' own \`performance.measure\`s; the upload and draw steps are each waited for with a 1-pixel \`readPixels\`.`,
   '',
   '| points | page | total ms | fetch | decode | GPU upload | draw | viewer / floor |',
   '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
