@@ -2,9 +2,7 @@
 // edges/edge (see README.md). Other elements are checked for
 // well-formedness and ignored. Edge vertices name point keys; they are resolved
 // to point indices at the end, so edges may come before or after the points.
-import { decodeUtf8 } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
-import { parseFloat32 } from './numbers.ts';
 import {
   defaultCluster,
   inputError,
@@ -14,7 +12,7 @@ import {
   type FrameRead,
 } from './reader.ts';
 import type { ClusterDef, ParsedEdge } from './types.ts';
-import { XmlScanner, type XmlAttributes, type XmlHandler } from './xml-scanner.ts';
+import { XmlScanner, type XmlAttributes, type XmlHandler, type XmlText } from './xml-scanner.ts';
 
 export async function readPvizFrame(input: FrameInput): Promise<FrameRead> {
   const handler = new PlotVizHandler(input);
@@ -22,7 +20,7 @@ export async function readPvizFrame(input: FrameInput): Promise<FrameRead> {
     throw inputError(input, code, message, line);
   });
   handler.scanner = scanner;
-  for await (const chunk of decodeUtf8(input.chunks)) scanner.feed(chunk);
+  for await (const chunk of input.chunks) scanner.feed(chunk);
   scanner.end();
   return handler.finish(scanner.line());
 }
@@ -50,10 +48,15 @@ class PlotVizHandler implements XmlHandler {
   private recordLine = 0;
   private field = ''; // record field whose text is being collected
   private collected = '';
+  /** The field's text while it is one canonical unsigned integer (see XmlText.index), else -1. */
+  private collectedIndex = -1;
   private inVertices = false;
-  /** Text fields of the current record (plain properties, not a Map: this runs per point). */
-  private key: string | undefined;
-  private clusterKey: string | undefined;
+  /**
+   * Text fields of the current record (plain properties, not a Map: this runs
+   * per point). Keys written as plain integers are kept as numbers.
+   */
+  private key: string | number | undefined;
+  private clusterKey: string | number | undefined;
   private label: string | undefined;
   private visible: string | undefined;
   private size: string | undefined;
@@ -94,14 +97,24 @@ class PlotVizHandler implements XmlHandler {
     }
   }
 
-  text(value: string): void {
-    this.collected += value;
+  text(text: XmlText): void {
+    const first = this.collected === '' && this.collectedIndex < 0;
+    const index = first && (this.field === 'key' || this.field === 'clusterkey') ? text.index() : -1;
+    if (index >= 0) {
+      this.collectedIndex = index;
+      return;
+    }
+    if (this.collectedIndex >= 0) {
+      this.collected = String(this.collectedIndex); // exactly the text it was read from
+      this.collectedIndex = -1;
+    }
+    this.collected += text.string();
   }
 
   close(): void {
     const depth = --this.depth;
     if (depth === 3 && this.wantText) {
-      this.setField(this.field, this.collected.trim());
+      this.setField(this.field, this.collectedIndex >= 0 ? this.collectedIndex : this.collected.trim());
       this.wantText = false;
     } else if (depth === 3) {
       this.inVertices = false;
@@ -161,22 +174,24 @@ class PlotVizHandler implements XmlHandler {
   private collect(field: string): void {
     this.field = field;
     this.collected = '';
+    this.collectedIndex = -1;
     this.wantText = true;
   }
 
-  private setField(field: string, value: string): void {
+  /** `value` is a number only for the key fields (see text()). */
+  private setField(field: string, value: string | number): void {
     if (field === 'key') this.key = value;
     else if (field === 'clusterkey') this.clusterKey = value;
-    else if (field === 'label') this.label = value;
-    else if (field === 'visible') this.visible = value;
-    else if (field === 'size') this.size = value;
-    else if (field === 'shape') this.shape = value;
+    else if (field === 'label') this.label = value as string;
+    else if (field === 'visible') this.visible = value as string;
+    else if (field === 'size') this.size = value as string;
+    else if (field === 'shape') this.shape = value as string;
   }
 
   private endPoint(): void {
     const key = this.key ?? this.fail('missing_field', '<point> without <key>');
     const clusterText = this.clusterKey ?? this.fail('missing_field', `point ${key} has no <clusterkey>`);
-    const cluster = parseClusterKey(clusterText);
+    const cluster = clusterKeyOf(clusterText);
     if (cluster < 0) this.fail('bad_cluster_key', `point ${key}: cluster key "${clusterText}" is not an unsigned integer`);
     if (!this.hasLocation) this.fail('missing_field', `point ${key} has no <location>`);
     this.builder.add(key, this.x, this.y, this.z, cluster, this.label ?? '', this.recordLine);
@@ -203,7 +218,7 @@ class PlotVizHandler implements XmlHandler {
 
   private endCluster(): void {
     const keyText = this.key ?? this.fail('missing_field', '<cluster> without <key>');
-    const key = parseClusterKey(keyText);
+    const key = clusterKeyOf(keyText);
     if (key < 0) this.fail('bad_cluster_key', `cluster key "${keyText}" is not an unsigned integer`);
     if (this.clusters.has(key)) this.fail('duplicate_cluster_key', `cluster key ${key} is declared twice`);
     const cluster = defaultCluster(key, this.label ?? String(key));
@@ -241,7 +256,7 @@ class PlotVizHandler implements XmlHandler {
   }
 
   private endEdge(): void {
-    const key = this.key ?? String(this.edges.length);
+    const key = String(this.key ?? this.edges.length);
     if (this.vertexKeys.length < 2) this.fail('bad_edge', `edge ${key} has ${this.vertexKeys.length} vertices; it needs two or more`);
     this.edges.push({ key, vertexKeys: this.vertexKeys, vertexLines: this.vertexLines });
   }
@@ -250,4 +265,10 @@ class PlotVizHandler implements XmlHandler {
   private fail(code: string, message: string): never {
     throw inputError(this.input, code, message, this.record !== '' ? this.recordLine : this.scanner!.line());
   }
+}
+
+/** A cluster key read as a number already, or as text (see parseClusterKey); -1 when invalid. */
+function clusterKeyOf(value: string | number): number {
+  if (typeof value === 'string') return parseClusterKey(value);
+  return value <= 0xffffffff ? value : -1;
 }

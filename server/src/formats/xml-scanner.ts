@@ -1,17 +1,20 @@
-// A streaming XML scanner made for PlotViz files: fed string chunks, it reports
-// start tags (with attributes), end tags and, only when asked, text. It checks
+// A streaming XML scanner made for PlotViz files: fed byte chunks of UTF-8, it
+// reports start tags (with attributes), end tags and, only when asked, text. It checks
 // well-formedness (one root, nesting, attribute syntax, entities) but knows no
 // DTDs or namespaces. Written instead of a general SAX parser because a plot is
 // millions of tiny elements and the per-event cost decides the ingest rate.
+// It reads the bytes themselves: only names (once each), the values asked for
+// and wanted text become strings.
 
-import { parseFloat32Text } from './numbers.ts';
+import { utf8 } from './chunks.ts';
+import { parseFloat32, parseFloat32Text, parseIndex } from './numbers.ts';
 
 export interface XmlHandler {
   /** `attributes` is valid only during the call. */
   open(name: string, attributes: XmlAttributes): void;
   close(name: string): void;
-  /** Character data, entities decoded; only delivered while `wantText` is true. */
-  text(value: string): void;
+  /** Character data (`text` is valid only during the call); only delivered while `wantText` is true. */
+  text(text: XmlText): void;
   wantText: boolean;
 }
 
@@ -20,7 +23,10 @@ export type XmlFail = (code: string, message: string, line: number) => never;
 /** Returned by the token readers when the token continues in the next chunk. */
 const NEED_MORE = -1;
 /** Longest text or tag held while waiting for its end: a bound on memory for non-XML input. */
-const MAX_PENDING_CHARS = 16 << 20;
+const MAX_PENDING_BYTES = 16 << 20;
+const EMPTY = Buffer.alloc(0);
+/** Buffer's own Latin-1 decoding method, which toString() calls after checking its arguments. */
+type Latin1Slicing = Buffer & { latin1Slice(start: number, end: number): string };
 
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const LT = 0;
@@ -38,7 +44,7 @@ export class XmlAttributes {
   starts = new Int32Array(8);
   ends = new Int32Array(8);
   private readonly hasEntity: boolean[] = [];
-  buf = '';
+  buf: Buffer = EMPTY;
 
   constructor(private readonly decode: (raw: string) => string) {}
 
@@ -51,7 +57,7 @@ export class XmlAttributes {
   get(name: string): string | undefined {
     const i = this.indexOf(name);
     if (i < 0) return undefined;
-    const raw = this.buf.slice(this.starts[i], this.ends[i]);
+    const raw = utf8(this.buf, this.starts[i], this.ends[i]);
     return this.hasEntity[i] ? this.decode(raw) : raw;
   }
 
@@ -65,7 +71,7 @@ export class XmlAttributes {
       const value = this.get(name)!.trim();
       return value.length === 0 ? NaN : parseFloat32Text(value);
     }
-    return start === end ? NaN : parseFloat32Text(this.buf.slice(start, end));
+    return start === end ? NaN : parseFloat32(this.buf, start, end);
   }
 
   add(name: string, start: number, end: number, hasEntity: boolean): void {
@@ -81,15 +87,58 @@ export class XmlAttributes {
   }
 }
 
+/** The character data being reported: a span of the scanner's buffer, decoded when asked for. */
+export class XmlText {
+  buf: Buffer = EMPTY;
+  start = 0;
+  end = 0;
+  /** False for CDATA, whose "&" is a character. */
+  entities = true;
+
+  constructor(private readonly decode: (raw: string) => string) {}
+
+  /** The text, entities decoded. */
+  string(): string {
+    const raw = utf8(this.buf, this.start, this.end);
+    return this.entities ? this.decode(raw) : raw;
+  }
+
+  /**
+   * The unsigned integer the text is, when written exactly as String() writes
+   * it ("7", not "07" or " 7"), without making a string; else -1.
+   */
+  index(): number {
+    if (this.end - this.start > 1 && this.buf[this.start] === 48 /* 0 */) return -1;
+    return parseIndex(this.buf, this.start, this.end);
+  }
+
+  set(buf: Buffer, start: number, end: number, entities: boolean): XmlText {
+    this.buf = buf;
+    this.start = start;
+    this.end = end;
+    this.entities = entities;
+    return this;
+  }
+}
+
 export class XmlScanner {
-  private buf = '';
+  private buf: Buffer = EMPTY;
+  /**
+   * buf decoded as Latin-1: one character per byte, at the same positions.
+   * Only for searching: String indexOf is several times faster than a loop
+   * over the bytes (or Buffer's indexOf, for the short distances in markup).
+   */
+  private chars = '';
   private pos = 0;
+  /** False until the first bytes have been checked for a byte-order mark. */
+  private bomChecked = false;
   /** Line number of buf[countedTo]; advanced lazily when a line is asked for. */
   private countedLine = 1;
   private countedTo = 0;
   private tokenStart = 0;
   private readonly stack: string[] = [];
   private readonly attributes = new XmlAttributes((raw) => this.decode(raw));
+  private readonly text = new XmlText((raw) => this.decode(raw));
   private readonly interned: (string | undefined)[] = new Array(INTERN_SLOTS);
   /** Last results of find(): positions of "<" and "&" (see find). */
   private readonly found = [-1, -1];
@@ -104,40 +153,50 @@ export class XmlScanner {
   line(): number {
     const target = this.tokenStart;
     if (target <= this.countedTo) return this.countedLine;
-    let nl = this.buf.indexOf('\n', this.countedTo);
+    let nl = this.chars.indexOf('\n', this.countedTo);
     while (nl !== -1 && nl < target) {
       this.countedLine++;
-      nl = this.buf.indexOf('\n', nl + 1);
+      nl = this.chars.indexOf('\n', nl + 1);
     }
     this.countedTo = target;
     return this.countedLine;
   }
 
-  feed(chunk: string): void {
-    if (this.pos > 0) {
-      this.tokenStart = this.pos;
-      this.line(); // count the lines of what is dropped
-      this.buf = this.buf.slice(this.pos);
-      this.countedTo = 0;
-      this.tokenStart = 0;
-      this.pos = 0;
-    }
-    this.buf += chunk;
+  feed(chunk: Buffer): void {
+    this.tokenStart = this.pos;
+    this.line(); // count the lines of what is dropped
+    this.buf = this.pos === this.buf.length ? chunk : Buffer.concat([this.buf.subarray(this.pos), chunk]);
+    this.chars = (this.buf as Latin1Slicing).latin1Slice(0, this.buf.length);
+    this.countedTo = 0;
+    this.tokenStart = 0;
+    this.pos = 0;
     this.found[LT] = this.found[AMP] = -1;
+    if (!this.bomChecked && !this.skipBom(false)) return;
     this.scan(false);
-    if (this.buf.length - this.pos > MAX_PENDING_CHARS) {
+    if (this.buf.length - this.pos > MAX_PENDING_BYTES) {
       this.tokenStart = this.pos;
-      this.fail('malformed_xml', `a tag or text longer than ${MAX_PENDING_CHARS} characters`, this.line());
+      this.fail('malformed_xml', `a tag or text longer than ${MAX_PENDING_BYTES} bytes`, this.line());
     }
   }
 
   end(): void {
+    if (!this.bomChecked) this.skipBom(true);
     this.scan(true);
     this.tokenStart = this.buf.length;
     if (!this.rootSeen) this.fail('malformed_xml', 'no root element', this.line());
     if (this.stack.length > 0) {
       this.fail('malformed_xml', `unexpected end of file: <${this.stack[this.stack.length - 1]}> is not closed`, this.line());
     }
+  }
+
+  /** Skips a leading byte-order mark; false while the bytes so far could still become one. */
+  private skipBom(final: boolean): boolean {
+    const buf = this.buf;
+    const length = Math.min(buf.length, BOM.length);
+    if (!final && length < BOM.length && buf.subarray(0, length).equals(BOM.subarray(0, length))) return false;
+    if (length === BOM.length && buf.subarray(0, length).equals(BOM)) this.pos = BOM.length;
+    this.bomChecked = true;
+    return true;
   }
 
   private scan(final: boolean): void {
@@ -165,7 +224,7 @@ export class XmlScanner {
   private onText(from: number, to: number): void {
     if (this.stack.length === 0) {
       for (let i = from; i < to; i++) {
-        const c = this.buf.charCodeAt(i);
+        const c = this.buf[i];
         if (c !== 32 && c !== 10 && c !== 13 && c !== 9) {
           this.tokenStart = i;
           this.fail('malformed_xml', 'text outside the root element', this.line());
@@ -173,15 +232,15 @@ export class XmlScanner {
       }
     } else if (this.handler.wantText) {
       this.tokenStart = from;
-      this.handler.text(this.decode(this.buf.slice(from, to)));
+      this.handler.text(this.text.set(this.buf, from, to, true));
     }
   }
 
   /** Reads the markup starting at buf[lt] === '<'; returns the position after it. */
   private readToken(lt: number): number {
     const buf = this.buf;
-    const c = buf.charCodeAt(lt + 1);
-    if (Number.isNaN(c)) return NEED_MORE;
+    if (lt + 1 >= buf.length) return NEED_MORE;
+    const c = buf[lt + 1];
     if (c === 47 /* / */) return this.readEndTag(lt);
     if (c === 63 /* ? */) return skipPast(buf, '?>', lt + 2);
     if (c === 33 /* ! */) return this.readDeclaration(lt);
@@ -190,15 +249,18 @@ export class XmlScanner {
 
   private readEndTag(lt: number): number {
     const buf = this.buf;
-    const gt = buf.indexOf('>', lt + 2);
+    const gt = this.chars.indexOf('>', lt + 2);
     if (gt === -1) return NEED_MORE;
     const expected = this.stack.pop();
     let after = lt + 2 + (expected?.length ?? 0);
-    while (after < gt && isSpace(buf.charCodeAt(after))) after++;
+    while (after < gt && isSpace(buf[after])) after++;
     if (expected === undefined || after !== gt || !sameText(buf, lt + 2, expected)) {
-      const name = buf.slice(lt + 2, gt).trimEnd();
-      const want = expected === undefined ? 'no element is open' : `expected </${expected}>`;
-      this.fail('malformed_xml', `mismatched end tag </${name}>: ${want}`, this.line());
+      // Not the same bytes (or a name beyond ASCII, whose bytes are not its characters).
+      const name = utf8(buf, lt + 2, gt).replace(TRAILING_SPACE, '');
+      if (name !== expected) {
+        const want = expected === undefined ? 'no element is open' : `expected </${expected}>`;
+        this.fail('malformed_xml', `mismatched end tag </${name}>: ${want}`, this.line());
+      }
     }
     this.handler.close(expected);
     return gt + 1;
@@ -206,19 +268,19 @@ export class XmlScanner {
 
   private readDeclaration(lt: number): number {
     const buf = this.buf;
-    if (buf.startsWith('!--', lt + 1)) return skipPast(buf, '-->', lt + 4);
-    if (buf.startsWith('![CDATA[', lt + 1)) {
+    if (sameText(buf, lt + 1, '!--')) return skipPast(buf, '-->', lt + 4);
+    if (sameText(buf, lt + 1, '![CDATA[')) {
       const close = buf.indexOf(']]>', lt + 9);
       if (close === -1) return NEED_MORE;
       if (this.stack.length === 0) this.fail('malformed_xml', 'CDATA outside the root element', this.line());
-      if (this.handler.wantText) this.handler.text(buf.slice(lt + 9, close));
+      if (this.handler.wantText) this.handler.text(this.text.set(buf, lt + 9, close, false));
       return close + 3;
     }
-    if (buf.startsWith('!DOCTYPE', lt + 1)) {
-      const gt = buf.indexOf('>', lt);
-      const bracket = buf.indexOf('[', lt);
+    if (sameText(buf, lt + 1, '!DOCTYPE')) {
+      const gt = buf.indexOf(62 /* > */, lt);
+      const bracket = buf.indexOf(91 /* [ */, lt);
       if (bracket !== -1 && (gt === -1 || bracket < gt)) {
-        const close = buf.indexOf(']', bracket);
+        const close = buf.indexOf(93 /* ] */, bracket);
         return close === -1 ? NEED_MORE : skipPast(buf, '>', close);
       }
       return gt === -1 ? NEED_MORE : gt + 1;
@@ -244,13 +306,13 @@ export class XmlScanner {
     let selfClosing = false;
     while (true) {
       const before = i;
-      while (i < limit && isSpace(buf.charCodeAt(i))) i++;
+      while (i < limit && isSpace(buf[i])) i++;
       if (i >= limit) return this.cutTag(limit);
-      const c = buf.charCodeAt(i);
+      const c = buf[i];
       if (c === 62 /* > */) break;
       if (c === 47 /* / */) {
         if (i + 1 >= limit) return this.cutTag(limit);
-        if (buf.charCodeAt(i + 1) !== 62) this.fail('malformed_xml', `expected "/>" in <${name}>`, this.line());
+        if (buf[i + 1] !== 62) this.fail('malformed_xml', `expected "/>" in <${name}>`, this.line());
         selfClosing = true;
         i++;
         break;
@@ -260,15 +322,15 @@ export class XmlScanner {
       i = nameEnd(buf, i, limit);
       if (i >= limit) return this.cutTag(limit);
       const attribute = this.intern(nameStart, i);
-      while (i < limit && isSpace(buf.charCodeAt(i))) i++;
+      while (i < limit && isSpace(buf[i])) i++;
       if (i + 1 >= limit) return this.cutTag(limit);
-      if (buf.charCodeAt(i) !== 61 /* = */) this.fail('malformed_xml', `attribute ${attribute} of <${name}> has no value`, this.line());
+      if (buf[i] !== 61 /* = */) this.fail('malformed_xml', `attribute ${attribute} of <${name}> has no value`, this.line());
       i++;
-      while (i < limit && isSpace(buf.charCodeAt(i))) i++;
+      while (i < limit && isSpace(buf[i])) i++;
       if (i >= limit) return this.cutTag(limit);
-      const quote = buf.charCodeAt(i);
+      const quote = buf[i];
       if (quote !== 34 && quote !== 39) this.fail('malformed_xml', `attribute ${attribute} of <${name}> is not quoted`, this.line());
-      const close = buf.indexOf(quote === 34 ? '"' : "'", i + 1);
+      const close = this.chars.indexOf(quote === 34 ? '"' : "'", i + 1);
       if (close === -1 || close > limit) return this.cutTag(limit);
       if (attributes.indexOf(attribute) >= 0) this.fail('malformed_xml', `attribute ${attribute} repeated in <${name}>`, this.line());
       attributes.add(attribute, i + 1, close, this.find(AMP, i + 1) < close);
@@ -298,23 +360,24 @@ export class XmlScanner {
   private find(character: typeof LT | typeof AMP, from: number): number {
     const known = this.found[character];
     if (known >= from) return known;
-    const at = this.buf.indexOf(character === LT ? '<' : '&', from);
+    const at = this.chars.indexOf(character === LT ? '<' : '&', from);
     return (this.found[character] = at === -1 ? this.buf.length : at);
   }
 
   /**
    * buf[start, end) as a name: the earlier equal name when there is one in its
-   * slot (no slice, no check), else sliced and checked once to be an XML name.
+   * slot (no decoding, no check), else decoded and checked to be an XML name.
+   * Only ASCII names are kept, as their bytes are their characters.
    */
   private intern(start: number, end: number): string {
     const buf = this.buf;
     const length = end - start;
-    const slot = (length * 31 + buf.charCodeAt(start) * 7 + buf.charCodeAt(end - 1)) & (INTERN_SLOTS - 1);
+    const slot = (length * 31 + buf[start] * 7 + buf[end - 1]) & (INTERN_SLOTS - 1);
     const known = this.interned[slot];
     if (known !== undefined && known.length === length && sameText(buf, start, known)) return known;
-    const name = buf.slice(start, end);
+    const name = utf8(buf, start, end);
     if (!XML_NAME.test(name)) this.fail('malformed_xml', `"${name}" is not an element or attribute name`, this.line());
-    this.interned[slot] = name;
+    if (name.length === length && ASCII.test(name)) this.interned[slot] = name;
     return name;
   }
 
@@ -337,7 +400,7 @@ function decodeEntity(entity: string): string | undefined {
   return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
 }
 
-function skipPast(buf: string, terminator: string, from: number): number {
+function skipPast(buf: Buffer, terminator: string, from: number): number {
   const at = buf.indexOf(terminator, from);
   return at === -1 ? NEED_MORE : at + terminator.length;
 }
@@ -348,16 +411,19 @@ function isSpace(c: number): boolean {
 
 /** XML names, loosely: ASCII letters, digits, "-", "_", ".", ":" and anything beyond ASCII. */
 const XML_NAME = /^[A-Za-z_:\u0080-\uffff][-A-Za-z0-9_.:\u0080-\uffff]*$/;
+const ASCII = /^[\0-\x7f]*$/;
+const TRAILING_SPACE = /[ \t\r\n]+$/;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** End of the name starting at buf[i]: the first space, "/", ">", "=" or quote (validated later by XML_NAME). */
-function nameEnd(buf: string, i: number, limit: number): number {
-  let c = buf.charCodeAt(i);
-  while (i < limit && c > 32 && c !== 62 && c !== 47 && c !== 61 && c !== 34 && c !== 39) c = buf.charCodeAt(++i);
+function nameEnd(buf: Buffer, i: number, limit: number): number {
+  let c = buf[i];
+  while (i < limit && c > 32 && c !== 62 && c !== 47 && c !== 61 && c !== 34 && c !== 39) c = buf[++i];
   return i;
 }
 
-/** buf.startsWith(text, start) for short names, without a builtin call. */
-function sameText(buf: string, start: number, text: string): boolean {
-  for (let k = 0; k < text.length; k++) if (buf.charCodeAt(start + k) !== text.charCodeAt(k)) return false;
+/** True when buf holds the ASCII `text` at `start`. */
+function sameText(buf: Buffer, start: number, text: string): boolean {
+  for (let k = 0; k < text.length; k++) if (buf[start + k] !== text.charCodeAt(k)) return false;
   return true;
 }

@@ -166,3 +166,32 @@ test('more points than maxPoints is a 413', async () => {
     { code: 'too_many_points', line: 9, status: 413 },
   );
 });
+
+test('keys read as numbers or text alike: split by comments, spaced, leading zeros, too large', async () => {
+  const plot = await parseXml(
+    `${HEADER}<points>\n<point><key>1<!-- c -->2</key><clusterkey> 3 </clusterkey><location x="1" y="2"/></point>\n` +
+      `<point><key>07</key><clusterkey>0<![CDATA[4]]></clusterkey><location x="1" y="2"/></point></points>\n` +
+      `<edges><edge><key>9</key><vertices><vertex key="12"/><vertex key="7"/></vertices></edge></edges></plotviz>`,
+  );
+  const [frame] = plot.frames;
+  assert.deepEqual(Array.from(frame.clusterKeys), [3, 4]);
+  assert.deepEqual(frame.edges, [{ key: '9', vertices: [0, 1] }]);
+  const duplicate = await assertInputError(
+    parseXml(`${HEADER}<points>\n${point('07', '0')}${point('7', '0')}</points></plotviz>`),
+    { code: 'duplicate_point_key', line: 6 },
+  );
+  assert.match(duplicate.message, /point key "7"/);
+  await assertInputError(parseXml(`${HEADER}<points>\n${point('1', '4294967296')}</points></plotviz>`), {
+    code: 'bad_cluster_key',
+    line: 5,
+  });
+});
+
+test('element names beyond ASCII are matched by their characters', async () => {
+  const plot = await parseXml(`${HEADER}<données é="1"><données/></données>\n<points>${point('1', '0')}</points></plotviz>`);
+  assert.equal(plot.frames[0].clusterKeys.length, 1);
+  await assertInputError(parseXml(`${HEADER}<données>\n</donnees><points>${point('1', '0')}</points></plotviz>`), {
+    code: 'malformed_xml',
+    line: 5,
+  });
+});
