@@ -18,6 +18,8 @@ const STDERR_TAIL_BYTES = 2000;
 const RETRY_BASE_MS = 2000;
 /** Progress of a running stage reaches the store at most this often (the end event carries the last line). */
 const PROGRESS_EVERY_MS = 2000;
+/** A running program's job is checked for a cancel this often, not every poll (each check is two store probes). */
+const STATE_CHECK_MS = 2000;
 
 interface Tracked {
   jobId: string;
@@ -29,6 +31,7 @@ interface Tracked {
   progress: ProgressReader;
   writtenVersion: number;
   writtenAt: number;
+  checkedAt: number;
 }
 
 interface ExitRecord {
@@ -116,7 +119,7 @@ export class Bridge {
 
   private track(job: JobDoc, stage: StageName, handle: Handle, command: StageCommand, queuedAt: Date | null): void {
     const progress = new ProgressReader(path.join(handle.dir, STAGE_FILES.stdout));
-    const tracked = { jobId: job._id, stage, workdir: job.workdir, handle, command, queuedAt, progress, writtenVersion: 0, writtenAt: 0 };
+    const tracked = { jobId: job._id, stage, workdir: job.workdir, handle, command, queuedAt, progress, writtenVersion: 0, writtenAt: 0, checkedAt: 0 };
     this.tracked.set(`${job._id}/${stage}`, tracked);
   }
 
@@ -185,15 +188,16 @@ export class Bridge {
     await Promise.all(
       all.map(async (t) => {
         const state = states.get(t.handle.id) ?? { state: 'running' };
-        await this.follow(t, await this.repo.states(t.jobId, t.stage), state).catch((err) =>
-          this.log(`${t.jobId}/${t.stage}: ${(err as Error).stack ?? err}`),
-        );
+        await this.follow(t, state).catch((err) => this.log(`${t.jobId}/${t.stage}: ${(err as Error).stack ?? err}`));
       }),
     );
   }
 
-  private async follow(t: Tracked, now: { job: JobState | null; stage: StageState }, state: BackendState): Promise<void> {
-    if (!now.job || isTerminalJob(now.job) || now.stage !== 'running') {
+  private async follow(t: Tracked, state: BackendState): Promise<void> {
+    // Always when the program ended (a stage of a cancelled job is recorded cancelled), else every STATE_CHECK_MS.
+    const now = state.state !== 'running' || Date.now() - t.checkedAt >= STATE_CHECK_MS ? await this.repo.states(t.jobId, t.stage) : null;
+    if (now) t.checkedAt = Date.now();
+    if (now && (!now.job || isTerminalJob(now.job) || now.stage !== 'running')) {
       // The job was cancelled or failed elsewhere (or the stage is no longer ours): stop the program.
       if (state.state !== 'ended') await this.backend.cancel(t.handle);
       const why = now.job ? `job ${now.job}` : 'job deleted';
