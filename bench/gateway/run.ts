@@ -5,7 +5,7 @@
 //      or duplicated; throughput and queue wait.
 // Run:  bash bench/with-stack.sh node --import tsx bench/gateway/run.ts [results.md]
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +41,25 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const seconds = (job: any, field: string) => Date.parse(job[field]) / 1000;
 const stage = (job: any, name: string) => job.stages.find((s: any) => s.name === name);
+
+const TICKS_PER_SECOND = 100; // USER_HZ of /proc/<pid>/stat on Linux
+
+/** CPU seconds (user + system) so far of the processes whose id or process group is in `ids`. */
+function cpuSeconds(ids: number[]): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // state ppid pgrp … utime(12th) stime(13th)
+    if (ids.includes(Number(entry)) || ids.includes(Number(fields[2]))) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / TICKS_PER_SECOND;
+}
 
 /** The pipeline run by hand: what a user without the gateway would type. */
 async function byHand(fasta: string, dir: string): Promise<number> {
@@ -135,6 +154,17 @@ async function burst(): Promise<string[]> {
   try {
     const clients = await Promise.all(Array.from({ length: BURST_USERS }, (_, i) => signedIn(gw.url, `burst${i}`)));
     const fasta = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
+    // Where the CPU goes: the store and the broker (their process groups, from scripts/stack.sh), the API (this process), the services.
+    const stack = process.env.WPV_TEST_DIR!;
+    const groupOf = (name: string) => Number(readFileSync(path.join(stack, `${name}.pid`), 'utf8'));
+    const parts: [string, number[]][] = [
+      ['FerretDB (store)', [groupOf('ferretdb')]],
+      ['RabbitMQ', [groupOf('rabbitmq')]],
+      ['workers (2)', gw.workers.map((w) => w.pid!)],
+      ['hpc-bridge', [gw.bridge!.pid!]],
+    ];
+    const cpuBefore = parts.map(([, ids]) => cpuSeconds(ids));
+    const apiBefore = process.cpuUsage();
     const t0 = performance.now();
     const submitted = await Promise.all(
       clients.map((client) =>
@@ -150,6 +180,8 @@ async function burst(): Promise<string[]> {
     const submitSeconds = (performance.now() - t0) / 1000;
     const jobs = await allDone(clients, BURST_JOBS_PER_USER);
     const wall = (performance.now() - t0) / 1000;
+    const api = process.cpuUsage(apiBefore);
+    const cpu = [...parts.map(([name, ids], i) => [name, cpuSeconds(ids) - cpuBefore[i]!] as const), ['API server + this client', (api.user + api.system) / 1e6] as const];
     const succeeded = jobs.filter((j) => j.state === 'succeeded').length;
     const ids = new Set(jobs.map((j) => j.id));
     const plotIds = new Set(jobs.map((j) => j.plotId));
@@ -173,6 +205,7 @@ async function burst(): Promise<string[]> {
       `| throughput | ${(total / span).toFixed(2)} jobs/s (${((total * 3) / span).toFixed(1)} MPI programs/s) |`,
       `| queue wait, submit → first stage started: median / p95 / max | ${median(waits).toFixed(2)} / ${percentile(waits, 0.95).toFixed(2)} / ${Math.max(...waits).toFixed(2)} s |`,
       `| MPI stage wait, dispatched → program started (RabbitMQ back-pressure + slot), median / p95 | ${median(slotWaits).toFixed(2)} / ${percentile(slotWaits, 0.95).toFixed(2)} s |`,
+      `| CPU per job: ${cpu.map(([name]) => name).join(' / ')} | ${cpu.map(([, s]) => ((s * 1000) / total).toFixed(0)).join(' / ')} ms |`,
       '',
       succeeded === total && plots === total && plotIds.size === total && reruns === 0
         ? 'All succeeded, none lost, none duplicated.'
