@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "spidal/errors.hpp"
 #include "spidal/matrix.hpp"
@@ -9,65 +10,82 @@
 namespace dapwc {
 namespace {
 
-// Each pass step takes 2 rows × 4 clusters: one int16→double conversion of a
-// distance serves 4 clusters and one column load serves 2 rows, with the 8
-// accumulators held in vector registers (AVX2: 16 registers).
-constexpr int kRowsPerGroup = 2;
-constexpr int kColumnsPerGroup = 4;
+// The pass works in single precision on blocks of kColumnBlock entries: a row's
+// block of distances is converted to float once and serves every column, and a
+// block of up to 8 columns (16 KB) stays in L1 for all the rows of a tile. Each
+// column's float sum over a block goes to double, so a result carries a relative
+// error of ~1e-7 (the E/M convergence test works at 1e-3).
+constexpr std::int64_t kColumnBlock = 512;
+constexpr std::int64_t kRowTile = 16;
 // Below this many pairs a pass is too short to pay for waking the threads.
 constexpr std::int64_t kParallelPairs = std::int64_t{1} << 18;
 
-// acc[i][j] = Σ_β row_i[β]·column_j[β] over [0, n).
-inline void dot_block(const std::int16_t* const rows[kRowsPerGroup],
-                      const double* const columns[kColumnsPerGroup], std::int64_t n,
-                      double acc[kRowsPerGroup][kColumnsPerGroup]) {
-  const std::int16_t* r0 = rows[0];
-  const std::int16_t* r1 = rows[1];
-  const double* c0 = columns[0];
-  const double* c1 = columns[1];
-  const double* c2 = columns[2];
-  const double* c3 = columns[3];
-  double a00 = 0.0, a01 = 0.0, a02 = 0.0, a03 = 0.0, a10 = 0.0, a11 = 0.0, a12 = 0.0, a13 = 0.0;
-#pragma omp simd reduction(+ : a00, a01, a02, a03, a10, a11, a12, a13)
-  for (std::int64_t b = 0; b < n; ++b) {
-    const double d0 = r0[b];
-    const double d1 = r1[b];
-    a00 += d0 * c0[b];
-    a01 += d0 * c1[b];
-    a02 += d0 * c2[b];
-    a03 += d0 * c3[b];
-    a10 += d1 * c0[b];
-    a11 += d1 * c1[b];
-    a12 += d1 * c2[b];
-    a13 += d1 * c3[b];
+// acc[j] += Σ_b distance[b]·columns[j][b] over [0, length) for C columns, C
+// float accumulators held in vector registers.
+template <int C>
+inline void dot_block(const float* distance, const float* const* columns, std::int64_t length, double* acc) {
+  // Named pointers and sums: GCC vectorises those (through the array it gathers).
+  const float* c[8];
+  for (int j = 0; j < 8; ++j) c[j] = columns[std::min(j, C - 1)];
+  const float *c0 = c[0], *c1 = c[1], *c2 = c[2], *c3 = c[3], *c4 = c[4], *c5 = c[5], *c6 = c[6], *c7 = c[7];
+  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, a4 = 0.0f, a5 = 0.0f, a6 = 0.0f, a7 = 0.0f;
+#pragma omp simd reduction(+ : a0, a1, a2, a3, a4, a5, a6, a7)
+  for (std::int64_t b = 0; b < length; ++b) {
+    const float d = distance[b];
+    a0 += d * c0[b];
+    if constexpr (C > 1) a1 += d * c1[b];
+    if constexpr (C > 2) a2 += d * c2[b], a3 += d * c3[b];
+    if constexpr (C > 4) a4 += d * c4[b], a5 += d * c5[b], a6 += d * c6[b], a7 += d * c7[b];
   }
-  acc[0][0] = a00, acc[0][1] = a01, acc[0][2] = a02, acc[0][3] = a03;
-  acc[1][0] = a10, acc[1][1] = a11, acc[1][2] = a12, acc[1][3] = a13;
+  const float sums[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  for (int j = 0; j < C; ++j) acc[j] += sums[j];
 }
+
+// Columns [first, first + count) with count ∈ {1, 2, 4, 8}: the grouping depends on
+// the width alone, so every (row, column) gets the same rounding on any rank or thread.
+inline void dot_group(int count, const float* distance, const float* const* columns, std::int64_t length,
+                      double* acc) {
+  switch (count) {
+    case 8: return dot_block<8>(distance, columns, length, acc);
+    case 4: return dot_block<4>(distance, columns, length, acc);
+    case 2: return dot_block<2>(distance, columns, length, acc);
+    default: return dot_block<1>(distance, columns, length, acc);
+  }
+}
+
+inline int group_size(int remaining) { return remaining >= 8 ? 8 : remaining >= 4 ? 4 : remaining >= 2 ? 2 : 1; }
 
 }  // namespace
 
 void multiply_rows(const DistanceRows& distances, const double* columns, int width, double* out) {
   const std::int64_t n = distances.n;
   const std::int64_t rows = distances.block.rows();
-  const std::int64_t row_groups = (rows + kRowsPerGroup - 1) / kRowsPerGroup;
-#pragma omp parallel for schedule(static) if (rows * n >= kParallelPairs)
-  for (std::int64_t g = 0; g < row_groups; ++g) {
-    // A short last group repeats its last row (and a short column group its last
-    // column), so that every (row, column) goes through the same lane of the same
-    // code and gets the same rounding wherever it falls; the repeats are discarded.
-    const std::int64_t first_row = g * kRowsPerGroup;
-    const std::int16_t* group_rows[kRowsPerGroup];
-    for (int i = 0; i < kRowsPerGroup; ++i) group_rows[i] = distances.row(std::min(first_row + i, rows - 1));
-    for (int first_column = 0; first_column < width; first_column += kColumnsPerGroup) {
-      const double* group_columns[kColumnsPerGroup];
-      for (int j = 0; j < kColumnsPerGroup; ++j)
-        group_columns[j] = columns + std::min(first_column + j, width - 1) * n;
-      double acc[kRowsPerGroup][kColumnsPerGroup];
-      dot_block(group_rows, group_columns, n, acc);
-      for (int i = 0; i < kRowsPerGroup && first_row + i < rows; ++i)
-        for (int j = 0; j < kColumnsPerGroup && first_column + j < width; ++j)
-          out[(first_row + i) * width + first_column + j] = acc[i][j] / spidal::kMatrixScale;
+  std::vector<float> single(static_cast<std::size_t>(width) * n);
+  for (std::size_t e = 0; e < single.size(); ++e) single[e] = static_cast<float>(columns[e]);
+  const std::int64_t tiles = (rows + kRowTile - 1) / kRowTile;
+#pragma omp parallel if (rows * n >= kParallelPairs)
+  {
+    std::vector<double> sums(static_cast<std::size_t>(kRowTile) * width);
+    std::vector<float> distance(kColumnBlock);
+    std::vector<const float*> block_columns(width);
+#pragma omp for schedule(static)
+    for (std::int64_t tile = 0; tile < tiles; ++tile) {
+      const std::int64_t tile_begin = tile * kRowTile;
+      const std::int64_t tile_rows = std::min(rows, tile_begin + kRowTile) - tile_begin;
+      std::fill(sums.begin(), sums.end(), 0.0);
+      for (std::int64_t begin = 0; begin < n; begin += kColumnBlock) {
+        const std::int64_t length = std::min(n, begin + kColumnBlock) - begin;
+        for (int j = 0; j < width; ++j) block_columns[j] = single.data() + j * n + begin;
+        for (std::int64_t r = 0; r < tile_rows; ++r) {
+          const std::int16_t* row = distances.row(tile_begin + r) + begin;
+          for (std::int64_t b = 0; b < length; ++b) distance[b] = row[b];
+          for (int first = 0; first < width; first += group_size(width - first))
+            dot_group(group_size(width - first), distance.data(), block_columns.data() + first, length,
+                      sums.data() + r * width + first);
+        }
+      }
+      for (std::int64_t r = 0; r < tile_rows; ++r)
+        for (int j = 0; j < width; ++j) out[(tile_begin + r) * width + j] = sums[r * width + j] / spidal::kMatrixScale;
     }
   }
 }
