@@ -8,8 +8,8 @@ import { InputError } from './types.ts';
 const CHUNK_BYTES = 1 << 20;
 const NEWLINE = Buffer.from('\n');
 
-/** Buffer's own decoding method, which toString() calls after checking its arguments. */
-type Utf8Slicing = Buffer & { utf8Slice(start: number, end: number): string };
+/** Buffer's own decoding methods, which toString() calls after checking its arguments. */
+type Slicing = Buffer & { utf8Slice(start: number, end: number): string; latin1Slice(start: number, end: number): string };
 
 /**
  * bytes[start, end) decoded as UTF-8 (invalid sequences as U+FFFD). Calls the
@@ -17,7 +17,18 @@ type Utf8Slicing = Buffer & { utf8Slice(start: number, end: number): string };
  * of the cost of a short label.
  */
 export function utf8(bytes: Buffer, start: number, end: number): string {
-  return (bytes as Utf8Slicing).utf8Slice(start, end);
+  return (bytes as Slicing).utf8Slice(start, end);
+}
+
+/**
+ * V8 copies substrings shorter than this; longer ones are views that would
+ * keep the whole string they are cut from (a chunk) alive.
+ */
+export const COPIED_SUBSTRING = 13;
+
+/** bytes[start, end) decoded as Latin-1: one character per byte, at the same positions. */
+export function latin1(bytes: Buffer, start: number, end: number): string {
+  return (bytes as Slicing).latin1Slice(start, end);
 }
 /** A single line longer than this is not a plot file (and would defeat streaming). */
 export const MAX_LINE_CHARS = 16 << 20;

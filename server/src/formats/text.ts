@@ -5,7 +5,8 @@
 //   6 columns  idx x y z cluster label
 // Every data line must have the column count of the first one (so labels have
 // no spaces); idx is the point key and must be unique.
-import { forEachByteLine, utf8 } from './chunks.ts';
+import { isAscii } from 'node:buffer';
+import { COPIED_SUBSTRING, forEachByteLine, latin1, utf8 } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
 import { parseFloat32, parseIndex, scanEnd, scanFloat32, scanIndex } from './numbers.ts';
 import { inputError, parseClusterKey, titleFromName, type FrameInput, type FrameRead } from './reader.ts';
@@ -33,6 +34,18 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
   let hasCluster = false;
   let hasLabel = false;
 
+  // Short labels are cut from the chunk decoded once as Latin-1 (when it is
+  // ASCII): a JavaScript substring is cheaper than a decoding call per label.
+  // Longer ones are decoded on their own (see COPIED_SUBSTRING).
+  let labelSource: Buffer | null = null;
+  let labelChars: string | null = null;
+  const labelText = (bytes: Buffer, start: number, end: number): string => {
+    if (bytes !== labelSource) {
+      labelSource = bytes;
+      labelChars = isAscii(bytes) ? latin1(bytes, 0, bytes.length) : null;
+    }
+    return labelChars !== null && end - start < COPIED_SUBSTRING ? labelChars.slice(start, end) : utf8(bytes, start, end);
+  };
   const field = (bytes: Buffer, i: number): string => utf8(bytes, bounds[2 * i], bounds[2 * i + 1]);
   const coordinate = (bytes: Buffer, i: number, line: number): number => {
     const value = parseFloat32(bytes, bounds[2 * i], bounds[2 * i + 1]);
@@ -113,7 +126,7 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
       if ((i = nextField(bytes, scanEnd, end)) < 0) return false;
       labelEnd = i;
       while (labelEnd < end && bytes[labelEnd] !== 32 && bytes[labelEnd] !== 9) labelEnd++;
-      label = utf8(bytes, i, labelEnd);
+      label = labelText(bytes, i, labelEnd);
     }
     if (!isLastField(bytes, labelEnd, end)) return false;
     builder.add(hasKey ? key : null, x, y, z, cluster, label, lineNo);

@@ -6,7 +6,8 @@
 // It reads the bytes themselves: only names (once each), the values asked for
 // and wanted text become strings.
 
-import { utf8 } from './chunks.ts';
+import { isAscii } from 'node:buffer';
+import { COPIED_SUBSTRING, latin1, utf8 } from './chunks.ts';
 import { parseFloat32, parseFloat32Text, parseIndex } from './numbers.ts';
 
 export interface XmlHandler {
@@ -25,8 +26,6 @@ const NEED_MORE = -1;
 /** Longest text or tag held while waiting for its end: a bound on memory for non-XML input. */
 const MAX_PENDING_BYTES = 16 << 20;
 const EMPTY = Buffer.alloc(0);
-/** Buffer's own Latin-1 decoding method, which toString() calls after checking its arguments. */
-type Latin1Slicing = Buffer & { latin1Slice(start: number, end: number): string };
 
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const LT = 0;
@@ -90,6 +89,8 @@ export class XmlAttributes {
 /** The character data being reported: a span of the scanner's buffer, decoded when asked for. */
 export class XmlText {
   buf: Buffer = EMPTY;
+  /** buf as a string when it is ASCII (short text is cut from it: cheaper than decoding), else null. */
+  chars: string | null = null;
   start = 0;
   end = 0;
   /** False for CDATA, whose "&" is a character. */
@@ -99,7 +100,9 @@ export class XmlText {
 
   /** The text, entities decoded. */
   string(): string {
-    const raw = utf8(this.buf, this.start, this.end);
+    const chars = this.chars;
+    const short = chars !== null && this.end - this.start < COPIED_SUBSTRING;
+    const raw = short ? chars.slice(this.start, this.end) : utf8(this.buf, this.start, this.end);
     return this.entities ? this.decode(raw) : raw;
   }
 
@@ -112,8 +115,9 @@ export class XmlText {
     return parseIndex(this.buf, this.start, this.end);
   }
 
-  set(buf: Buffer, start: number, end: number, entities: boolean): XmlText {
+  set(buf: Buffer, chars: string | null, start: number, end: number, entities: boolean): XmlText {
     this.buf = buf;
+    this.chars = chars;
     this.start = start;
     this.end = end;
     this.entities = entities;
@@ -129,6 +133,8 @@ export class XmlScanner {
    * over the bytes (or Buffer's indexOf, for the short distances in markup).
    */
   private chars = '';
+  /** True when buf is ASCII: then chars is also its UTF-8 decoding. */
+  private ascii = true;
   private pos = 0;
   /** False until the first bytes have been checked for a byte-order mark. */
   private bomChecked = false;
@@ -166,7 +172,8 @@ export class XmlScanner {
     this.tokenStart = this.pos;
     this.line(); // count the lines of what is dropped
     this.buf = this.pos === this.buf.length ? chunk : Buffer.concat([this.buf.subarray(this.pos), chunk]);
-    this.chars = (this.buf as Latin1Slicing).latin1Slice(0, this.buf.length);
+    this.chars = latin1(this.buf, 0, this.buf.length);
+    this.ascii = isAscii(this.buf);
     this.countedTo = 0;
     this.tokenStart = 0;
     this.pos = 0;
@@ -232,7 +239,7 @@ export class XmlScanner {
       }
     } else if (this.handler.wantText) {
       this.tokenStart = from;
-      this.handler.text(this.text.set(this.buf, from, to, true));
+      this.handler.text(this.text.set(this.buf, this.ascii ? this.chars : null, from, to, true));
     }
   }
 
@@ -273,7 +280,7 @@ export class XmlScanner {
       const close = buf.indexOf(']]>', lt + 9);
       if (close === -1) return NEED_MORE;
       if (this.stack.length === 0) this.fail('malformed_xml', 'CDATA outside the root element', this.line());
-      if (this.handler.wantText) this.handler.text(this.text.set(buf, lt + 9, close, false));
+      if (this.handler.wantText) this.handler.text(this.text.set(buf, this.ascii ? this.chars : null, lt + 9, close, false));
       return close + 3;
     }
     if (sameText(buf, lt + 1, '!DOCTYPE')) {
