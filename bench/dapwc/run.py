@@ -50,25 +50,28 @@ def matrix_path(n):
     return path
 
 
-def measured(command, threads):
+def measured(command, threads, with_cpu=False):
     """Runs a command under /usr/bin/time; returns its last stdout line as JSON and
-    the peak resident memory in bytes."""
+    the peak resident memory in bytes (and, with_cpu, the CPU seconds of it and its
+    children: all ranks)."""
+    # Waiting ranks yield the core (Open MPI spins otherwise).
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-                       OMP_WAIT_POLICY="passive")
-    result = subprocess.run(["/usr/bin/time", "-f", "maxrss_kb %M"] + command, capture_output=True, text=True,
-                            env=environment)
+                       OMP_WAIT_POLICY="passive", OMPI_MCA_mpi_yield_when_idle="1")
+    result = subprocess.run(["/usr/bin/time", "-f", "maxrss_kb %M cpu_s %U %S"] + command, capture_output=True,
+                            text=True, env=environment)
     if result.returncode != 0:
         sys.exit(f"{command[0]} failed: {result.stderr}")
-    rss = [line for line in result.stderr.splitlines() if line.startswith("maxrss_kb")]
-    return json.loads(result.stdout.strip().splitlines()[-1]), int(rss[-1].split()[1]) * 1024
+    usage = [line.split() for line in result.stderr.splitlines() if line.startswith("maxrss_kb")][-1]
+    done, rss = json.loads(result.stdout.strip().splitlines()[-1]), int(usage[1]) * 1024
+    return (done, rss, float(usage[3]) + float(usage[4])) if with_cpu else (done, rss)
 
 
-def run_dapwc(args, n, k, ranks, threads):
+def run_dapwc(args, n, k, ranks, threads, iterations=None, with_cpu=False):
     command = [os.path.join(args.bin, "dapwc_em_bench"), "--distances", matrix_path(n), "--points", str(n),
-               "--clusters", str(k), "--iterations", str(args.iterations)]
+               "--clusters", str(k), "--iterations", str(iterations or args.iterations)]
     if ranks > 1:
         command = [args.mpiexec, "-np", str(ranks)] + MPI_FLAGS + command
-    return measured(command, threads)
+    return measured(command, threads, with_cpu)
 
 
 def run_full(args, n):
@@ -129,9 +132,11 @@ def main():
 
     sizes = [int(s) for s in args.sizes.split(",")]
     cluster_counts = [int(k) for k in args.clusters.split(",")]
+    load_before = os.getloadavg()[0]
     lines = ["## DA-PWC (dapwc)", "",
              f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.node()} "
-             f"({os.cpu_count()} cores, shared with other engineers' builds and tests: figures are noisy, "
+             f"({os.cpu_count()} cores, load average {load_before:.1f} at the start, LOAD_AFTER at the end; "
+             "shared with other engineers' builds and tests: figures are noisy, "
              f"so each is the best of {args.iterations} E/M iterations after a warm-up, mean in brackets). Peer: NumPy E/M step with a float64 "
              "matrix and BLAS GEMM (`bench/dapwc/run.py`), same data, same run, same thread count.", "",
              "| N | K | dapwc s/iter (2 threads) | NumPy s/iter (2 threads) | NumPy / dapwc |",
@@ -156,15 +161,21 @@ def main():
               "NumPy holds the float64 matrix (8) and, while converting, the int16 copy."]
 
     n, k = sizes[-1], cluster_counts[-1]
-    lines += ["", f"Scaling at N = {n}, K = {k} (best s/iter; speed-up against 1 rank × 1 thread):", "",
-              "| ranks × threads | dapwc s/iter | speed-up | NumPy s/iter |", "| --- | --- | --- | --- |"]
+    lines += ["", f"Scaling at N = {n}, K = {k}: best wall s/iter and its speed-up against 1 rank × 1 thread; "
+              "CPU s/iter summed over ranks and threads, from a run of 3I minus a run of I iterations "
+              f"(I = {args.iterations}; cancels loading): equal CPU seconds mean the work is split without "
+              "overhead. 2 × 2 asks for 4 cores on this 2-core machine.", "",
+              "| ranks × threads | dapwc wall s/iter | speed-up | dapwc CPU s/iter | NumPy wall s/iter |",
+              "| --- | --- | --- | --- | --- |"]
     base = None
-    for ranks, threads in ((1, 1), (1, 2), (2, 1)):
-        ours, _ = run_dapwc(args, n, k, ranks, threads)
+    for ranks, threads in ((1, 1), (1, 2), (2, 1), (2, 2)):
+        _, _, cpu_short = run_dapwc(args, n, k, ranks, threads, with_cpu=True)
+        ours, _, cpu_long = run_dapwc(args, n, k, ranks, threads, 3 * args.iterations, with_cpu=True)
         a = ours["best_seconds"]
         base = base or a
         peer = f"{run_numpy(args, n, k, threads)[0]['best_seconds']:.4f}" if ranks == 1 else "–"
-        lines.append(f"| {ranks} × {threads} | {a:.4f} | {base / a:.2f} | {peer} |")
+        lines.append(f"| {ranks} × {threads} | {a:.4f} | {base / a:.2f} | "
+                     f"{(cpu_long - cpu_short) / (2 * args.iterations):.4f} | {peer} |")
         print(lines[-1], flush=True)
 
     if args.full_run:
@@ -178,6 +189,7 @@ def main():
                   f"peak memory {rss / 2**20:.0f} MiB. No peer: NumPy has no DA-PWC."]
         print(lines[-1], flush=True)
 
+    lines[2] = lines[2].replace("LOAD_AFTER", f"{os.getloadavg()[0]:.1f}")
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     with open(RESULTS, "w") as f:
         f.write("\n".join(lines) + "\n")
