@@ -2,7 +2,8 @@
 //   1. overhead: a small sequence-clustering job end to end through the API versus
 //      the same programs run by hand (swg, then damds ∥ dapwc) on the same input;
 //   2. burst: 200 small jobs submitted at once by 10 users → all succeed, none lost
-//      or duplicated; throughput and queue wait.
+//      or duplicated; throughput, queue wait, CPU per job of each process
+//      (BURST_JOBS_PER_USER=2,20 runs a 20-job burst first: the store's CPU per job of both).
 // Run:  bash bench/with-stack.sh node --import tsx bench/gateway/run.ts [results.md]
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
@@ -26,7 +27,8 @@ import type { Client } from '../../server/test/harness.ts';
 const OVERHEAD_RUNS = 5;
 const OVERHEAD_READS = 40;
 const BURST_USERS = 10;
-const BURST_JOBS_PER_USER = Number(process.env.BURST_JOBS_PER_USER ?? 20);
+/** Jobs per user of each burst, e.g. "2,20": a small and a large burst, to see whether a job's cost grows with the jobs stored. */
+const BURST_SIZES = (process.env.BURST_JOBS_PER_USER ?? '20').split(',').map(Number);
 const POLL_MS = 1000;
 const BURST_POLL_MS = 500;
 const WATCH_MS = 5000;
@@ -144,12 +146,32 @@ async function allDone(clients: Client[], count: number): Promise<any[]> {
 }
 
 async function burst(): Promise<string[]> {
-  const total = BURST_USERS * BURST_JOBS_PER_USER;
+  const lines: string[] = [];
+  const storeCpu: number[] = [];
+  for (const perUser of BURST_SIZES) {
+    const one = await burstOf(perUser);
+    lines.push(...one.lines);
+    storeCpu.push(one.storeCpuPerJob);
+  }
+  if (BURST_SIZES.length > 1) {
+    const [small, large] = [0, BURST_SIZES.length - 1];
+    lines.push(
+      `Store CPU per job, ${BURST_USERS * BURST_SIZES[large]!} jobs against ${BURST_USERS * BURST_SIZES[small]!} (same run): ` +
+        `${(storeCpu[large]! * 1000).toFixed(0)} / ${(storeCpu[small]! * 1000).toFixed(0)} ms = ${(storeCpu[large]! / storeCpu[small]!).toFixed(2)}× ` +
+        '(1× when a job costs the store the same however many jobs it holds).',
+      '',
+    );
+  }
+  return lines;
+}
+
+async function burstOf(perUser: number): Promise<{ lines: string[]; storeCpuPerJob: number }> {
+  const total = BURST_USERS * perUser;
   const gw = await Gateway.start({
     kernels: FAKE_KERNELS,
     workers: 2,
     env: { FAKE_KERNEL_SECONDS: '0', HPC_POLL_MS: String(BURST_POLL_MS) },
-    apiEnv: { JOB_MAX_ACTIVE: String(BURST_JOBS_PER_USER) },
+    apiEnv: { JOB_MAX_ACTIVE: String(perUser) },
   });
   try {
     const clients = await Promise.all(Array.from({ length: BURST_USERS }, (_, i) => signedIn(gw.url, `burst${i}`)));
@@ -169,7 +191,7 @@ async function burst(): Promise<string[]> {
     const submitted = await Promise.all(
       clients.map((client) =>
         Promise.all(
-          Array.from({ length: BURST_JOBS_PER_USER }, async () => {
+          Array.from({ length: perUser }, async () => {
             const res = await submit(client, 'sequence-clustering', 'tiny.fasta', fasta);
             if (res.status !== 202) throw new Error(`submit: ${res.status} ${await res.text()}`);
             return { client, id: (await res.json()).id as string };
@@ -178,7 +200,7 @@ async function burst(): Promise<string[]> {
       ),
     );
     const submitSeconds = (performance.now() - t0) / 1000;
-    const jobs = await allDone(clients, BURST_JOBS_PER_USER);
+    const jobs = await allDone(clients, perUser);
     const wall = (performance.now() - t0) / 1000;
     const api = process.cpuUsage(apiBefore);
     const cpu = [...parts.map(([name, ids], i) => [name, cpuSeconds(ids) - cpuBefore[i]!] as const), ['API server + this client', (api.user + api.system) / 1e6] as const];
@@ -190,7 +212,7 @@ async function burst(): Promise<string[]> {
     const waits = jobs.map((j) => j.queueWaitSeconds as number);
     const slotWaits = jobs.flatMap((j) => j.stages).map((s: any) => s.metrics?.queueWaitSeconds).filter((v: any) => typeof v === 'number');
     const span = Math.max(...jobs.map((j) => seconds(j, 'endedAt'))) - Math.min(...jobs.map((j) => seconds(j, 'createdAt')));
-    return [
+    const lines = [
       `## Burst: ${total} jobs by ${BURST_USERS} users at once (local backend, ${os.availableParallelism()} program slots)`,
       '',
       `Tiny sequence-clustering jobs (3 reads; fake kernels with zero run time, so the figures are the gateway's own: three mpirun launches, messages, event log, plot ingest per job); 2 workers, 1 bridge, poll ${BURST_POLL_MS} ms; one user's job list read every ${WATCH_MS / 1000} s.`,
@@ -212,6 +234,7 @@ async function burst(): Promise<string[]> {
         : '**NOT all succeeded exactly once — see the figures above.**',
       '',
     ];
+    return { lines, storeCpuPerJob: cpu[0]![1] / total };
   } finally {
     await gw.close();
   }
