@@ -373,7 +373,8 @@ export class PlotRenderer {
   }
 
   requestRender(): void {
-    if (this.frameRequest !== null) return;
+    // Before the first points there is nothing to draw; the page's background shows instead.
+    if (this.frameRequest !== null || !this.attributes) return;
     this.frameRequest = requestAnimationFrame(() => {
       this.frameRequest = null;
       const start = performance.now();
