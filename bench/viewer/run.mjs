@@ -2,7 +2,7 @@
 // the same run; writes bench/results/viewer.md.
 //   node bench/viewer/run.mjs [--quick]
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
@@ -13,8 +13,9 @@ const out = path.join(root, 'bench/out/viewer');
 const quick = process.argv.includes('--quick');
 const REPEATS = quick ? 1 : 3;
 const SIZES = quick ? [100_000] : [100_000, 1_000_000];
+const TAG = `--wpv-bench-run=${process.pid}`; // tells this run's browser from others on the machine
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
+  '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', TAG];
 
 if (!existsSync(path.join(root, 'client/dist/index.html'))) execFileSync('npm', ['run', 'build', '-w', 'client'], { cwd: root, stdio: 'inherit' });
 mkdirSync(out, { recursive: true });
@@ -23,6 +24,26 @@ await build({ entryPoints: [path.join(import.meta.dirname, 'pickBench.ts')], bun
 const server = await startMockServer([path.join(root, 'client/dist'), path.join(import.meta.dirname, 'pages'), out]);
 const base = `http://127.0.0.1:${server.address().port}`;
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+
+/**
+ * CPU ms used so far by this run's browser and every process under it (renderer, GPU with
+ * SwiftShader's threads, network), from /proc: unlike wall time, not inflated by a busy machine.
+ */
+function browserCpuMs() {
+  const procs = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return [{ pid: Number(pid), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), ours: readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(TAG) }];
+    } catch { return []; } // the process ended meanwhile
+  });
+  const ours = new Set(procs.filter((p) => p.ours).map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) { ours.add(p.pid); grew = true; }
+  }
+  return procs.filter((p) => ours.has(p.pid)).reduce((sum, p) => sum + p.ticks, 0) * 10; // USER_HZ = 100
+}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
@@ -36,9 +57,11 @@ async function withPage(fn) {
 /** Navigation → first frame, with the page's own fetch/decode/upload/draw measures. */
 async function firstFrame(url) {
   return withPage(async (page) => {
+    const cpu0 = browserCpuMs();
     await page.goto(base + url);
     await page.waitForFunction(() => performance.getEntriesByName('wpv:first-frame').length > 0, null, { timeout: 120_000 });
-    return page.evaluate(() => {
+    const cpu = browserCpuMs() - cpu0;
+    const measures = await page.evaluate(() => {
       const m = (name) => performance.getEntriesByName(name)[0]?.duration ?? 0;
       const canvas = document.querySelector('canvas');
       return {
@@ -46,6 +69,7 @@ async function firstFrame(url) {
         canvas: `${canvas.width}×${canvas.height}`,
       };
     });
+    return { ...measures, cpu };
   });
 }
 
@@ -63,7 +87,8 @@ for (const n of SIZES) {
     runs.viewer.push(await firstFrame(`/plots/${plot}`));
   }
   const pick = (list) => list.find((x) => x.total === median(list.map((y) => y.total)));
-  rows.push({ n, floor: pick(runs.floor), viewer: pick(runs.viewer) });
+  const cpu = (list) => median(list.map((x) => x.cpu));
+  rows.push({ n, floor: pick(runs.floor), viewer: pick(runs.viewer), cpu: { floor: cpu(runs.floor), viewer: cpu(runs.viewer) } });
   console.log(n, JSON.stringify(rows.at(-1)));
 }
 
@@ -107,12 +132,14 @@ const lines = [
   '## Navigation → first rendered frame',
   `Floor: \`bench/viewer/pages/floor.html\`, a bare WebGL page that fetches the same positions and draws them as \`gl.POINTS\` (4 px, constant colour, no depth buffer) on a canvas of the viewer's size (drawing buffers: floor ${rows[0].floor.canvas}, viewer ${rows[0].viewer.canvas}). Viewer: \`/plots/{id}\` of the built client (loads the app, plot metadata, positions and cluster keys, builds colour/size/shape/visibility attributes, draws glyph points with depth test). Breakdown in ms from the pages' own \`performance.measure\`s; the upload and draw steps are each waited for with a 1-pixel \`readPixels\`.`,
   '',
-  '| points | page | total ms | fetch | decode | GPU upload | draw | viewer / floor |',
-  '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-  ...rows.flatMap(({ n, floor, viewer }) => [
-    `| ${n.toLocaleString('en')} | floor | ${fmt(floor.total)} | ${fmt(floor.fetch)} | ${fmt(floor.decode)} | ${fmt(floor.upload)} | ${fmt(floor.draw)} | |`,
-    `| ${n.toLocaleString('en')} | viewer | ${fmt(viewer.total)} | ${fmt(viewer.fetch)} | ${fmt(viewer.decode)} | ${fmt(viewer.upload)} | ${fmt(viewer.draw)} | **${(viewer.total / floor.total).toFixed(2)}×** |`,
+  '| points | page | total ms | fetch | decode | GPU upload | draw | viewer / floor | browser CPU ms | viewer / floor (CPU) |',
+  '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...rows.flatMap(({ n, floor, viewer, cpu }) => [
+    `| ${n.toLocaleString('en')} | floor | ${fmt(floor.total)} | ${fmt(floor.fetch)} | ${fmt(floor.decode)} | ${fmt(floor.upload)} | ${fmt(floor.draw)} | | ${fmt(cpu.floor)} | |`,
+    `| ${n.toLocaleString('en')} | viewer | ${fmt(viewer.total)} | ${fmt(viewer.fetch)} | ${fmt(viewer.decode)} | ${fmt(viewer.upload)} | ${fmt(viewer.draw)} | **${(viewer.total / floor.total).toFixed(2)}×** | ${fmt(cpu.viewer)} | ${(cpu.viewer / cpu.floor).toFixed(2)}× |`,
   ]),
+  '',
+  'Browser CPU: CPU time of all the browser\'s processes (renderer, GPU process with SwiftShader\'s threads, network) from navigation to the first frame, median of the runs; a busy machine stretches wall time but hardly this.',
   '',
   '## Frame switches during playback',
   `\`/plots/${series}\` (labels shuffled in every frame, cluster keys changing), played at 20 frames/s for ${playback.seconds} s. Main-thread time of each switch (cluster attributes rebuilt, positions swapped into the GPU buffers, edges, trails, URL scheduling), from \`performance.measure('wpv:frame-switch')\`; the target is ≤ 4 ms.`,
