@@ -72,14 +72,16 @@ function completeUtf8Length(bytes: Buffer): number {
 }
 
 /**
- * forEachLine on the raw bytes: calls `onLine(bytes, start, end, lineNo)` for
- * every line bytes[start, end) of the chunks (a leading byte-order mark
+ * forEachLine on the raw bytes: calls `onLine(bytes, start, end, lineNo, ascii)`
+ * for every line bytes[start, end) of the chunks (a leading byte-order mark
  * dropped, "\r\n" accepted), so that parsers read fields straight from the
- * bytes and decode only what they keep. Returns the number of lines.
+ * bytes and decode only what they keep. `ascii` is `bytes` as a string when
+ * they are ASCII (short strings are cheaper cut from it than decoded), else
+ * null. Returns the number of lines.
  */
 export async function forEachByteLine(
   chunks: AsyncIterable<Buffer>,
-  onLine: (bytes: Buffer, start: number, end: number, lineNo: number) => void,
+  onLine: (bytes: Buffer, start: number, end: number, lineNo: number, ascii: string | null) => void,
   entry?: string,
 ): Promise<number> {
   // The line cut by a chunk end is kept as parts and joined once, with the
@@ -88,25 +90,30 @@ export async function forEachByteLine(
   let carry: Buffer[] = [];
   let carryBytes = 0;
   let lineNo = 0;
-  const emit = (bytes: Buffer, start: number, end: number) => {
+  const emit = (bytes: Buffer, ascii: string | null, start: number, end: number) => {
     if (++lineNo === 1 && end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf) start += 3;
-    onLine(bytes, start, end > start && bytes[end - 1] === 13 ? end - 1 : end, lineNo);
+    onLine(bytes, start, end > start && bytes[end - 1] === 13 ? end - 1 : end, lineNo, ascii);
   };
+  const emitJoined = (bytes: Buffer, end: number) => emit(bytes, isAscii(bytes) ? latin1(bytes, 0, bytes.length) : null, 0, end);
   for await (const chunk of chunks) {
+    // Newlines are searched in the Latin-1 view (one character per byte):
+    // String indexOf costs a fraction of Buffer's for lines this short.
+    const chars = latin1(chunk, 0, chunk.length);
+    const ascii = isAscii(chunk) ? chars : null;
     let start = 0;
-    let nl = chunk.indexOf(10);
+    let nl = chars.indexOf('\n');
     if (carryBytes > 0 && nl !== -1) {
       carry.push(chunk.subarray(0, nl + 1));
-      emit(Buffer.concat(carry), 0, carryBytes + nl);
+      emitJoined(Buffer.concat(carry), carryBytes + nl);
       carry = [];
       carryBytes = 0;
       start = nl + 1;
-      nl = chunk.indexOf(10, start);
+      nl = chars.indexOf('\n', start);
     }
     while (nl !== -1) {
-      emit(chunk, start, nl);
+      emit(chunk, ascii, start, nl);
       start = nl + 1;
-      nl = chunk.indexOf(10, start);
+      nl = chars.indexOf('\n', start);
     }
     if (start < chunk.length) {
       carry.push(chunk.subarray(start));
@@ -119,7 +126,7 @@ export async function forEachByteLine(
       }
     }
   }
-  if (carryBytes > 0) emit(Buffer.concat([...carry, NEWLINE]), 0, carryBytes);
+  if (carryBytes > 0) emitJoined(Buffer.concat([...carry, NEWLINE]), carryBytes);
   return lineNo;
 }
 

@@ -5,8 +5,7 @@
 //   6 columns  idx x y z cluster label
 // Every data line must have the column count of the first one (so labels have
 // no spaces); idx is the point key and must be unique.
-import { isAscii } from 'node:buffer';
-import { COPIED_SUBSTRING, forEachByteLine, latin1, utf8 } from './chunks.ts';
+import { COPIED_SUBSTRING, forEachByteLine, utf8 } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
 import { parseFloat32, parseIndex, scanEnd, scanFloat32, scanIndex } from './numbers.ts';
 import { inputError, parseClusterKey, titleFromName, type FrameInput, type FrameRead } from './reader.ts';
@@ -34,18 +33,11 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
   let hasCluster = false;
   let hasLabel = false;
 
-  // Short labels are cut from the chunk decoded once as Latin-1 (when it is
-  // ASCII): a JavaScript substring is cheaper than a decoding call per label.
-  // Longer ones are decoded on their own (see COPIED_SUBSTRING).
-  let labelSource: Buffer | null = null;
-  let labelChars: string | null = null;
-  const labelText = (bytes: Buffer, start: number, end: number): string => {
-    if (bytes !== labelSource) {
-      labelSource = bytes;
-      labelChars = isAscii(bytes) ? latin1(bytes, 0, bytes.length) : null;
-    }
-    return labelChars !== null && end - start < COPIED_SUBSTRING ? labelChars.slice(start, end) : utf8(bytes, start, end);
-  };
+  // Short labels are cut from the ASCII chunk as a string: a substring is
+  // cheaper than a decoding call. Longer ones are decoded on their own (see
+  // COPIED_SUBSTRING).
+  const labelText = (bytes: Buffer, ascii: string | null, start: number, end: number): string =>
+    ascii !== null && end - start < COPIED_SUBSTRING ? ascii.slice(start, end) : utf8(bytes, start, end);
   const field = (bytes: Buffer, i: number): string => utf8(bytes, bounds[2 * i], bounds[2 * i + 1]);
   const coordinate = (bytes: Buffer, i: number, line: number): number => {
     const value = parseFloat32(bytes, bounds[2 * i], bounds[2 * i + 1]);
@@ -98,7 +90,7 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
    * found; false (nothing added) at anything unusual, which readLine then
    * judges: a wrong column count, a number Number() must read, an error.
    */
-  const readFastLine = (bytes: Buffer, i: number, end: number, lineNo: number): boolean => {
+  const readFastLine = (bytes: Buffer, ascii: string | null, i: number, end: number, lineNo: number): boolean => {
     let key = -1;
     if (hasKey) {
       key = scanIndex(bytes, i, end);
@@ -126,7 +118,7 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
       if ((i = nextField(bytes, scanEnd, end)) < 0) return false;
       labelEnd = i;
       while (labelEnd < end && bytes[labelEnd] !== 32 && bytes[labelEnd] !== 9) labelEnd++;
-      label = labelText(bytes, i, labelEnd);
+      label = labelText(bytes, ascii, i, labelEnd);
     }
     if (!isLastField(bytes, labelEnd, end)) return false;
     builder.add(hasKey ? key : null, x, y, z, cluster, label, lineNo);
@@ -135,11 +127,11 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
 
   const lastLine = await forEachByteLine(
     input.chunks,
-    (bytes, start, end, lineNo) => {
+    (bytes, start, end, lineNo, ascii) => {
       let i = start;
       while (i < end && (bytes[i] === 32 || bytes[i] === 9)) i++;
       if (i === end || bytes[i] === 35 /* # */) return;
-      if (columns === 0 || !readFastLine(bytes, i, end, lineNo)) readLine(bytes, start, end, lineNo);
+      if (columns === 0 || !readFastLine(bytes, ascii, i, end, lineNo)) readLine(bytes, start, end, lineNo);
     },
     input.entry,
   );
