@@ -48,8 +48,10 @@ if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules
 fi
 
 src=stack/ferretdb
-if [[ ! -x "$FERRETDB_BIN" || "$src/main.go" -nt "$FERRETDB_BIN" || "$src/go.sum" -nt "$FERRETDB_BIN" ]]; then
+if [[ ! -x "$FERRETDB_BIN" || -n "$(find "$src" -newer "$FERRETDB_BIN" -print -quit)" ]]; then
   say "building the embedded FerretDB store (first time: about a minute)"
   mkdir -p "$(dirname "$FERRETDB_BIN")"
-  (cd "$src" && go build -trimpath -o "$FERRETDB_BIN" .)
+  # Built beside and renamed: a running store keeps its binary until it restarts.
+  (cd "$src" && go build -trimpath -o "$FERRETDB_BIN.new" .)
+  mv -f "$FERRETDB_BIN.new" "$FERRETDB_BIN"
 fi

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
 )
@@ -48,6 +49,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(os.Stderr, "ferretdb-embedded: listening on %s, data in %s\n", *listen, abs)
+	go indexIDsEvery(ctx, abs, time.Second, logger)
 	if err := db.Run(ctx); err != nil && ctx.Err() == nil {
 		fail("%v", err)
 	}
