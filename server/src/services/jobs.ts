@@ -31,15 +31,13 @@ export class Jobs {
     const file = upload.file;
     if (!file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');
     if (file.bytes === 0) throw new ApiError(400, 'empty_file', 'the file is empty', 'file');
-    if (file.bytes > this.config.maxInputBytes) {
-      throw new ApiError(413, 'too_large', `job inputs are limited to ${this.config.maxInputBytes} bytes`, 'file');
-    }
     const weights = upload.files.weights ?? null;
     if (weights && fields.type !== 'distance-matrix') {
       throw new ApiError(400, 'bad_request', 'only distance-matrix jobs take a "weights" file', 'weights');
     }
-    if (weights && weights.bytes > this.config.maxInputBytes) {
-      throw new ApiError(413, 'too_large', `job inputs are limited to ${this.config.maxInputBytes} bytes`, 'weights');
+    // One limit for all of a job's input files, as the route's Content-Length check has it.
+    if (file.bytes + (weights?.bytes ?? 0) > this.config.maxInputBytes) {
+      throw new ApiError(413, 'too_large', `job inputs (file and weights together) are limited to ${this.config.maxInputBytes} bytes`, weights ? 'weights' : 'file');
     }
     const active = await this.repo.countActive(owner);
     if (active >= this.config.maxActivePerUser) {
