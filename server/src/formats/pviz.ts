@@ -2,6 +2,7 @@
 // edges/edge (see README.md). Other elements are checked for
 // well-formedness and ignored. Edge vertices name point keys; they are resolved
 // to point indices at the end, so edges may come before or after the points.
+import { VIEW_BYTES } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
 import {
   defaultCluster,
@@ -20,7 +21,10 @@ export async function readPvizFrame(input: FrameInput): Promise<FrameRead> {
     throw inputError(input, code, message, line);
   });
   handler.scanner = scanner;
-  for await (const chunk of input.chunks) scanner.feed(chunk);
+  // Fed in slices, as the scanner views what it is fed as a string (see VIEW_BYTES).
+  for await (const chunk of input.chunks) {
+    for (let at = 0; at < chunk.length; at += VIEW_BYTES) scanner.feed(chunk.subarray(at, at + VIEW_BYTES));
+  }
   scanner.end();
   return handler.finish(scanner.line());
 }
