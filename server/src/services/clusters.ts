@@ -5,7 +5,7 @@ import { categoricalColor, matchByLabel, type Cluster, type ClusterCreate, type 
 import type { z } from 'zod';
 import { defaultCluster } from '../formats/reader.ts';
 import { ApiError } from '../http/errors.ts';
-import { frameBlobName, type BlobStore } from '../storage/blobs.ts';
+import { frameBlobName, type BlobInfo, type BlobStore } from '../storage/blobs.ts';
 import type { PlotDoc } from '../storage/documents.ts';
 import { toPlot, type Plots } from './plots.ts';
 
@@ -32,8 +32,8 @@ export class ClusterEditor {
 
   /**
    * Every step leaves a consistent plot: the cluster is declared (count 0) before any point
-   * carries its key; each frame's key blob is replaced whole (new chunks, then the pointer,
-   * then the old chunks go); the counts are stored last. A failure puts the old keys back.
+   * carries its key; each frame's key blob is replaced whole (new chunks, then the pointer);
+   * the counts are stored last; the old chunks go after the reply. A failure puts the old keys back.
    */
   private async createNow(id: string, caller: string, input: z.output<typeof ClusterCreate>): Promise<ClusterCreated> {
     let doc = await this.plots.owned(id, caller);
@@ -58,7 +58,7 @@ export class ClusterEditor {
     doc = await this.plots.saveClusterTable(doc, details);
 
     const byKey = new Map(details.clusters.map((c) => [c.key, c]));
-    const done: { frame: number; moved: number[]; oldKeys: number[] }[] = [];
+    const done: { frame: number; moved: number[]; oldKeys: number[]; replaced: BlobInfo | null }[] = [];
     try {
       for (let frame = 0; frame < doc.frames; frame++) {
         const { keys, labels } = frame === input.frame ? source : await this.readFrame(doc, frame);
@@ -71,19 +71,21 @@ export class ClusterEditor {
           keys[i] = key;
         }
         cluster.count += moved.length;
-        await this.writeKeys(doc, frame, keys);
-        done.push({ frame, moved, oldKeys });
+        const replaced = await this.blobs.replaceBuffer(doc._id, keysBlob(doc, frame), asBytes(keys), BINARY);
+        done.push({ frame, moved, oldKeys, replaced });
       }
     } catch (err) {
-      for (const { frame, moved, oldKeys } of done) {
+      for (const { frame, moved, oldKeys, replaced } of done) {
         const { keys } = await this.readFrame(doc, frame);
         moved.forEach((i, k) => (keys[i] = oldKeys[k]));
-        await this.writeKeys(doc, frame, keys);
+        await this.blobs.putBuffer(doc._id, keysBlob(doc, frame), asBytes(keys), BINARY);
+        if (replaced) await this.blobs.discard(replaced);
       }
       await this.plots.saveClusterTable(doc, { ...details, clusters: before });
       throw err;
     }
     doc = await this.plots.saveClusterTable(doc, details);
+    void this.discardAll(done.flatMap((d) => (d.replaced ? [d.replaced] : [])));
     return { cluster, plot: toPlot(doc, details) };
   }
 
@@ -95,9 +97,13 @@ export class ClusterEditor {
     return { keys, labels: doc.frames > 1 ? await this.plots.labels(doc, frame) : [] };
   }
 
-  private writeKeys(doc: PlotDoc, frame: number, keys: Uint32Array): Promise<void> {
-    const bytes = new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength); // little-endian, as main.ts checks
-    return this.blobs.putBuffer(doc._id, frameBlobName(doc._id, frame, 'clusters'), bytes, 'application/octet-stream');
+  /** Old versions' chunks, unreferenced since the switch: a failure here leaves only garbage. */
+  private async discardAll(versions: BlobInfo[]): Promise<void> {
+    try {
+      for (const version of versions) await this.blobs.discard(version);
+    } catch (err) {
+      console.error('clusters: old key chunks not deleted', err);
+    }
   }
 
   private oneAtATime<T>(id: string, work: () => Promise<T>): Promise<T> {
@@ -108,6 +114,11 @@ export class ClusterEditor {
     return next;
   }
 }
+
+const BINARY = 'application/octet-stream';
+const keysBlob = (doc: PlotDoc, frame: number) => frameBlobName(doc._id, frame, 'clusters');
+/** Uint32 keys as the API's little-endian bytes (main.ts checks the host is little-endian). */
+const asBytes = (keys: Uint32Array) => new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength);
 
 /** Where the chosen points of one frame are in another frame, matched by label (each point once). */
 function matchedPoints(from: readonly string[], to: readonly string[], points: readonly number[]): number[] {

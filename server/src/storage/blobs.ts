@@ -97,15 +97,30 @@ export class BlobStore {
   }
 
   async putBuffer(plotId: string, name: string, data: Uint8Array, contentType: string): Promise<void> {
-    await this.put(plotId, name, contentType, [Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
+    const previous = await this.replaceBuffer(plotId, name, data, contentType);
+    if (previous) await this.discard(previous);
+  }
+
+  /**
+   * Replaces a blob like putBuffer but leaves the old version's chunks to `discard` later:
+   * FerretDB scans the collection for every delete, so a many-blob edit deletes after replying.
+   */
+  replaceBuffer(plotId: string, name: string, data: Uint8Array, contentType: string): Promise<BlobInfo | null> {
+    return this.put(plotId, name, contentType, [Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
+  }
+
+  /** Deletes the chunks of a version no longer current (from replaceBuffer). */
+  discard(previous: BlobInfo): Promise<void> {
+    return this.deleteChunks(previous);
   }
 
   async putFile(plotId: string, name: string, filePath: string, contentType: string): Promise<void> {
-    await this.put(plotId, name, contentType, createReadStream(filePath, { highWaterMark: CHUNK_BYTES }));
+    const previous = await this.put(plotId, name, contentType, createReadStream(filePath, { highWaterMark: CHUNK_BYTES }));
+    if (previous) await this.discard(previous);
   }
 
-  /** Writes the chunks, then the metadata; replacing a blob removes the old chunks after. */
-  private async put(plotId: string, name: string, contentType: string, source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<void> {
+  /** Writes the chunks, then the metadata; returns the replaced version, whose chunks the caller removes after. */
+  private async put(plotId: string, name: string, contentType: string, source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<BlobInfo | null> {
     const previous = await this.meta.findOne({ _id: name });
     const info: BlobInfo = { _id: name, plotId, version: randomBytes(8).toString('hex'), length: 0, chunks: 0, contentType, uploadedAt: new Date() };
     let pending: Buffer[] = [];
@@ -132,7 +147,7 @@ export class BlobStore {
       await this.deleteChunks(info);
       throw err;
     }
-    if (previous) await this.deleteChunks(previous);
+    return previous;
   }
 
   find(name: string): Promise<BlobInfo | null> {
