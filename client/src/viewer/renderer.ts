@@ -412,15 +412,19 @@ export class PlotRenderer {
   /** A PNG of the current view at `scale` × the canvas resolution. */
   screenshot(scale = 1): Promise<Blob> {
     const ratio = this.renderer.getPixelRatio();
-    this.renderer.setPixelRatio(ratio * scale);
-    this.pointMaterial.uniforms.uPixelRatio.value = ratio * scale;
-    this.renderer.setSize(this.canvas.clientWidth, this.canvas.clientHeight, false);
+    const setRatio = (r: number) => {
+      this.renderer.setPixelRatio(r); // resizes the drawing buffer, which clears it
+      this.pointMaterial.uniforms.uPixelRatio.value = r;
+    };
+    if (scale !== 1) setRatio(ratio * scale);
+    this.cancelRender(); // this frame shows every change requested so far
     this.renderer.render(this.scene, this.camera);
     const blob = new Promise<Blob>((resolve, reject) =>
       this.canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('screenshot failed'))), 'image/png'));
-    this.renderer.setPixelRatio(ratio); // back to the canvas's own resolution, cleared
-    this.pointMaterial.uniforms.uPixelRatio.value = ratio;
-    this.requestRender();
+    if (scale !== 1) {
+      setRatio(ratio);
+      this.requestRender();
+    }
     return blob;
   }
 
