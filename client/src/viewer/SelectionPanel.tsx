@@ -46,7 +46,7 @@ function MakeClusterForm({ defaultName, make }: MakeCluster) {
     }}>
       {/* keyed by the default, and reset once a cluster is made: the next name is offered */}
       <input key={defaultName} name="cluster-name" defaultValue={defaultName} aria-label="new cluster name" data-testid="cluster-name" />
-      <button type="submit" disabled={busy} data-testid="make-cluster">Make a cluster from selection</button>
+      <button type="submit" disabled={busy} data-testid="make-cluster">{busy ? 'Making the cluster…' : 'Make a cluster from selection'}</button>
     </form>
   );
 }
