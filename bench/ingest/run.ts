@@ -45,6 +45,7 @@ const rate = (m: Measurement) => Math.round(m.points / (m.wallMs / 1000));
 const cpuRate = (m: Measurement) => Math.round(m.points / (m.cpuMs / 1000));
 const thousands = (n: number) => n.toLocaleString('en-US');
 
+const loadAtStart = loadavg();
 mkdirSync(OUT_DIR, { recursive: true });
 const fileOf = (format: Format, points: number) => join(OUT_DIR, `points_${points}.${format === 'text' ? 'txt' : 'pviz'}`);
 const sizeRows: string[] = [];
@@ -72,18 +73,17 @@ const peerCold = measure(1, 'dom', xml1M);
 const peerWarm = measure(1, 'dom', xml1M, fileOf('pviz', SIZES[0]));
 console.log('dom peer', `${rate(peerCold)} points/s cold, ${rate(peerWarm)} warm`);
 
-const verdict = (format: Format) => {
-  const best = Math.max(rate(cold[format]), rate(warm[format]));
-  return `${best >= TARGETS[format] ? 'met' : 'not met'} on this run (cold ${thousands(rate(cold[format]))}, warm ${thousands(rate(warm[format]))} points/s wall; ${thousands(cpuRate(warm[format]))} points/s of CPU time warm)`;
-};
+// The targets are for a cold parse (a fresh process, as after a deploy or a restart).
+const verdict = (format: Format) =>
+  `${rate(cold[format]) >= TARGETS[format] ? 'met' : 'not met'} cold on this run (cold ${thousands(rate(cold[format]))} points/s wall, ${thousands(cpuRate(cold[format]))} of CPU time; warm ${thousands(rate(warm[format]))} wall)`;
 const peerRow = (name: string, m: Measurement) =>
   `| ${name} | ${thousands(rate(m))} | ${thousands(cpuRate(m))} | ${mib(m.peakRssBytes)} |`;
 
 const report = `# Ingest benchmark
 
 \`npx tsx bench/ingest/run.ts\` — ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0].model}, Node ${process.version}.
-**The machine was shared with other builds and jobs: load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the
-end on ${cpus().length} cores**, so wall-clock rates are far below what an idle machine gives; "points/s (CPU)" divides
+**The machine was shared with other builds and jobs: load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at the
+start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end on ${cpus().length} cores**, so wall-clock rates are far below what an idle machine gives; "points/s (CPU)" divides
 by the process's own CPU time and is the steadier figure. Each parse runs in a fresh process. "Cold": the parse
 is the first thing the process does. "Warm": a 250k-point file of the same format is parsed first, as in a
 server that has already handled uploads. 1M points: median of ${REPEATS_AT_1M} runs.
