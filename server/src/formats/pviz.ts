@@ -17,9 +17,10 @@ import { XmlScanner, type XmlAttributes, type XmlHandler, type XmlText } from '.
 
 export async function readPvizFrame(input: FrameInput): Promise<FrameRead> {
   const handler = new PlotVizHandler(input);
-  const scanner = new XmlScanner(handler, (code, message, line) => {
+  const fail = (code: string, message: string, line: number): never => {
     throw inputError(input, code, message, line);
-  });
+  };
+  const scanner = new XmlScanner(handler, fail, NAMES);
   handler.scanner = scanner;
   // Fed in slices, as the scanner views what it is fed as a string (see VIEW_BYTES).
   for await (const chunk of input.chunks) {
@@ -41,6 +42,10 @@ const TEXT_FIELDS: Record<string, ReadonlySet<string>> = {
   point: new Set(['key', 'clusterkey', 'label']),
   edge: new Set(['key']),
 };
+const NONE: ReadonlySet<string> = new Set();
+/** Every element and attribute name read here, most frequent first (see XmlScanner's knownNames). */
+const NAMES = ['point', 'key', 'clusterkey', 'label', 'location', 'x', 'y', 'z', 'plotviz', 'plot', 'title', 'clusters',
+  'cluster', 'visible', 'size', 'shape', 'color', 'r', 'g', 'b', 'a', 'points', 'edges', 'edge', 'vertices', 'vertex'];
 
 class PlotVizHandler implements XmlHandler {
   wantText = false;
@@ -49,6 +54,7 @@ class PlotVizHandler implements XmlHandler {
   private depth = 0;
   private section = ''; // element under <plotviz>
   private record = ''; // 'title' | 'cluster' | 'point' | 'edge' | '' (ignored)
+  private textFields = NONE; // TEXT_FIELDS of the record
   private recordLine = 0;
   private field = ''; // record field whose text is being collected
   private collected = '';
@@ -91,7 +97,7 @@ class PlotVizHandler implements XmlHandler {
     } else if (depth === 2) {
       this.startRecord(name);
     } else if (depth === 3 && this.record !== '' && this.record !== 'title') {
-      if (TEXT_FIELDS[this.record].has(name)) this.collect(name);
+      if (this.textFields.has(name)) this.collect(name);
       else if (this.record === 'point' && name === 'location') this.readLocation(attributes);
       else if (this.record === 'cluster' && name === 'color') this.color = this.readColor(attributes);
       else if (this.record === 'edge' && name === 'vertices') this.inVertices = true;
@@ -162,6 +168,7 @@ class PlotVizHandler implements XmlHandler {
       : section === 'edges' && name === 'edge' ? 'edge'
       : '';
     if (this.record === '') return;
+    this.textFields = TEXT_FIELDS[this.record] ?? NONE;
     this.recordLine = this.scanner!.line();
     this.key = this.clusterKey = this.label = this.visible = this.size = this.shape = undefined;
     this.hasLocation = false;

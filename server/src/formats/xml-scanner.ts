@@ -150,10 +150,21 @@ export class XmlScanner {
   private readonly found = [-1, -1];
   private rootSeen = false;
 
+  /**
+   * `knownNames`: the element and attribute names the handler compares with.
+   * Interning returns these very strings, so its comparisons are identity
+   * checks rather than character by character.
+   */
   constructor(
     private readonly handler: XmlHandler,
     private readonly fail: XmlFail,
-  ) {}
+    knownNames: readonly string[] = [],
+  ) {
+    for (const name of knownNames) {
+      const slot = internSlot(name.length, name.charCodeAt(0), name.charCodeAt(name.length - 1));
+      this.interned[slot] ??= name;
+    }
+  }
 
   /** 1-based line of the token being reported. */
   line(): number {
@@ -379,7 +390,7 @@ export class XmlScanner {
   private intern(start: number, end: number): string {
     const buf = this.buf;
     const length = end - start;
-    const slot = (length * 31 + buf[start] * 7 + buf[end - 1]) & (INTERN_SLOTS - 1);
+    const slot = internSlot(length, buf[start], buf[end - 1]);
     const known = this.interned[slot];
     if (known !== undefined && known.length === length && sameText(buf, start, known)) return known;
     const name = utf8(buf, start, end);
@@ -405,6 +416,11 @@ function decodeEntity(entity: string): string | undefined {
   if (!(hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) return undefined;
   const code = parseInt(digits, hex ? 16 : 10);
   return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
+}
+
+/** Slot of a name in the intern table, from its length and end characters. */
+function internSlot(length: number, first: number, last: number): number {
+  return (length * 31 + first * 7 + last) & (INTERN_SLOTS - 1);
 }
 
 function skipPast(buf: Buffer, terminator: string, from: number): number {
