@@ -267,6 +267,13 @@ export class XmlScanner {
 
   private readEndTag(lt: number): number {
     const buf = this.buf;
+    // The usual end tag: exactly the name of the open element, then ">".
+    const open = this.stack[this.stack.length - 1];
+    if (open !== undefined && buf[lt + 2 + open.length] === 62 /* > */ && sameText(buf, lt + 2, open)) {
+      this.stack.pop();
+      this.handler.close(open);
+      return lt + 3 + open.length;
+    }
     const gt = this.chars.indexOf('>', lt + 2);
     if (gt === -1) return NEED_MORE;
     const expected = this.stack.pop();
