@@ -81,3 +81,16 @@ test('a large file crosses many read chunks without losing lines', async () => {
   assert.equal(frame.labels[123_457], 'label_123457');
   assert.equal(frame.clusterKeys[123_457], 123_457 % 3);
 });
+
+test('unusual fields read as Number() reads them, and spacing does not matter', async () => {
+  const plot = await parseText('0 0x10 1 2 3 a\n1\t1e1\t+2\t.5\t4294967295\tb  \r\n  2 -0 1E-2 5. 007 é\n3 1.5 2 3 0 c\n');
+  const [frame] = plot.frames;
+  assert.deepEqual(Array.from(frame.positions), [16, 1, 2, 10, 2, 0.5, -0, 0.01, 5, 1.5, 2, 3].map(Math.fround));
+  assert.ok(Object.is(frame.positions[6], -0));
+  assert.deepEqual(Array.from(frame.clusterKeys), [3, 4294967295, 7, 0]);
+  assert.deepEqual(frame.labels, ['a', 'b', 'é', 'c']);
+  await assertInputError(parseText('0 1 2 3 0 a\n1 1.5x 2 3 0 b\n'), { code: 'bad_number', line: 2 });
+  await assertInputError(parseText('0 1 2 3 0 a\n1 1 2 3 4294967296 b\n'), { code: 'bad_cluster_key', line: 2 });
+  await assertInputError(parseText('0 1 2 3 0 a\n1 1 2 3 0\n'), { code: 'column_count', line: 2 });
+  await assertInputError(parseText('0 1 2 3 0 a\n1 1 2 3 0 b c\n'), { code: 'column_count', line: 2 });
+});
