@@ -452,8 +452,11 @@ function nameEnd(buf: Buffer, i: number, limit: number): number {
   return i;
 }
 
-/** True when buf holds the ASCII `text` at `start`. */
+/** True when buf holds `text` at `start` and `text` is ASCII (beyond it, bytes are not characters). */
 function sameText(buf: Buffer, start: number, text: string): boolean {
-  for (let k = 0; k < text.length; k++) if (buf[start + k] !== text.charCodeAt(k)) return false;
+  for (let k = 0; k < text.length; k++) {
+    const code = text.charCodeAt(k);
+    if (code > 127 || buf[start + k] !== code) return false;
+  }
   return true;
 }

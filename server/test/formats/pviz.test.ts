@@ -194,4 +194,9 @@ test('element names beyond ASCII are matched by their characters', async () => {
     code: 'malformed_xml',
     line: 5,
   });
+  // The UTF-8 bytes of "é" are the character codes of "Ã©".
+  await assertInputError(parseXml(`${HEADER}<Ã©>\n</é><points>${point('1', '0')}</points></plotviz>`), {
+    code: 'malformed_xml',
+    line: 5,
+  });
 });
