@@ -1,7 +1,10 @@
 #include "spidal/mpi_env.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 namespace spidal {
 
@@ -45,8 +48,27 @@ RowBlockGather::RowBlockGather(MPI_Comm comm, std::int64_t n, int width) : comm_
 void RowBlockGather::allgather(const double* local, double* full) const {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
-  MPI_Allgatherv(local, counts_[rank], MPI_DOUBLE, full, counts_.data(), displacements_.data(), MPI_DOUBLE,
-                 comm_);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallgatherv(local, counts_[rank], MPI_DOUBLE, full, counts_.data(), displacements_.data(), MPI_DOUBLE, comm_,
+                  &request);
+  wait_yielding(request);
+}
+
+// A blocking MPI wait spins on the shared-memory queues at full speed; on cores
+// shared with other ranks or programs that takes the CPU from the rank being
+// waited for. Polling with growing sleeps (capped at kMaxPollSleep) leaves the
+// core to others at the cost of at most that much latency per collective.
+void wait_yielding(MPI_Request& request) {
+  constexpr auto kFirstPollSleep = std::chrono::microseconds(5);
+  constexpr auto kMaxPollSleep = std::chrono::microseconds(200);
+  auto sleep = kFirstPollSleep;
+  int done = 0;
+  MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  while (!done) {
+    std::this_thread::sleep_for(sleep);
+    sleep = std::min(2 * sleep, kMaxPollSleep);
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  }
 }
 
 }  // namespace spidal

@@ -38,8 +38,13 @@ struct RowBlock {
 // blocks get one extra row.
 RowBlock row_block(std::int64_t n, int parts, int index);
 
+// Waits for a non-blocking MPI operation without spinning: tests it with growing
+// sleeps in between (at most 0.2 ms), so a waiting rank leaves its core to others.
+void wait_yielding(MPI_Request& request);
+
 // Gathers per-rank row blocks of an N×width row-major double matrix into the
-// full matrix on every rank (MPI_Allgatherv with counts precomputed once).
+// full matrix on every rank (MPI_Iallgatherv with counts precomputed once, waited
+// for with wait_yielding).
 class RowBlockGather {
  public:
   RowBlockGather(MPI_Comm comm, std::int64_t n, int width);
