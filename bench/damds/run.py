@@ -131,6 +131,7 @@ def main():
     parser.add_argument("--large", type=int, default=60000, help="N of the large run (0: skip)")
     parser.add_argument("--damds", default=os.path.join(ROOT, "kernels", "build", "bin", "damds"))
     parser.add_argument("--mpiexec", default="mpirun")
+    parser.add_argument("--repeats", type=int, default=3, help="measurements per scaling layout (best kept)")
     args = parser.parse_args()
     os.makedirs(OUT, exist_ok=True)
     sizes = [int(size) for size in args.sizes.split(",")]
@@ -148,12 +149,22 @@ def main():
     bandwidth = {threads: read_bandwidth(max(2 * largest * largest, 256_000_000), threads) for threads in (1, 2)}
     # Per layout a 10- and a 30-iteration run: the wall figures come from the longer
     # one, the CPU seconds per iteration from the difference (cancels the load phase).
+    # The machine is shared, so each layout is measured args.repeats times and the
+    # best wall and the best CPU figure kept (others' work only ever adds time).
     scaling = {}
     for layout in [(1, 1), (1, 2), (2, 1), (2, 2)]:
-        short, long_ = (run_damds(args, largest, iterations, ranks=layout[0], threads=layout[1])
-                        for iterations in (10, 30))
-        long_["cpu_per_iteration"] = (long_["cpu_seconds"] - short["cpu_seconds"]) / 20
-        scaling[layout] = long_
+        best = None
+        for _ in range(args.repeats):
+            short, long_ = (run_damds(args, largest, iterations, ranks=layout[0], threads=layout[1])
+                            for iterations in (10, 30))
+            long_["cpu_per_iteration"] = (long_["cpu_seconds"] - short["cpu_seconds"]) / 20
+            if best is None:
+                best = long_
+            else:
+                for key in ("per_iteration", "pass", "cpu_per_iteration"):
+                    best[key] = min(best[key], long_[key])
+                best["cpu_share"] = max(best["cpu_share"], long_["cpu_share"])
+        scaling[layout] = best
     cpu_per_iteration = scaling[(1, 1)]["cpu_per_iteration"]
     weighted = run_damds(args, largest, args.iterations, weighted=True)
     print(f"bandwidth {bandwidth}, scaling { {k: v['per_iteration'] for k, v in scaling.items()} }, "
@@ -198,8 +209,9 @@ def main():
         f"## Fused pass vs read bandwidth (N = {largest}, {matrix_gb * 1000:.0f} MB of int16 per pass)",
         "",
         "The probe (`bench/damds/read_bandwidth.cpp`) streams a buffer of at least 256 MB as the pass does. "
-        "Wall-clock rates suffer from the other work on the machine; rates per CPU-second do not (the one-thread "
-        "pass figure is the CPU time of a 30- minus a 10-iteration run, divided by 20).",
+        "Wall-clock rates suffer from the other work on the machine, rates per CPU-second less (the one-thread "
+        "pass figure is the CPU time of a 30- minus a 10-iteration run, divided by 20, best of the scaling "
+        "table's measurements).",
         "",
         "| measure | pass GB/s | read GB/s | fraction |",
         "| --- | ---: | ---: | ---: |",
@@ -216,8 +228,8 @@ def main():
         "",
         f"## Scaling (N = {largest}, per Guttman iteration)",
         "",
-        "Wall seconds per iteration (pass + solve, from the program's own timings) and its speed-up over "
-        "1 × 1; CPU seconds per iteration summed over ranks and threads (a 30- minus a 10-iteration run, "
+        f"Best of {args.repeats} measurements per layout. Wall seconds per iteration (pass + solve, from the "
+        "program's own timings) and its speed-up over 1 × 1; CPU seconds per iteration summed over ranks and threads (a 30- minus a 10-iteration run, "
         "divided by 20): equal CPU seconds mean the work is split without overhead. The CPU share is CPU "
         "time / (wall time × cores asked for): below 100% the run waited for cores taken by other work. "
         "2 × 2 asks for 4 cores on this 2-core machine. One Allgatherv per iteration (B(X)X rows and stress "
