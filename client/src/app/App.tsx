@@ -1,18 +1,11 @@
-import { lazy, Suspense, type ComponentType } from 'react';
+import { LibraryPage } from '../library/LibraryPage';
+import { LoginPage } from '../pages/LoginPage';
+import { TokensPage } from '../pages/TokensPage';
+import { JobPage } from '../jobs/JobPage';
+import { JobsListPage } from '../jobs/JobsListPage';
+import { ViewerPage } from '../viewer/ViewerPage';
 import { linkClick, matchRoute, navigate, useLocation } from './router';
 import { SessionProvider, useSession } from './session';
-
-/** A page loaded with its own code chunk: the library does not load three.js, nor the viewer the jobs pages. */
-function page<P extends object>(load: () => Promise<ComponentType<P>>) {
-  return lazy(async () => ({ default: await load() }));
-}
-
-const LibraryPage = page(async () => (await import('../library/LibraryPage')).LibraryPage);
-const LoginPage = page(async () => (await import('../pages/LoginPage')).LoginPage);
-const TokensPage = page(async () => (await import('../pages/TokensPage')).TokensPage);
-const JobPage = page(async () => (await import('../jobs/JobPage')).JobPage);
-const JobsListPage = page(async () => (await import('../jobs/JobsListPage')).JobsListPage);
-const ViewerPage = page(async () => (await import('../viewer/ViewerPage')).ViewerPage);
 
 function NavBar() {
   const { username, logout } = useSession();
@@ -52,9 +45,7 @@ export function App() {
   return (
     <SessionProvider>
       <NavBar />
-      <Suspense fallback={null}>
-        <Page />
-      </Suspense>
+      <Page />
     </SessionProvider>
   );
 }
