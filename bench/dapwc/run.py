@@ -161,7 +161,7 @@ def main():
               "NumPy holds the float64 matrix (8) and, while converting, the int16 copy."]
 
     n, k = sizes[-1], cluster_counts[-1]
-    lines += ["", f"Scaling at N = {n}, K = {k}: best wall s/iter and its speed-up against 1 rank × 1 thread; "
+    lines += ["", f"Scaling at N = {n}, K = {k}, best of 3 measurements per layout: best wall s/iter and its speed-up against 1 rank × 1 thread; "
               "CPU s/iter summed over ranks and threads, from a run of 3I minus a run of I iterations "
               f"(I = {args.iterations}; cancels loading): equal CPU seconds mean the work is split without "
               "overhead. 2 × 2 asks for 4 cores on this 2-core machine.", "",
@@ -169,13 +169,16 @@ def main():
               "| --- | --- | --- | --- | --- |"]
     base = None
     for ranks, threads in ((1, 1), (1, 2), (2, 1), (2, 2)):
-        _, _, cpu_short = run_dapwc(args, n, k, ranks, threads, with_cpu=True)
-        ours, _, cpu_long = run_dapwc(args, n, k, ranks, threads, 3 * args.iterations, with_cpu=True)
-        a = ours["best_seconds"]
+        # The machine is shared: best of 3 (others' work only ever adds time).
+        a, cpu = float("inf"), float("inf")
+        for _ in range(3):
+            _, _, cpu_short = run_dapwc(args, n, k, ranks, threads, with_cpu=True)
+            ours, _, cpu_long = run_dapwc(args, n, k, ranks, threads, 3 * args.iterations, with_cpu=True)
+            a = min(a, ours["best_seconds"])
+            cpu = min(cpu, (cpu_long - cpu_short) / (2 * args.iterations))
         base = base or a
         peer = f"{run_numpy(args, n, k, threads)[0]['best_seconds']:.4f}" if ranks == 1 else "–"
-        lines.append(f"| {ranks} × {threads} | {a:.4f} | {base / a:.2f} | "
-                     f"{(cpu_long - cpu_short) / (2 * args.iterations):.4f} | {peer} |")
+        lines.append(f"| {ranks} × {threads} | {a:.4f} | {base / a:.2f} | {cpu:.4f} | {peer} |")
         print(lines[-1], flush=True)
 
     if args.full_run:
