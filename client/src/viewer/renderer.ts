@@ -30,6 +30,8 @@ export class PlotRenderer {
   private readonly trails: THREE.LineSegments;
   private readonly axes = new THREE.AxesHelper(1);
   private readonly lineMaterial: THREE.ShaderMaterial;
+  /** the user's edges switch; the edges object is shown only when it also has segments */
+  private edgesOn = true;
   private positions: Float32Array = new Float32Array(0);
   private attributes: PointAttributes | null = null;
   private edgeLists: number[][] = [];
@@ -70,7 +72,8 @@ export class PlotRenderer {
     this.edges = new THREE.LineSegments(this.edgeGeometry, this.lineMaterial);
     this.trails = new THREE.LineSegments(this.trailGeometry, this.lineMaterial);
     for (const o of [this.points, this.edges, this.trails]) o.frustumCulled = false; // bounds change every frame
-    this.axes.visible = false;
+    // Drawn only once they have something to show: a first frame of points alone links one program.
+    this.edges.visible = this.trails.visible = this.axes.visible = false;
     this.scene.add(this.points, this.edges, this.trails, this.axes);
     this.controls = this.makeControls();
     this.resizeObserver = new ResizeObserver(() => this.resize());
@@ -196,9 +199,9 @@ export class PlotRenderer {
     }
   }
 
-  /** Compiles the shaders ahead of the first render (while the data is still on its way). */
+  /** Compiles the points' shaders ahead of the first render (while the data is still on its way). */
   precompile(): void {
-    this.renderer.compile(this.scene, this.camera);
+    this.renderer.compile(this.points, this.camera, this.scene);
   }
 
   setBlend(t: number): void {
@@ -223,8 +226,9 @@ export class PlotRenderer {
   }
 
   setEdgesVisible(visible: boolean): void {
-    if (visible === this.edges.visible) return;
-    this.edges.visible = visible;
+    if (visible === this.edgesOn) return;
+    this.edgesOn = visible;
+    this.edges.visible = visible && this.edgeGeometry.index !== null;
     this.requestRender();
   }
 
@@ -240,6 +244,7 @@ export class PlotRenderer {
       }
     this.edgeGeometry.setIndex(index.length ? new THREE.BufferAttribute(new Uint32Array(index), 1) : null);
     this.edgeGeometry.setDrawRange(0, index.length);
+    this.edges.visible = this.edgesOn && index.length > 0;
     if (hadEdges || index.length) this.requestRender();
   }
 
@@ -247,6 +252,7 @@ export class PlotRenderer {
     this.trailGeometry.setAttribute('position', new THREE.BufferAttribute(vertices, 3));
     this.trailGeometry.setAttribute('rgba', new THREE.BufferAttribute(colors, 4, true));
     this.trailGeometry.setDrawRange(0, vertices.length / 3);
+    this.trails.visible = vertices.length > 0;
     this.requestRender();
   }
 
