@@ -118,7 +118,9 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
     align_seconds += aligned - start;
     write_seconds += MPI_Wtime() - aligned;
     std::int64_t batch_cells = aligner.cells(batch);
-    MPI_Allreduce(MPI_IN_PLACE, &batch_cells, 1, MPI_INT64_T, MPI_SUM, mpi.comm());
+    MPI_Request sum = MPI_REQUEST_NULL;
+    MPI_Iallreduce(MPI_IN_PLACE, &batch_cells, 1, MPI_INT64_T, MPI_SUM, mpi.comm(), &sum);
+    spidal::wait_yielding(sum);
     cells_done += batch_cells;
     progress.report("align", spidal::JsonFields()
                                  .add("cells_done", cells_done)
@@ -126,7 +128,9 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
                                  .add("fraction", cells_total > 0 ? static_cast<double>(cells_done) / cells_total : 1.0));
   }
   writer.close();
-  MPI_Barrier(mpi.comm());
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  MPI_Ibarrier(mpi.comm(), &barrier);
+  spidal::wait_yielding(barrier);
 
   if (mpi.is_root()) {
     spidal::AtomicTextOutput labels(settings.output + ".labels");
