@@ -1,5 +1,15 @@
 // AVX-512 instances of the lane kernel (this file is compiled with -mavx512f).
+// The tests build it a second time with SWG_AVX512_ON_SIMDE: the same intrinsics then
+// come from SIMDe's portable AVX-512 under other entry-point names, so this exact code
+// is checked on CPUs without AVX-512 (tests/CMakeLists.txt).
+#ifdef SWG_AVX512_ON_SIMDE
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/x86/avx512.h>
+#define SWG_AVX512_ENTRY(name) name##_simde
+#else
 #include <immintrin.h>
+#define SWG_AVX512_ENTRY(name) name
+#endif
 
 #include "lane_kernel_impl.hpp"
 
@@ -37,7 +47,7 @@ struct Avx512Wide {  // 16 int64 keys in two registers
 
 }  // namespace
 
-void run_narrow_avx512(const LaneGroupJob<NarrowKeys>& job) { run_lane_group<Avx512Narrow>(job); }
-void run_wide_avx512(const LaneGroupJob<WideKeys>& job) { run_lane_group<Avx512Wide>(job); }
+void SWG_AVX512_ENTRY(run_narrow_avx512)(const LaneGroupJob<NarrowKeys>& job) { run_lane_group<Avx512Narrow>(job); }
+void SWG_AVX512_ENTRY(run_wide_avx512)(const LaneGroupJob<WideKeys>& job) { run_lane_group<Avx512Wide>(job); }
 
 }  // namespace swg

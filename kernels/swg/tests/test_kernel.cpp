@@ -7,6 +7,11 @@
 #include "random_sequences.hpp"
 
 namespace swg {
+
+// lane_kernel_avx512.cpp built on SIMDe's portable AVX-512 (tests/CMakeLists.txt).
+void run_narrow_avx512_simde(const LaneGroupJob<NarrowKeys>& job);
+void run_wide_avx512_simde(const LaneGroupJob<WideKeys>& job);
+
 namespace {
 
 using testing::SequenceFactory;
@@ -116,11 +121,15 @@ INSTANTIATE_TEST_SUITE_P(Schemes, ReferenceVersusIndependent,
                          [](const auto& info) { return std::string(info.param.name); });
 
 struct KernelCase {
-  std::string kernel;
+  LaneKernel kernel;
   const char* scheme_name;
   ScoringScheme (*make)();
   bool wide;  // WideKeys with sequences up to 400 long, else NarrowKeys
 };
+
+void PrintTo(const KernelCase& c, std::ostream* out) {
+  *out << c.kernel.name << (c.wide ? " wide " : " narrow ") << c.scheme_name;
+}
 
 class LaneKernelVersusReference : public ::testing::TestWithParam<KernelCase> {};
 
@@ -167,33 +176,76 @@ int check_random_groups(void (*run)(const LaneGroupJob<Keys>&), int lanes, const
 
 TEST_P(LaneKernelVersusReference, RandomGroups) {
   const auto scheme = GetParam().make();
-  const LaneKernel kernel = select_lane_kernel(GetParam().kernel);
+  const LaneKernel& kernel = GetParam().kernel;
   const int pairs = GetParam().wide ? check_random_groups(kernel.run_wide, kernel.lanes, scheme, 400, 12)
                                     : check_random_groups(kernel.run_narrow, kernel.lanes, scheme, 127, 60);
   EXPECT_GT(pairs, GetParam().wide ? 250 : 1000);
 }
 
-std::vector<KernelCase> kernel_cases() {
+std::vector<KernelCase> kernel_cases(const std::vector<LaneKernel>& kernels) {
   std::vector<KernelCase> cases;
-  for (const auto& name : supported_lane_kernels()) {
+  for (const auto& kernel : kernels) {
     for (const bool wide : {false, true}) {
-      cases.push_back({name, "dna", dna, wide});
-      cases.push_back({name, "protein", protein, wide});
+      cases.push_back({kernel, "dna", dna, wide});
+      cases.push_back({kernel, "protein", protein, wide});
     }
   }
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(SupportedKernels, LaneKernelVersusReference, ::testing::ValuesIn(kernel_cases()),
-                         [](const auto& info) {
-                           return info.param.kernel + "_" + (info.param.wide ? "wide_" : "narrow_") +
-                                  info.param.scheme_name;
-                         });
+std::vector<LaneKernel> supported_kernels() {
+  std::vector<LaneKernel> kernels;
+  for (const auto& name : supported_lane_kernels()) kernels.push_back(select_lane_kernel(name));
+  return kernels;
+}
 
-TEST(LaneKernelSelection, RejectsUnknownOrUnsupported) {
+std::string case_name(const ::testing::TestParamInfo<KernelCase>& info) {
+  return info.param.kernel.name + "_" + (info.param.wide ? "wide_" : "narrow_") + info.param.scheme_name;
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedKernels, LaneKernelVersusReference,
+                         ::testing::ValuesIn(kernel_cases(supported_kernels())), case_name);
+
+// The AVX-512 code (16 lanes, int32 and int64 keys) on any CPU, through SIMDe; ctest
+// runs it as its own entry, swg-avx512-simde.
+INSTANTIATE_TEST_SUITE_P(Avx512OnSimde, LaneKernelVersusReference,
+                         ::testing::ValuesIn(kernel_cases(
+                             {{"avx512", kAvx512Lanes, run_narrow_avx512_simde, run_wide_avx512_simde}})),
+                         case_name);
+
+TEST(LaneKernelSelection, RejectsUnknown) {
   EXPECT_THROW(select_lane_kernel("sse9"), std::invalid_argument);
-  EXPECT_EQ(select_lane_kernel("generic").lanes, kGenericLanes);
-  EXPECT_EQ(select_lane_kernel("auto").name, supported_lane_kernels().front());
+}
+
+// Each kernel is selected exactly when the CPU reports its instruction set, and
+// refused with a message naming it otherwise; "auto" takes the widest one present.
+TEST(LaneKernelSelection, FollowsTheCpu) {
+  __builtin_cpu_init();
+  const struct {
+    std::string name;
+    int lanes;
+    bool present;
+  } kernels[] = {{"avx512", kAvx512Lanes, __builtin_cpu_supports("avx512f") != 0},
+                 {"avx2", kAvx2Lanes, __builtin_cpu_supports("avx2") != 0},
+                 {"generic", kGenericLanes, true}};
+  std::vector<std::string> present;
+  for (const auto& kernel : kernels) {
+    if (kernel.present) {
+      present.push_back(kernel.name);
+      const LaneKernel selected = select_lane_kernel(kernel.name);
+      EXPECT_EQ(selected.name, kernel.name);
+      EXPECT_EQ(selected.lanes, kernel.lanes);
+      continue;
+    }
+    try {
+      select_lane_kernel(kernel.name);
+      ADD_FAILURE() << kernel.name << " selected on a CPU without it";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_EQ(std::string(error.what()), "this CPU does not support the " + kernel.name + " kernel");
+    }
+  }
+  EXPECT_EQ(supported_lane_kernels(), present);
+  EXPECT_EQ(select_lane_kernel("auto").name, present.front());
 }
 
 }  // namespace
