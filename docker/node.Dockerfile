@@ -2,7 +2,7 @@
 # The hpc-bridge's local backend runs the kernels with mpirun inside the container.
 FROM debian:bookworm-slim AS kernels
 RUN apt-get update && apt-get install -y --no-install-recommends \
-      cmake g++ make libopenmpi-dev openmpi-bin libgtest-dev python3 && rm -rf /var/lib/apt/lists/*
+      cmake g++ make libopenmpi-dev openmpi-bin libgtest-dev libsimde-dev python3 && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY kernels kernels
 RUN cmake -S kernels -B kernels/build -DCMAKE_BUILD_TYPE=Release -DDAMDS_NATIVE=OFF -DDAPWC_NATIVE=OFF \

@@ -11,6 +11,7 @@ declare -A DEB_CHECK=(
   [openmpi-bin]=/usr/bin/mpirun
   [libopenmpi-dev]=/usr/include/x86_64-linux-gnu/openmpi/mpi.h
   [libgtest-dev]=/usr/include/gtest/gtest.h
+  [libsimde-dev]=/usr/include/simde/x86/avx512.h
   [cmake]=/usr/bin/cmake
   [g++]=/usr/bin/g++
   [chromium]=/usr/bin/chromium
