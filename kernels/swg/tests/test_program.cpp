@@ -132,6 +132,31 @@ TEST(SwgProgram, BadOptionsAreUsageErrors) {
   EXPECT_NE(help.out.find("--gap-extend"), std::string::npos);
 }
 
+// --kernel forces a kernel the CPU has (the read line names it) and refuses, as a
+// usage error naming it, one it lacks (avx512 on CPUs without AVX-512F).
+TEST(SwgProgram, KernelOptionFollowsTheCpu) {
+  TempDir dir;
+  const auto fasta = dir.write("in.fasta", ">a\nACGTACGT\n>b\nACGAACGT\n");
+  __builtin_cpu_init();
+  const std::pair<std::string, bool> kernels[] = {{"avx512", __builtin_cpu_supports("avx512f") != 0},
+                                                  {"avx2", __builtin_cpu_supports("avx2") != 0},
+                                                  {"generic", true}};
+  for (const auto& [name, present] : kernels) {
+    const auto result = run(kSwg + " --input " + fasta + " --output " + dir.file("out.bin") + " --kernel " + name, dir);
+    if (present) {
+      EXPECT_EQ(result.exit_code, 0) << name << ": " << result.err;
+      EXPECT_NE(result.out.find("\"kernel\":\"" + name + "\""), std::string::npos) << result.out;
+    } else {
+      EXPECT_EQ(result.exit_code, 2) << name;
+      EXPECT_NE(result.err.find("--kernel: this CPU does not support the " + name + " kernel"), std::string::npos)
+          << result.err;
+      EXPECT_FALSE(std::filesystem::exists(dir.file("out.bin"))) << name;
+    }
+    std::filesystem::remove(dir.file("out.bin"));
+    std::filesystem::remove(dir.file("out.bin.labels"));
+  }
+}
+
 // Every pair of a DNA set with gapped relatives, short and long, on small ragged
 // tiles and several batches: exactly the reference distances.
 TEST(SwgProgram, DnaMatrixEqualsTheReferenceOnEveryPair) {
