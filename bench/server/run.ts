@@ -2,6 +2,7 @@
 // original WebPlotViz JSON, and 50 concurrent readers. Run:
 //   bash bench/with-stack.sh npx tsx bench/server/run.ts
 import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client, startServer } from '../../server/test/harness.ts';
@@ -66,7 +67,8 @@ const originalJson = JSON.stringify(originalPoints);
 const originalBytes = Buffer.byteLength(originalJson);
 log('## Server: storage, fetch and concurrency');
 log();
-log(`Measured ${new Date().toISOString().slice(0, 10)} on this machine (2 cores), FerretDB (SQLite) store, Node ${process.version}.`);
+const loadAtStart = loadavg().map((x) => x.toFixed(1)).join(' ');
+log(`Measured ${new Date().toISOString().slice(0, 16)}Z on this machine (2 cores), FerretDB (SQLite) store, Node ${process.version}; load average ${loadAtStart} at the start.`);
 log();
 log('### Storage per point (1,000,000 points)');
 log();
@@ -126,6 +128,10 @@ log();
 log('| requests/s | MB/s | p50 ms | p99 ms | errors |');
 log('| --- | --- | --- | --- | --- |');
 log(`| ${result.requests.average.toFixed(0)} | ${(result.throughput.average / 1e6).toFixed(0)} | ${result.latency.p50} | ${result.latency.p99} | ${result.errors + result.non2xx} |`);
+log();
+log('The API server, FerretDB and autocannon share the 2 cores. Each request costs two store lookups by `_id`');
+log('(the plot, the blob\'s current version; the session is remembered for 5 s) and is served from the blob cache;');
+log(`FerretDB's CPU per lookup is the limit. Load average at the end: ${loadavg().map((x) => x.toFixed(1)).join(' ')}.`);
 log();
 await writeFile(path.resolve(import.meta.dirname, '../results/server.md'), lines.join('\n') + '\n');
 await server.close();
