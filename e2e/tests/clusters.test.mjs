@@ -53,6 +53,12 @@ describe('clusters from selections', () => {
     return inside;
   }
 
+  /** The plot's stored thumbnail as base64, or null while there is none. */
+  const thumbnail = (plotId) => page.evaluate(async (id) => {
+    const res = await fetch(`/api/v1/plots/${id}/thumbnail`, { cache: 'no-store' });
+    return res.ok ? btoa(String.fromCharCode(...new Uint8Array(await res.arrayBuffer()))) : null;
+  }, plotId);
+
   const clusterRow = (label) => page.locator('[data-testid=cluster-row]', { has: page.locator('.label', { hasText: new RegExp(`^${label}$`) }) });
   const countOf = async (label) => Number(await clusterRow(label).locator('.count').textContent());
 
@@ -64,6 +70,8 @@ describe('clusters from selections', () => {
       assert.ok(inside.length > 0 && inside.length < GRID.length, `the box holds ${inside.length} points`);
       assert.equal(Number(await page.textContent('[data-testid=selection-count]')), inside.length);
       const before = { 1: await countOf('1'), 2: await countOf('2'), 3: await countOf('3') };
+      await page.waitForFunction(async (id) => (await fetch(`/api/v1/plots/${id}/thumbnail`)).ok, plot.id);
+      const oldThumbnail = await thumbnail(plot.id);
 
       assert.equal(await page.inputValue('[data-testid=cluster-name]'), 'Selection 1');
       await page.fill('[data-testid=cluster-name]', 'middle');
@@ -73,6 +81,11 @@ describe('clusters from selections', () => {
       const moved = (key) => inside.filter((i) => GRID[i].cluster === key).length;
       for (const key of [1, 2, 3]) assert.equal(await countOf(String(key)), before[key] - moved(key));
       assert.equal(await page.inputValue('[data-testid=cluster-name]'), 'Selection 1');
+      // The library's thumbnail is redrawn with the new cluster's colour.
+      for (let waited = 0; (await thumbnail(plot.id)) === oldThumbnail; waited += 200) {
+        assert.ok(waited < 10_000, 'the thumbnail was not refreshed after making a cluster');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
 
       await page.reload();
       await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');

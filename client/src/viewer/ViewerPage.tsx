@@ -231,15 +231,6 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   }, [plotId]);
   useEffect(() => () => playback?.dispose(), [playback]);
 
-  // The owner's first complete view becomes the library thumbnail when there is none yet
-  // (the session may load after the plot, hence an effect rather than a step of the load).
-  const thumbnailDone = useRef(false);
-  useEffect(() => {
-    if (!labelsLoaded || !plot || plot.hasThumbnail || plot.owner !== username || thumbnailDone.current || !rendererRef.current) return;
-    thumbnailDone.current = true;
-    uploadThumbnail(plotId, rendererRef.current).catch((e: unknown) => setNotice(`The thumbnail could not be stored: ${(e as Error).message}`));
-  }, [labelsLoaded, plot, username, plotId]);
-
   // --- view changes pushed to the renderer ---
   useEffect(() => {
     const r = rendererRef.current, f = frameRef.current;
@@ -253,6 +244,16 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   useEffect(() => { if (ready) rendererRef.current?.setMode(view.mode); }, [ready, view.mode]);
   useEffect(() => { if (ready) rendererRef.current?.setEdgesVisible(view.edges); }, [ready, view.edges]);
   useEffect(() => { if (ready) rendererRef.current?.setAxesVisible(view.axes); }, [ready, view.axes]);
+
+  // The owner's first complete view becomes the library thumbnail when there is none yet, or
+  // when a new cluster made it stale (the session may load after the plot, hence an effect;
+  // declared after the renderer's effects so the picture shows this commit's colours).
+  const thumbnailDone = useRef(false);
+  useEffect(() => {
+    if (!labelsLoaded || !plot || plot.hasThumbnail || plot.owner !== username || thumbnailDone.current || !rendererRef.current) return;
+    thumbnailDone.current = true;
+    uploadThumbnail(plotId, rendererRef.current).catch((e: unknown) => setNotice(`The thumbnail could not be stored: ${(e as Error).message}`));
+  }, [labelsLoaded, plot, username, plotId]);
 
   const update = useCallback((patch: Partial<ViewState>) => setView((v) => ({ ...v, ...patch })), []);
 
@@ -294,7 +295,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       const source: FrameKeys = { ...shown, labels: shown.labels ?? [] };
       const cached = Array.from({ length: p.frames }, (_, f) => storeRef.current?.peek(f)).flatMap((d, index) => (d ? [{ ...d, index }] : []));
       assignCluster(cluster.key, points, source, [source, ...cached]);
-      setPlot(p);
+      thumbnailDone.current = false;
+      setPlot({ ...p, hasThumbnail: false }); // the stored thumbnail shows the old clusters
       setClusters(p.clusters);
       setNotice(`Cluster "${cluster.label}" made of ${cluster.count} point(s)${p.frames > 1 ? ' over all frames' : ''}.`);
       return true;
