@@ -177,7 +177,7 @@ async function burstOf(perUser: number): Promise<{ lines: string[]; storeCpuPerJ
     const clients = await Promise.all(Array.from({ length: BURST_USERS }, (_, i) => signedIn(gw.url, `burst${i}`)));
     const fasta = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
     // Where the CPU goes: the store and the broker (their process groups, from scripts/stack.sh), the API (this process), the services.
-    const stack = process.env.WPV_TEST_DIR!;
+    const stack = path.join(process.env.WPV_TEST_DIR!, 'stack');
     const groupOf = (name: string) => Number(readFileSync(path.join(stack, `${name}.pid`), 'utf8'));
     const parts: [string, number[]][] = [
       ['FerretDB (store)', [groupOf('ferretdb')]],

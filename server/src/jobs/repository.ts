@@ -6,19 +6,14 @@
 // is folded from its record, its events (which are also its history) and the
 // progress the bridge records.
 //
-// Every read of a job is by _id: FerretDB (SQLite) pushes only _id equality down
-// to SQL; anything else is filtered document by document (~0.1 ms each). Even an
-// _id lookup scans its table, though, ~5 µs a row: FerretDB 1.24's _id index is on
-// `sjson->"_id"` while its queries say `sjson->'$._id'`, so SQLite never uses it
-// (measured: findOne by _id 1.7 ms CPU at 100 documents, 8.6 ms at 1,500; 15 ms for
-// a miss). So the collections a job reads are split into SHARDS tables by a hash of
-// the job id (of the owner for user lists): a lookup scans 1/SHARDS of the data.
-// Events and records never change, so each process caches them and only probes
-// for the next sequence number of each entity. What must be found by other fields
-// (a user's active jobs, idle jobs) is kept in job_active, which holds only the
-// jobs not yet ended. A user's list is numbered "<owner>/<n>", read newest first.
-import { createHash } from 'node:crypto';
-import { MongoServerError, type Collection, type Db, type Document } from 'mongodb';
+// Every read of a job is by _id: FerretDB (SQLite) answers only _id equality from
+// an index (the one stack/ferretdb adds) and filters anything else document by
+// document (~0.1 ms each). Events and records never change, so each process caches them and
+// only probes for the next sequence number of each entity. What must be found by
+// other fields (a user's active jobs, idle jobs) is kept in job_active, which
+// holds only the jobs not yet ended: its scans do not grow with the jobs ever run.
+// A user's list is numbered "<owner>/<n>" (job_owners), read by _id newest first.
+import { MongoServerError, type Collection } from 'mongodb';
 import {
   ACTIVE_JOB_STATES,
   JOB_MOVES,
@@ -45,56 +40,41 @@ const CACHED_JOBS = 2000;
 /** An active job's touchedAt is rewritten at most this often by one process (one write per event otherwise). */
 const TOUCH_EVERY_MS = 10_000;
 
-const SHARDS = 32;
-
-/** One logical collection stored as SHARDS collections "<name>.<k>", k from a hash of the key. */
-class Sharded<T extends Document> {
-  constructor(
-    private readonly db: Db,
-    private readonly name: string,
-  ) {}
-
-  of(key: string): Collection<T> {
-    return this.db.collection<T>(`${this.name}.${createHash('sha1').update(key).digest().readUInt32BE(0) % SHARDS}`);
-  }
-
-  all(): Collection<T>[] {
-    return Array.from({ length: SHARDS }, (_, k) => this.db.collection<T>(`${this.name}.${k}`));
-  }
-}
-
 export interface JobCollections {
-  db: Db;
+  jobs: Collection<JobRecord>;
+  jobEvents: Collection<JobEvent>;
+  jobTracks: Collection<StageTrack>;
   jobActive: Collection<ActiveJob>;
+  jobOwners: Collection<OwnedJob>;
 }
 
 export class JobRepo {
-  private readonly jobs: Sharded<JobRecord>;
-  private readonly events: Sharded<JobEvent>;
-  private readonly tracks: Sharded<StageTrack>;
+  readonly jobs: Collection<JobRecord>;
+  private readonly events: Collection<JobEvent>;
+  private readonly tracks: Collection<StageTrack>;
   private readonly active: Collection<ActiveJob>;
-  private readonly owned: Sharded<OwnedJob>;
+  private readonly owned: Collection<OwnedJob>;
   /** Per user, a lower bound of the number of jobs submitted (the next free list number). */
   private readonly ownedCount = new Map<string, number>();
   /** Immutable records and events by job id, least recently used first; when this process last touched the job. */
   private readonly cache = new Map<string, { record: JobRecord; events: Map<string, JobEvent[]>; touchedAt: number }>();
 
   constructor(store: JobCollections) {
-    this.jobs = new Sharded(store.db, 'jobs');
-    this.events = new Sharded(store.db, 'job_events');
-    this.tracks = new Sharded(store.db, 'job_tracks');
+    this.jobs = store.jobs;
+    this.events = store.jobEvents;
+    this.tracks = store.jobTracks;
     this.active = store.jobActive;
-    this.owned = new Sharded(store.db, 'job_owners');
+    this.owned = store.jobOwners;
   }
 
   async create(record: JobRecord, reason: string): Promise<void> {
-    await this.jobs.of(record._id).insertOne(record);
-    await this.events.of(record._id).insertOne(event(record._id, JOB, 0, '', 'queued', reason, {}));
+    await this.jobs.insertOne(record);
+    await this.events.insertOne(event(record._id, JOB, 0, '', 'queued', reason, {}));
     await this.active.insertOne({ _id: record._id, owner: record.owner, touchedAt: record.createdAt });
     for (let race = 0; race < MAX_RACES; race++) {
       const n = await this.countOwned(record.owner);
       try {
-        await this.owned.of(record.owner).insertOne({ _id: `${record.owner}/${n}`, jobId: record._id });
+        await this.owned.insertOne({ _id: `${record.owner}/${n}`, jobId: record._id });
         this.ownedCount.set(record.owner, n + 1);
         return;
       } catch (err) {
@@ -109,8 +89,8 @@ export class JobRepo {
   async remove(id: string): Promise<void> {
     this.cache.delete(id);
     await this.active.deleteOne({ _id: id });
-    await this.events.of(id).deleteOne({ _id: `${id}/${JOB}/0` });
-    await this.jobs.of(id).deleteOne({ _id: id });
+    await this.events.deleteOne({ _id: `${id}/${JOB}/0` });
+    await this.jobs.deleteOne({ _id: id });
   }
 
   async get(id: string): Promise<JobDoc | null> {
@@ -120,7 +100,7 @@ export class JobRepo {
     const hpcStages = cached.record.stageOrder.filter((name) => newStages(cached.record.type).stages[name]!.runner === 'hpc');
     const [events, tracks] = await Promise.all([
       Promise.all(entities.map((entity) => this.eventsOf(id, entity))),
-      Promise.all(hpcStages.map((stage) => this.tracks.of(id).findOne({ _id: `${id}/${stage}` }))),
+      Promise.all(hpcStages.map((stage) => this.tracks.findOne({ _id: `${id}/${stage}` }))),
     ]);
     return fold(cached.record, events.flat(), tracks.filter((t): t is StageTrack => t !== null));
   }
@@ -139,14 +119,14 @@ export class JobRepo {
   async listOwned(owner: string, limit = 200): Promise<JobDoc[]> {
     const n = await this.countOwned(owner);
     const numbers = Array.from({ length: Math.min(n, limit) }, (_, i) => n - 1 - i);
-    const entries = await Promise.all(numbers.map((k) => this.owned.of(owner).findOne({ _id: `${owner}/${k}` })));
+    const entries = await Promise.all(numbers.map((k) => this.owned.findOne({ _id: `${owner}/${k}` })));
     return this.getMany(entries.filter((e): e is OwnedJob => e !== null).map((e) => e.jobId));
   }
 
   /** How many jobs the user submitted: the cached count, then probes for any added since. */
   private async countOwned(owner: string): Promise<number> {
     let n = this.ownedCount.get(owner) ?? 0;
-    while (await this.owned.of(owner).findOne({ _id: `${owner}/${n}` }, { projection: { _id: 1 } })) n++;
+    while (await this.owned.findOne({ _id: `${owner}/${n}` }, { projection: { _id: 1 } })) n++;
     this.ownedCount.set(owner, n);
     return n;
   }
@@ -187,7 +167,7 @@ export class JobRepo {
   async track(id: string, stage: StageName, fields: Partial<Pick<StageTrack, 'open' | 'backend'>>): Promise<void> {
     const set: Record<string, unknown> = { ...fields, at: new Date() };
     if (fields.open) Object.assign(set, { progress: null, series: [], backend: null }); // a new attempt starts blank
-    await this.tracks.of(id).updateOne(
+    await this.tracks.updateOne(
       { _id: `${id}/${stage}` },
       { $set: set, $setOnInsert: { jobId: id, stage, version: 0 } as Partial<StageTrack> } as never,
       { upsert: true },
@@ -195,17 +175,12 @@ export class JobRepo {
   }
 
   async setProgress(id: string, stage: StageName, progress: Record<string, unknown>, series: SeriesPoint[]): Promise<void> {
-    await this.tracks.of(id).updateOne({ _id: `${id}/${stage}` }, { $set: { progress, series, at: new Date() }, $inc: { version: 1 } });
+    await this.tracks.updateOne({ _id: `${id}/${stage}` }, { $set: { progress, series, at: new Date() }, $inc: { version: 1 } });
   }
 
   /** Stages the bridge had open: it re-attaches to them at start-up (a scan, once). */
-  async openTracks(): Promise<StageTrack[]> {
-    return (await Promise.all(this.tracks.all().map((shard) => shard.find({ open: true }).toArray()))).flat();
-  }
-
-  /** Every job record (tests: what a refused submission left behind). */
-  async countJobs(): Promise<number> {
-    return (await Promise.all(this.jobs.all().map((shard) => shard.countDocuments()))).reduce((a, b) => a + b, 0);
+  openTracks(): Promise<StageTrack[]> {
+    return this.tracks.find({ open: true }).toArray();
   }
 
   private async last(id: string, entity: string): Promise<JobEvent | null> {
@@ -217,7 +192,7 @@ export class JobRepo {
     if (entry) {
       this.cache.delete(id); // re-inserted below: most recently used last
     } else {
-      const record = await this.jobs.of(id).findOne({ _id: id });
+      const record = await this.jobs.findOne({ _id: id });
       if (!record) return null;
       entry = { record, events: new Map(), touchedAt: 0 };
     }
@@ -233,7 +208,7 @@ export class JobRepo {
     const known = entry.events.get(entity) ?? [];
     let next = (known.at(-1)?.seq ?? (entity === JOB ? -1 : 0)) + 1;
     for (;;) {
-      const found = await this.events.of(id).findOne({ _id: `${id}/${entity}/${next}` });
+      const found = await this.events.findOne({ _id: `${id}/${entity}/${next}` });
       if (!found) break;
       known.push(found);
       next++;
@@ -256,7 +231,7 @@ export class JobRepo {
       if (!allowed(from)) return false;
       const next = event(id, entity, (last?.seq ?? 0) + 1, from, to, reason, data);
       try {
-        await this.events.of(id).insertOne(next);
+        await this.events.insertOne(next);
         const entry = this.cache.get(id);
         entry?.events.get(entity)?.push(next);
         if (entry && +next.at - entry.touchedAt >= TOUCH_EVERY_MS) {

@@ -1,7 +1,7 @@
 // MongoDB connection, collections and the indexes behind every query the API makes.
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { BlobStore } from './blobs.ts';
-import type { ActiveJob } from '../jobs/model.ts';
+import type { ActiveJob, JobEvent, JobRecord, OwnedJob, StageTrack } from '../jobs/model.ts';
 import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, UserDoc } from './documents.ts';
 
 export interface Store {
@@ -13,8 +13,11 @@ export interface Store {
   plots: Collection<PlotDoc>;
   plotDetails: Collection<PlotDetailsDoc>;
   collections: Collection<CollectionDoc>;
-  /** Active jobs; the other job collections are sharded by server/src/jobs/repository.ts. */
+  jobs: Collection<JobRecord>;
+  jobEvents: Collection<JobEvent>;
+  jobTracks: Collection<StageTrack>;
   jobActive: Collection<ActiveJob>;
+  jobOwners: Collection<OwnedJob>;
   blobs: BlobStore;
 }
 
@@ -31,7 +34,11 @@ export async function openStore(uri: string): Promise<Store> {
     plots: db.collection<PlotDoc>('plots'),
     plotDetails: db.collection<PlotDetailsDoc>('plot_details'),
     collections: db.collection<CollectionDoc>('collections'),
+    jobs: db.collection<JobRecord>('jobs'),
+    jobEvents: db.collection<JobEvent>('job_events'),
+    jobTracks: db.collection<StageTrack>('job_tracks'),
     jobActive: db.collection<ActiveJob>('job_active'),
+    jobOwners: db.collection<OwnedJob>('job_owners'),
     blobs: new BlobStore(db),
   };
   await createIndexes(store);
@@ -50,8 +57,9 @@ async function createIndexes(s: Store): Promise<void> {
     s.plots.createIndex({ collection: 1 }),
     s.plots.createIndex({ state: 1, createdAt: 1 }),
     s.collections.createIndex({ owner: 1, name: 1 }),
-    // Jobs are read by _id (events, records, tracks, a user's list); only job_active is scanned.
+    // Jobs are read by _id (events, records, a user's list); only these two are scanned.
     s.jobActive.createIndex({ owner: 1 }),
+    s.jobTracks.createIndex({ open: 1 }),
     s.blobs.createIndexes(),
   ]);
 }

@@ -5,7 +5,6 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { JobRepo } from '../../src/jobs/repository.ts';
 import { Gateway, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
 
 const FASTA = '>s1 first\nACGTACGTAC\n>s2\nACGTTCGTAC\nACG\n>s3\nTTGTACGTAA\n>s4\nACGAACGTAC\n';
@@ -18,8 +17,7 @@ describe('jobs API', () => {
   after(async () => gw?.close());
 
   const nothingQueued = async () => {
-    assert.equal(await new JobRepo(gw.store).countJobs(), 0, 'no job document');
-    assert.equal(await gw.store.jobActive.countDocuments(), 0, 'no active job');
+    assert.equal(await gw.store.jobs.countDocuments(), 0, 'no job document');
     const jobsDir = path.join(gw.env.DATA_DIR!, 'jobs');
     assert.deepEqual(existsSync(jobsDir) ? await readdir(jobsDir) : [], [], 'no job directory');
   };
