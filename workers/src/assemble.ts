@@ -85,12 +85,15 @@ export function plotXml(title: string, labels: string[], points: number[][], clu
   return { xml: out.join('\n'), clusterCount: keys.length };
 }
 
-/** Stores the plot; the orchestrator links it (plotId) when it records the stage's success, or discards it. */
+/**
+ * A job's plot id: a redone assemble (its worker died between the ingest and recording the stage)
+ * finds the plot stored before, or replaces a half-stored one, instead of storing a second.
+ */
+export const jobPlotId = (jobId: string) => `job-${jobId}`;
+
+/** Stores the plot; the orchestrator links it (plotId) when it records the stage's success. */
 export function assembleStage(plots: Plots): WorkerStage {
-  return {
-    run: (job) => assemble(plots, job),
-    discard: (job, { plotId }) => plots.delete(String(plotId), job.owner),
-  };
+  return { run: (job) => assemble(plots, job) };
 }
 
 async function assemble(plots: Plots, job: JobDoc): Promise<{ plotId: string }> {
@@ -108,6 +111,6 @@ async function assemble(plots: Plots, job: JobDoc): Promise<{ plotId: string }> 
     description: `${job.type} job ${job._id}: ${n} points, ${clusterCount} clusters (DA-MDS + DA-PWC)`,
     visibility: 'private',
     tags: ['job', job.type],
-  });
+  }, jobPlotId(job._id));
   return { plotId: plot.id };
 }

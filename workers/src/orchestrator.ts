@@ -14,12 +14,11 @@ import { FILES } from '../../server/src/jobs/workdir.ts';
 
 /**
  * A stage run in this process. `run` throws with the reason on failure; what it
- * returns is recorded with the stage's success. If another run of the same stage
- * (after a crash) recorded its success first, `discard` undoes this run's result.
+ * returns is recorded with the stage's success. A stage may run again after a
+ * crash (even after its first run stored results): `run` must be idempotent.
  */
 export interface WorkerStage {
   run(job: JobDoc): Promise<Record<string, unknown>>;
-  discard?(job: JobDoc, result: Record<string, unknown>): Promise<void>;
 }
 
 /** A worker stage still `running` this long after it started belongs to a dead worker. */
@@ -119,8 +118,7 @@ export class Orchestrator {
       return true;
     }
     const metrics = { queueWaitSeconds: 0, runSeconds: (Date.now() - startedAt) / 1000, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
-    const recorded = await this.repo.moveStage(job._id, name, 'succeeded', 'finished in the worker', { ...result, endedAt: new Date(), metrics, error: null, attempts });
-    if (!recorded) await worker.discard?.(job, result);
+    await this.repo.moveStage(job._id, name, 'succeeded', 'finished in the worker', { ...result, endedAt: new Date(), metrics, error: null, attempts });
     return true;
   }
 

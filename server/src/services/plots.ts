@@ -59,7 +59,16 @@ export class Plots {
     };
   }
 
-  async ingest(owner: string, file: UploadedFile, fields: PlotFields): Promise<PlotCreated> {
+  /**
+   * `id`: a plot id chosen by the caller (a job's plot), which makes the ingest idempotent: a ready
+   * plot of that id is returned as it is, the leftover of an ingest cut short is removed first.
+   */
+  async ingest(owner: string, file: UploadedFile, fields: PlotFields, id?: string): Promise<PlotCreated> {
+    if (id) {
+      const existing = await this.store.plots.findOne({ _id: id });
+      if (existing?.state === 'ready') return { ...toPlot(existing, await this.details(existing)), warnings: [] };
+      if (existing) await this.remove(id);
+    }
     if (fields.collection) await this.requireOwnCollection(owner, fields.collection);
     const format = await sniffFormat(file.path, file.originalName);
     const parsed = await parseFile(file.path, file.originalName, this.parseLimits);
@@ -68,7 +77,7 @@ export class Plots {
     }
     const now = new Date();
     const doc: PlotDoc = {
-      _id: randomBytes(16).toString('base64url'),
+      _id: id ?? randomBytes(16).toString('base64url'),
       state: 'ingesting',
       name: fields.name || parsed.title || file.originalName,
       description: fields.description,

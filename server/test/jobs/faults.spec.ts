@@ -1,10 +1,13 @@
 // Faults with real RabbitMQ, FerretDB and mpirun (fake kernels for timing control):
 // a bridge killed mid-stage, a broker restart, services started before the broker,
-// a worker killed holding a message, a cancel while a program runs, a program
-// exiting non-zero.
+// a worker killed holding a message, an assemble redone after its plot was stored,
+// a cancel while a program runs, a program exiting non-zero.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { assembleStage } from '../../../workers/src/assemble.ts';
+import { JobRepo } from '../../src/jobs/repository.ts';
+import { Plots } from '../../src/services/plots.ts';
 import { Gateway, isTerminal, signedIn, sleep, submit, testBroker, waitForJob } from './gateway.ts';
 
 const FASTA = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
@@ -93,6 +96,25 @@ describe('gateway faults', () => {
     const plots = await client.json('GET', '/plots?scope=mine');
     assert.equal(plots.total, 1, 'one plot');
     assert.equal(plots.items[0].id, job.plotId);
+  });
+
+  test('an assemble redone after its worker died past the ingest links the one plot (or replaces a half-stored one)', async () => {
+    const client = await signedIn(gw.url);
+    const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
+    const done = await waitForJob(client, id, isTerminal);
+    assert.equal(done.state, 'succeeded', done.error);
+    // The redo the orchestrator runs for a stage left `running`: the same stage code on the same job.
+    const assemble = assembleStage(new Plots(gw.store, gw.config.limits));
+    const job = (await new JobRepo(gw.store).get(id))!;
+    assert.deepEqual(await assemble.run(job), { plotId: done.plotId }, 'the stored plot, found again');
+    // A worker killed mid-ingest leaves the plot hidden (`ingesting`): the redo stores it afresh.
+    await gw.store.plots.updateOne({ _id: done.plotId }, { $set: { state: 'ingesting' } });
+    assert.deepEqual(await assemble.run(job), { plotId: done.plotId });
+    const plots = await client.json('GET', '/plots?scope=mine');
+    assert.equal(plots.total, 1, 'one plot');
+    assert.equal(plots.items[0].id, done.plotId);
+    const labels = await client.json('GET', `/plots/${done.plotId}/frames/0/labels`);
+    assert.deepEqual(labels.slice(0, 3), ['a', 'b', 'c'], 'its frames stored again');
   });
 
   test('cancelling a running job kills its process group and stops the pipeline', async () => {
