@@ -243,6 +243,8 @@ async function burstOf(perUser: number): Promise<{ lines: string[]; storeCpuPerJ
 const out = process.argv[2] ?? path.resolve(import.meta.dirname, '../results/gateway.md');
 const sections = process.env.GATEWAY_BENCH ? process.env.GATEWAY_BENCH.split(',') : ['overhead', 'burst'];
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
+const loadAtStart = load();
 const lines = [
   '# Job gateway benchmarks',
   '',
@@ -254,4 +256,5 @@ for (const section of [overhead, burst].filter((f) => sections.includes(f.name))
   console.log(part.join('\n'));
   lines.push(...part);
 }
+lines.push('', `Load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${load()} (2 cores, shared with other work).`, '');
 await writeFile(out, lines.join('\n'));
