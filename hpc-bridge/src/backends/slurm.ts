@@ -56,10 +56,14 @@ export class SlurmBackend implements Backend {
     await run('scancel', [h.id]).catch(() => {});
   }
 
+  /**
+   * Every state, so a job that already ended while no bridge ran (kept by slurmctld for MinJobAge)
+   * is found and collected, not submitted again; the newest of the name is the latest attempt.
+   */
   async find(s: Submission): Promise<string | null> {
-    const { stdout } = await run('squeue', ['--noheader', '--all', `--name=${jobName(s)}`, '--format=%i']);
-    const id = stdout.trim().split('\n')[0]?.trim();
-    return id || null;
+    const { stdout } = await run('squeue', ['--noheader', '--all', '--states=all', `--name=${jobName(s)}`, '--format=%i']);
+    const ids = stdout.split('\n').map((line) => line.trim()).filter(Boolean).map(Number);
+    return ids.length ? String(Math.max(...ids)) : null;
   }
 
   /** The job left squeue (or is finishing) without an exit record yet: ask scontrol why. */

@@ -1,11 +1,16 @@
 // The Slurm backend on a project-local single-node cluster (scripts/slurm.sh):
-// the end-to-end job with the real kernels, and a cancel that reaches scancel.
+// the end-to-end job with the real kernels, a cancel that reaches scancel, and a
+// bridge that died between sbatch and recording the Slurm job id.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FAKE_KERNELS, Gateway, REAL_KERNELS, ROOT, fastaSubset, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
+import { SlurmBackend } from '../../../hpc-bridge/src/backends/slurm.ts';
+import { JobRepo } from '../../src/jobs/repository.ts';
+import { STAGE_FILES, stageDir } from '../../src/jobs/workdir.ts';
+import { FAKE_KERNELS, Gateway, REAL_KERNELS, ROOT, fastaSubset, isTerminal, signedIn, sleep, submit, waitForJob } from './gateway.ts';
 import { checkPlot, READS, SUBSET } from './sequence-plot.ts';
 
 const stateDir = path.join(process.env.WPV_TEST_DIR ?? '/tmp', 'slurm');
@@ -55,6 +60,42 @@ describe('Slurm backend', () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       assert.match(info, /JobState=CANCELLED/);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('a submission the bridge never recorded (it died after sbatch) is found by name: collected once, not resubmitted', async () => {
+    const gw = await Gateway.start({ backend: 'slurm', kernels: FAKE_KERNELS, bridge: false });
+    try {
+      const client = await signedIn(gw.url);
+      const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', '>a\nACGT\n>b\nACGA\n>c\nTTGA\n')).json();
+      await waitForJob(client, id, (j) => j.stages[0].state === 'queued');
+      // What the bridge does up to its crash: open the track, claim the stage, sbatch; no id recorded.
+      const repo = new JobRepo(gw.store);
+      const job = (await repo.get(id))!;
+      const command = job.stages.swg!.command!;
+      await repo.track(id, 'swg', { open: true });
+      assert.ok(await repo.moveStage(id, 'swg', 'running', 'attempt 1 submitted to slurm', { startedAt: new Date(), attempts: 1, exitCode: null }));
+      const dir = stageDir(job.workdir, 'swg');
+      await mkdir(dir, { recursive: true });
+      const slurmId = await new SlurmBackend().submit({ jobId: id, stage: 'swg', dir, command });
+      // It even ends before a bridge comes back: Slurm still knows it (MinJobAge), squeue's default view does not.
+      for (let i = 0; i < 600 && !existsSync(path.join(dir, STAGE_FILES.exit)); i++) await sleep(100);
+      assert.ok(existsSync(path.join(dir, STAGE_FILES.exit)), `Slurm job ${slurmId} did not end`);
+
+      await gw.startBridge();
+      const done = await waitForJob(client, id, isTerminal, 120_000);
+      assert.equal(done.state, 'succeeded', `${done.error}\n${gw.logOf('bridge')}`);
+      const swg = done.stages[0];
+      assert.equal(swg.backendJobId, slurmId, 'the hand-submitted Slurm job was collected');
+      assert.equal(swg.attempts, 1);
+      const named = execFileSync('squeue', ['--noheader', '--all', '--states=all', `--name=wpv-${id}-swg`, '--format=%i'], { encoding: 'utf8' });
+      assert.deepEqual(named.trim().split(/\s+/), [slurmId], 'exactly one Slurm job for the stage');
+      assert.match(gw.logOf('bridge'), new RegExp(`${id}/swg: re-attached to slurm ${slurmId}`));
+      const plots = await client.json('GET', '/plots?scope=mine');
+      assert.equal(plots.total, 1, 'one plot');
+      assert.equal(plots.items[0].id, done.plotId);
     } finally {
       await gw.close();
     }
