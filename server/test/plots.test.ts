@@ -305,6 +305,22 @@ describe('library queries, collections, tags, views and thumbnails', () => {
     assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/views`), {});
   });
 
+  test('simultaneous edits of one plot all stick (renames and saved views are not lost)', async () => {
+    const plot = await created(await alice.upload('c.txt', TEXT5));
+    const edits = [
+      alice.request('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 1, label: 'first' }] }),
+      alice.request('PUT', `/plots/${plot.id}/views/a`, { camera: [1] }),
+      alice.request('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 2, label: 'second' }] }),
+      alice.request('PUT', `/plots/${plot.id}/views/b`, { camera: [2] }),
+      alice.request('PATCH', `/plots/${plot.id}`, { description: 'edited' }),
+    ];
+    for (const res of await Promise.all(edits)) assert.ok(res.ok, `status ${res.status}`);
+    const after = await alice.json('GET', `/plots/${plot.id}`);
+    assert.deepEqual(after.clusters.map((c: { label: string }) => c.label).sort(), ['first', 'second']);
+    assert.equal(after.description, 'edited');
+    assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/views`), { a: { camera: [1] }, b: { camera: [2] } });
+  });
+
   test('thumbnails accept PNG only, within the size limit', async () => {
     const plot = await created(await alice.upload('t.txt', TEXT5));
     assert.equal((await alice.request('GET', `/plots/${plot.id}/thumbnail`)).status, 404);

@@ -17,9 +17,6 @@ interface FrameKeys {
 }
 
 export class ClusterEditor {
-  /** The edit in progress per plot: two edits of one plot would both pick the same new key. */
-  private readonly running = new Map<string, Promise<unknown>>();
-
   constructor(
     private readonly plots: Plots,
     private readonly blobs: BlobStore,
@@ -27,7 +24,8 @@ export class ClusterEditor {
   ) {}
 
   create(id: string, caller: string, input: z.output<typeof ClusterCreate>): Promise<ClusterCreated> {
-    return this.oneAtATime(id, () => this.createNow(id, caller, input));
+    // One edit of a plot at a time: two new clusters would both pick the same key.
+    return this.plots.oneEditAtATime(id, () => this.createNow(id, caller, input));
   }
 
   /**
@@ -104,14 +102,6 @@ export class ClusterEditor {
     } catch (err) {
       console.error('clusters: old key chunks not deleted', err);
     }
-  }
-
-  private oneAtATime<T>(id: string, work: () => Promise<T>): Promise<T> {
-    const next = (this.running.get(id) ?? Promise.resolve()).catch(() => undefined).then(work);
-    this.running.set(id, next);
-    const forget = () => { if (this.running.get(id) === next) this.running.delete(id); };
-    next.then(forget, forget);
-    return next;
   }
 }
 

@@ -45,6 +45,8 @@ const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
 export class Plots {
   private readonly blobs: BlobStore;
   private readonly parseLimits: ParseLimits;
+  /** The detail edit in progress per plot (see oneEditAtATime). */
+  private readonly editing = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly store: Store,
@@ -182,7 +184,27 @@ export class Plots {
     return { items: docs.map(toSummary), page: query.page, pageSize: query.pageSize, total };
   }
 
-  async patch(id: string, caller: string, patch: PlotPatch): Promise<Plot> {
+  /**
+   * Runs the edits of one plot's details one after another. The details are one JSON
+   * document read, changed and written back, and FerretDB does not isolate concurrent
+   * updates: two overlapping edits (a rename and a saved view) would lose one.
+   * One API process serialises its own edits; compose runs one.
+   */
+  oneEditAtATime<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const next = (this.editing.get(id) ?? Promise.resolve()).catch(() => undefined).then(work);
+    this.editing.set(id, next);
+    const forget = () => {
+      if (this.editing.get(id) === next) this.editing.delete(id);
+    };
+    next.then(forget, forget);
+    return next;
+  }
+
+  patch(id: string, caller: string, patch: PlotPatch): Promise<Plot> {
+    return this.oneEditAtATime(id, () => this.patchNow(id, caller, patch));
+  }
+
+  private async patchNow(id: string, caller: string, patch: PlotPatch): Promise<Plot> {
     const doc = await this.owned(id, caller);
     const details = await this.details(doc);
     const { clusters: clusterEdits, tags, collection, ...simple } = patch;
@@ -238,13 +260,15 @@ export class Plots {
     return JSON.parse((await this.blobs.readAll(await this.frameBlob(doc, frame, 'labels'))).toString('utf8'));
   }
 
-  async setView(doc: PlotDoc, name: string, view: unknown | undefined): Promise<boolean> {
-    const details = await this.details(doc);
-    const existed = Object.hasOwn(details.views, name);
-    if (view === undefined) delete details.views[name];
-    else details.views[name] = view;
-    await this.saveDetails(doc._id, details);
-    return existed;
+  setView(doc: PlotDoc, name: string, view: unknown | undefined): Promise<boolean> {
+    return this.oneEditAtATime(doc._id, async () => {
+      const details = await this.details(doc);
+      const existed = Object.hasOwn(details.views, name);
+      if (view === undefined) delete details.views[name];
+      else details.views[name] = view;
+      await this.saveDetails(doc._id, details);
+      return existed;
+    });
   }
 
   async setThumbnail(doc: PlotDoc, png: Buffer): Promise<void> {
