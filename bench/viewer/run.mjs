@@ -11,7 +11,7 @@ import { startMockServer } from './mockApi.mjs';
 const root = path.resolve(import.meta.dirname, '../..');
 const out = path.join(root, 'bench/out/viewer');
 const quick = process.argv.includes('--quick');
-const REPEATS = quick ? 1 : 3;
+const REPEATS = quick ? 1 : 9; // alternating floor and viewer; single runs vary ±20 % on this shared machine
 const SIZES = quick ? [100_000] : [100_000, 1_000_000];
 const TAG = `--wpv-bench-run=${process.pid}`; // tells this run's browser from others on the machine
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
