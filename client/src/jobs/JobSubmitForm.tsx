@@ -1,9 +1,10 @@
 // Submit an analytics job: type, input file (uploaded with real progress), parameters, name.
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { JobType, type JobCreated } from '@wpv/schema';
 import type { z } from 'zod';
 import { jobs } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
+import { UploadProgress, useUpload } from '../pages/UploadProgress';
 import { paramFields, paramsFromInputs, type ParamField } from './paramFields';
 
 const INPUT_HINTS: Record<JobType, { accept: string; text: string }> = {
@@ -17,9 +18,8 @@ export function JobSubmitForm({ onSubmitted }: { onSubmitted: (created: z.infer<
   const [file, setFile] = useState<File | null>(null);
   const [name, setName] = useState('');
   const [inputs, setInputs] = useState<Record<string, string>>({});
-  const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const abortRef = useRef<(() => void) | null>(null);
+  const upload = useUpload();
   const fields = useMemo(() => paramFields(type), [type]);
 
   async function submit() {
@@ -32,16 +32,10 @@ export function JobSubmitForm({ onSubmitted }: { onSubmitted: (created: z.infer<
     form.set('params', JSON.stringify(params));
     form.set('file', file);
     setError(null);
-    setProgress(0);
-    const upload = jobs.submit(form, setProgress);
-    abortRef.current = upload.abort;
     try {
-      onSubmitted(await upload.promise);
+      onSubmitted(await upload.run((onProgress) => jobs.submit(form, onProgress)));
     } catch (e) {
       setError(e);
-    } finally {
-      setProgress(null);
-      abortRef.current = null;
     }
   }
 
@@ -63,11 +57,10 @@ export function JobSubmitForm({ onSubmitted }: { onSubmitted: (created: z.infer<
             onChange={(v) => setInputs((old) => ({ ...old, [f.key]: v }))} />
         ))}
       </fieldset>
-      {progress === null
+      {upload.progress === null
         ? <button type="submit" data-testid="job-submit">Submit</button>
-        : <div className="row"><progress data-testid="job-upload-progress" value={progress} max={1} />
-            {progress < 1 ? `${(progress * 100).toFixed(0)}%` : 'uploaded; the server is checking the input…'}
-            <button type="button" onClick={() => abortRef.current?.()}>Cancel upload</button></div>}
+        : <UploadProgress progress={upload.progress} testId="job-upload-progress"
+            serverStep="uploaded; the server is checking the input…" cancelLabel="Cancel upload" onCancel={upload.abort} />}
       <ErrorMessage error={error} />
     </form>
   );

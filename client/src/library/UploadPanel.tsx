@@ -1,8 +1,9 @@
 // Drag-and-drop or file-picker upload with real (XHR) progress.
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import type { Collection, PlotCreated, Visibility } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
+import { UploadProgress, useUpload } from '../pages/UploadProgress';
 
 export function UploadPanel({ collections, onUploaded }: { collections: Collection[]; onUploaded: (p: PlotCreated) => void }) {
   const [file, setFile] = useState<File | null>(null);
@@ -11,11 +12,10 @@ export function UploadPanel({ collections, onUploaded }: { collections: Collecti
   const [visibility, setVisibility] = useState<Visibility>('private');
   const [collection, setCollection] = useState('');
   const [tags, setTags] = useState('');
-  const [progress, setProgress] = useState<number | null>(null);
   const [warnings, setWarnings] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [dragging, setDragging] = useState(false);
-  const abortRef = useRef<(() => void) | null>(null);
+  const sending = useUpload();
 
   function choose(f: File | undefined) {
     if (!f) return;
@@ -34,20 +34,14 @@ export function UploadPanel({ collections, onUploaded }: { collections: Collecti
     form.set('file', file);
     setError(null);
     setWarnings([]);
-    setProgress(0);
-    const job = plots.upload(form, setProgress);
-    abortRef.current = job.abort;
     try {
-      const created = await job.promise;
+      const created = await sending.run((onProgress) => plots.upload(form, onProgress));
       setWarnings(created.warnings);
       setFile(null);
       setName('');
       onUploaded(created);
     } catch (e) {
       setError(e);
-    } finally {
-      setProgress(null);
-      abortRef.current = null;
     }
   }
 
@@ -75,11 +69,10 @@ export function UploadPanel({ collections, onUploaded }: { collections: Collecti
               {collections.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}</select></label>
             <label>Tags <input placeholder="comma,separated" value={tags} onChange={(e) => setTags(e.target.value)} /></label>
           </div>
-          {progress === null
+          {sending.progress === null
             ? <button type="submit" data-testid="upload-submit">Upload</button>
-            : <div className="row"><progress data-testid="upload-progress" value={progress} max={1} />
-                {progress < 1 ? `${(progress * 100).toFixed(0)}%` : 'uploaded; the server is reading the file…'}
-                <button type="button" onClick={() => abortRef.current?.()}>Cancel</button></div>}
+            : <UploadProgress progress={sending.progress} testId="upload-progress"
+                serverStep="uploaded; the server is reading the file…" cancelLabel="Cancel" onCancel={sending.abort} />}
         </form>
       )}
       <ErrorMessage error={error} />
