@@ -17,10 +17,8 @@ export interface UploadedPart {
 
 export interface Upload {
   fields: Record<string, string>;
-  /** The part named "file". */
-  file: UploadedPart | null;
-  /** Every file part by its field name ("file" included). */
-  files: Record<string, UploadedPart>;
+  /** Every file part by its field name. */
+  files: Partial<Record<string, UploadedPart>>;
   /** Removes the temporary files; call in a finally block. */
   cleanup(): Promise<void>;
 }
@@ -35,7 +33,6 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
   const tmpPaths: string[] = [];
   const upload: Upload = {
     fields: {},
-    file: null,
     files: {},
     cleanup: async () => {
       await Promise.all(tmpPaths.map((p) => rm(p, { force: true })));
@@ -64,7 +61,6 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
     tmpPaths.push(tmpPath);
     const file = { path: tmpPath, originalName: path.basename(info.filename || 'upload'), bytes: 0 };
     upload.files[name] = file;
-    if (name === 'file') upload.file = file;
     stream.on('data', (chunk: Buffer) => (file.bytes += chunk.length));
     stream.on('limit', () => {
       failure ??= new ApiError(413, 'too_large', `the ${name} part is over the ${maxBytes}-byte upload limit`, name);

@@ -33,10 +33,11 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     }
     const upload = await receiveUpload(req, `${config.dataDir}/tmp`, config.limits.uploadBytes);
     try {
-      if (!upload.file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');
-      if (upload.file.bytes === 0) throw new ApiError(400, 'empty_file', 'the file is empty', 'file');
+      const { file } = upload.files;
+      if (!file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');
+      if (file.bytes === 0) throw new ApiError(400, 'empty_file', 'the file is empty', 'file');
       const fields = PlotUploadFields.parse({ ...upload.fields, tags: parseTags(upload.fields.tags) });
-      res.status(201).json(await plots.ingest(userOf(req), upload.file, fields));
+      res.status(201).json(await plots.ingest(userOf(req), file, fields));
     } finally {
       await upload.cleanup();
     }

@@ -28,7 +28,7 @@ export class Jobs {
   async submit(owner: string, upload: Upload): Promise<{ id: string }> {
     const fields = JobSubmitFields.parse(upload.fields);
     const params = parseParams(fields.type, fields.params);
-    const file = upload.file;
+    const file = upload.files.file;
     if (!file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');
     if (file.bytes === 0) throw new ApiError(400, 'empty_file', 'the file is empty', 'file');
     const weights = upload.files.weights ?? null;

@@ -103,7 +103,7 @@ export class BlobStore {
 
   /**
    * Replaces a blob like putBuffer but leaves the old version's chunks to `discard` later:
-   * FerretDB scans the collection for every delete, so a many-blob edit deletes after replying.
+   * an edit that replaces many blobs (a cluster over every frame) deletes after replying.
    */
   replaceBuffer(plotId: string, name: string, data: Uint8Array, contentType: string): Promise<BlobInfo | null> {
     return this.put(plotId, name, contentType, [Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
