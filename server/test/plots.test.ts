@@ -163,6 +163,17 @@ describe('round trip', () => {
     assert.deepEqual(strip(second.clusters), strip(first.clusters));
   });
 
+  test('text labels with spaces survive upload, PlotViz export and re-upload', async () => {
+    const labels = ['Homo sapiens', 'Mus  musculus\tB6', 'A & B <c> "d"', 'été  ünï'];
+    const text = labels.map((label, i) => `${i} ${i} 0 0 1 ${label}  \n`).join('');
+    const plot = await created(await alice.upload('species.txt', text));
+    assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/frames/0/labels`), labels);
+    const xml = Buffer.from(await bytes(await alice.request('GET', `/plots/${plot.id}/export?format=pviz`)));
+    assert.match(xml.toString(), /<label>A &amp; B &lt;c&gt; &quot;d&quot;<\/label>/);
+    const again = await created(await alice.upload('species.pviz', xml));
+    assert.deepEqual(await alice.json('GET', `/plots/${again.id}/frames/0/labels`), labels);
+  });
+
   test('format=original returns the uploaded bytes', async () => {
     const plot = await created(await alice.upload('points.txt', TEXT5));
     const res = await alice.request('GET', `/plots/${plot.id}/export?format=original`);

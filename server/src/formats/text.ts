@@ -2,15 +2,18 @@
 //   3 columns  x y z
 //   4 columns  idx x y cluster          (2D, z = 0)
 //   5 columns  idx x y z cluster        (DA-MDS output)
-//   6 columns  idx x y z cluster label
-// Every data line must have the column count of the first one (so labels have
-// no spaces); idx is the point key and must be unique.
+//   6+ columns idx x y z cluster label  (the label is the rest of the line)
+// The first data line sets the layout. The label is everything after the fifth
+// field, trimmed, its inner spaces and tabs kept as written; every other layout
+// needs the exact column count of the first line. idx is the point key and
+// must be unique.
 import { COPIED_SUBSTRING, forEachByteLine, utf8 } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
 import { parseFloat32, parseIndex, scanEnd, scanFloat32, scanIndex } from './numbers.ts';
 import { inputError, parseClusterKey, titleFromName, type FrameInput, type FrameRead } from './reader.ts';
 
-const MAX_COLUMNS = 6;
+/** Columns of the labelled layout, the widest: a label may span more fields. */
+const LABELLED = 6;
 
 /** Column positions of each layout: [idx, x, y, z, cluster, label]; -1 when absent. */
 const LAYOUTS: Record<number, readonly number[]> = {
@@ -22,9 +25,10 @@ const LAYOUTS: Record<number, readonly number[]> = {
 
 export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
   const builder = new FrameBuilder(input);
-  // Field i of the current line is bytes[bounds[2i], bounds[2i+1]): only the
-  // label and the fields named in errors become strings.
-  const bounds = new Int32Array(MAX_COLUMNS * 2);
+  // Field i of the current line is bytes[bounds[2i], bounds[2i+1]) (the first
+  // six; a label runs on to the line end): only the label and the fields named
+  // in errors become strings.
+  const bounds = new Int32Array(LABELLED * 2);
   let columns = 0;
   let layout: readonly number[] = LAYOUTS[3];
   // The fields the layout has, for the fast path.
@@ -51,13 +55,15 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
   const readLine = (bytes: Buffer, start: number, end: number, lineNo: number): void => {
     const count = splitWhitespace(bytes, start, end, bounds);
     if (columns === 0) {
-      if (LAYOUTS[count] === undefined) {
-        throw inputError(input, 'column_count', `expected 3 to 6 columns, found ${count}`, lineNo);
+      if (count < 3) {
+        throw inputError(input, 'column_count', `expected 3 or more columns, found ${count}`, lineNo);
       }
-      columns = count;
-      layout = LAYOUTS[count];
+      columns = Math.min(count, LABELLED);
+      layout = LAYOUTS[columns];
       [hasKey, , , hasZ, hasCluster, hasLabel] = layout.map((column) => column >= 0);
-    } else if (count !== columns) {
+    } else if (hasLabel && count < LABELLED) {
+      throw inputError(input, 'column_count', `expected 5 columns and a label like the first line, found ${count} columns`, lineNo);
+    } else if (!hasLabel && count !== columns) {
       throw inputError(input, 'column_count', `expected ${columns} columns like the first line, found ${count}`, lineNo);
     }
     const [idx, xi, yi, zi, ci, li] = layout;
@@ -80,7 +86,7 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
       coordinate(bytes, yi, lineNo),
       zi >= 0 ? coordinate(bytes, zi, lineNo) : 0,
       cluster,
-      li >= 0 ? field(bytes, li) : '',
+      li >= 0 ? utf8(bytes, bounds[2 * li], labelEnd(bytes, bounds[2 * li], end)) : '',
       lineNo,
     );
   };
@@ -113,14 +119,10 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
       if (cluster < 0 || cluster > 0xffffffff) return false;
     }
     let label = '';
-    let labelEnd = scanEnd;
     if (hasLabel) {
       if ((i = nextField(bytes, scanEnd, end)) < 0) return false;
-      labelEnd = i;
-      while (labelEnd < end && bytes[labelEnd] !== 32 && bytes[labelEnd] !== 9) labelEnd++;
-      label = labelText(bytes, ascii, i, labelEnd);
-    }
-    if (!isLastField(bytes, labelEnd, end)) return false;
+      label = labelText(bytes, ascii, i, labelEnd(bytes, i, end));
+    } else if (!isLastField(bytes, scanEnd, end)) return false;
     builder.add(hasKey ? key : null, x, y, z, cluster, label, lineNo);
     return true;
   };
@@ -170,6 +172,12 @@ function nextField(bytes: Buffer, stop: number, end: number): number {
   let i = stop;
   while (i < end && (bytes[i] === 32 || bytes[i] === 9)) i++;
   return i === stop || i === end ? -1 : i;
+}
+
+/** End of the label starting at bytes[start]: the line end, less trailing blanks. */
+function labelEnd(bytes: Buffer, start: number, end: number): number {
+  while (end > start && (bytes[end - 1] === 32 || bytes[end - 1] === 9)) end--;
+  return end;
 }
 
 /** True when only blanks follow the last field, ending at bytes[stop]. */

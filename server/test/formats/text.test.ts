@@ -92,5 +92,36 @@ test('unusual fields read as Number() reads them, and spacing does not matter', 
   await assertInputError(parseText('0 1 2 3 0 a\n1 1.5x 2 3 0 b\n'), { code: 'bad_number', line: 2 });
   await assertInputError(parseText('0 1 2 3 0 a\n1 1 2 3 4294967296 b\n'), { code: 'bad_cluster_key', line: 2 });
   await assertInputError(parseText('0 1 2 3 0 a\n1 1 2 3 0\n'), { code: 'column_count', line: 2 });
-  await assertInputError(parseText('0 1 2 3 0 a\n1 1 2 3 0 b c\n'), { code: 'column_count', line: 2 });
+});
+
+test('labels are the rest of the line: inner spaces and tabs kept, ends trimmed', async () => {
+  const plot = await parseText(
+    '0 1 2 3 0 Homo sapiens\n' +
+      '1\t1\t2\t3\t0\tMus  musculus\tstrain\tB6\n' +
+      '2 1 2 3 0   Danio rerio  \t \r\n' +
+      '3 1 2 3 0 a\n' +
+      '4 1 2 3 0 Saccharomyces cerevisiae S288C, a label longer than a copied substring\n' +
+      '5 0x1 2 3 0 read by the slow path\n',
+  );
+  assert.deepEqual(plot.frames[0].labels, [
+    'Homo sapiens',
+    'Mus  musculus\tstrain\tB6',
+    'Danio rerio',
+    'a',
+    'Saccharomyces cerevisiae S288C, a label longer than a copied substring',
+    'read by the slow path',
+  ]);
+  assert.deepEqual(Array.from(plot.frames[0].positions.subarray(15)), [1, 2, 3]);
+});
+
+test('unicode labels with spaces', async () => {
+  const plot = await parseText('0 1 2 3 0 Drosophila mélanogaster\n1 1 2 3 0 大肠 杆菌  K-12\n2 1 2 3 0 ok\n');
+  assert.deepEqual(plot.frames[0].labels, ['Drosophila mélanogaster', '大肠 杆菌  K-12', 'ok']);
+});
+
+test('a labelled file needs a label on every line; other layouts keep their column count', async () => {
+  await assertInputError(parseText('0 1 2 3 0 Homo sapiens\n1 1 2 3 0 b\n# c\n2 1 2 3 0\n'), { code: 'column_count', line: 4 });
+  await assertInputError(parseText('0 1 2 3 0 Homo sapiens\n1 1 2 3 0 \t \n'), { code: 'column_count', line: 2 });
+  await assertInputError(parseText('0 1 2 3 0\n1 1 2 3 0 Homo sapiens\n'), { code: 'column_count', line: 2 });
+  await assertInputError(parseText('1 2 3\n4 5 6 7 8 9\n'), { code: 'column_count', line: 2 });
 });
