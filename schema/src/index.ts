@@ -1,6 +1,7 @@
 // The REST API v1 contract, written once: the server validates requests and
 // builds its OpenAPI document from these schemas; the client parses replies.
 import { z } from 'zod';
+import { BASE64 } from './selectionMask.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -134,7 +135,7 @@ export const PlotPatch = z
   .strict();
 export type PlotPatch = z.infer<typeof PlotPatch>;
 
-/** A new cluster made of points chosen in the viewer (POST /plots/{id}/clusters). */
+/** A new cluster made of points chosen in the viewer (POST /plots/{id}/clusters): `points` or `mask`. */
 export const ClusterCreate = z
   .object({
     label: z.string().trim().min(1).max(200),
@@ -142,10 +143,21 @@ export const ClusterCreate = z
       .array(z.number().int().min(0))
       .min(1)
       .refine((points) => new Set(points).size === points.length, 'an index is listed twice')
-      .describe('indices of the points in `frame`'),
-    frame: z.number().int().min(0).default(0).describe('the frame the indices refer to'),
+      .optional()
+      .describe('indices of the points in `frame` (a large selection is shorter as `mask`)'),
+    mask: z
+      .string()
+      .regex(BASE64, 'not base64')
+      .optional()
+      .describe(
+        'the points of `frame` as a base64 bitset, instead of `points`: bit i of byte i>>3 (least significant bit first) ' +
+          'is point i; exactly ceil(points in the frame / 8) bytes, spare bits zero (1,000,000 points: 166,668 characters)',
+      ),
+    frame: z.number().int().min(0).default(0).describe('the frame `points` or `mask` refer to'),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.points !== undefined || c.mask !== undefined, { path: ['points'], message: 'give the indices in `points` or a bitset in `mask`' })
+  .refine((c) => c.points === undefined || c.mask === undefined, { path: ['mask'], message: 'give either `points` or `mask`, not both' });
 export type ClusterCreate = z.input<typeof ClusterCreate>;
 
 export const ClusterCreated = z.object({
@@ -195,6 +207,7 @@ export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
 export const Health = z.object({ mongo: z.string(), amqp: z.string() });
 export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } from './palette.ts';
 export { matchByLabel } from './labels.ts';
+export { decodeSelectionMask, encodeSelectionMask, SelectionMaskError } from './selectionMask.ts';
 
 // ---------------------------------------------------------------------------
 // Analytics job gateway (issue 4): job submission parameters and job documents.

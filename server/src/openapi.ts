@@ -35,13 +35,14 @@ const ops: Record<string, Record<string, Op>> = {
     post: {
       summary: 'Make a cluster of chosen points (owner)',
       description:
-        'The points (indices in `frame`) move into a new cluster: key one above the largest, a colour of the categorical ' +
+        'The points of `frame`, given as `points` (indices) or `mask` (a base64 bitset), move into a new cluster: key one above the largest, a colour of the categorical ' +
         'palette, disc glyph, size 1. In a time series the cluster follows its points through every frame: in the other ' +
         'frames, the points with the same labels move too (the point at the same index when its label is the same, else ' +
         'the first point with that label; an unlabelled point only at its own index). Counts are ' +
         'updated; a cluster left without points stays in the table with count 0. The frames\' cluster keys are replaced ' +
-        'whole and get a new ETag. 400 names the field at fault (an index out of range or listed twice). ' +
-        'The request body is limited to 1 MB of JSON (about 130,000 indices).',
+        'whole and get a new ETag. 400 names the field at fault (an index out of range or listed twice, a mask of another ' +
+        'length than the frame\'s, both or neither of `points` and `mask`). The request body is limited to 1 MB of JSON: ' +
+        'about 130,000 indices, or a mask of up to 6,000,000 points.',
       auth: true,
       body: api.ClusterCreate,
       ok: [201, api.ClusterCreated],

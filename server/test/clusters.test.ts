@@ -1,7 +1,7 @@
 // POST /plots/{id}/clusters: a cluster made of chosen points, against the real store.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { categoricalColor } from '@wpv/schema';
+import { categoricalColor, encodeSelectionMask } from '@wpv/schema';
 import { Client, bytes, startServer, type TestServer } from './harness.ts';
 
 let server: TestServer;
@@ -140,6 +140,49 @@ describe('making a cluster from chosen points', () => {
   });
 });
 
+describe('choosing the points with a mask', () => {
+  test('a base64 bitset over the frame chooses the same points as their indices', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    // Points 0, 2 and 3: bits 0, 2 and 3 of the one byte, 0b1101.
+    const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'masked', mask: 'DQ==' }, 201);
+    assert.deepEqual(countsOf(made.plot), { '1': 1, '2': 1, '3': 1, masked: 3 });
+    assert.deepEqual(await keysOf(plot.id), [4, 1, 4, 4, 2, 3]);
+  });
+
+  test('175,000 of 200,000 points, past what indices fit in a request body', async () => {
+    const count = 200_000;
+    const plot = await upload(alice, 'large.txt', Array.from({ length: count }, (_, i) => `${i} ${i} 0 0 ${1 + (i % 3)}\n`).join(''));
+    const stays = (i: number) => i % 8 === 0;
+    const chosen = Array.from({ length: count }, (_, i) => i).filter((i) => !stays(i));
+    assert.equal(chosen.length, 175_000);
+    await expectError(await alice.request('POST', `/plots/${plot.id}/clusters`, { label: 'as indices', points: chosen }), 413);
+
+    const mask = encodeSelectionMask(chosen, count);
+    const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'seven in eight', mask }, 201);
+    const expected = Uint32Array.from({ length: count }, (_, i) => (stays(i) ? 1 + (i % 3) : 4));
+    const left = (key: number) => expected.filter((k) => k === key).length;
+    assert.deepEqual(countsOf(made.plot), { '1': left(1), '2': left(2), '3': left(3), 'seven in eight': 175_000 });
+    assert.deepEqual(uints(await bytes(await alice.request('GET', `/plots/${plot.id}/frames/0/clusters`))), expected);
+  });
+
+  test('bad masks answer 400 naming the field and change nothing', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    const post = (body: unknown) => alice.request('POST', `/plots/${plot.id}/clusters`, body);
+    await expectError(await post({ label: 'x', mask: 'AQI=' }), 400, 'mask'); // 2 bytes for 6 points
+    await expectError(await post({ label: 'x', mask: '' }), 400, 'mask');
+    await expectError(await post({ label: 'x', mask: 'AQ' }), 400, 'mask'); // unpadded
+    await expectError(await post({ label: 'x', mask: 'A$==' }), 400, 'mask');
+    await expectError(await post({ label: 'x', mask: 5 }), 400, 'mask');
+    await expectError(await post({ label: 'x', mask: 'QA==' }), 400, 'mask'); // bit 6: a seventh point
+    await expectError(await post({ label: 'x', mask: 'AA==' }), 400, 'mask'); // no point
+    await expectError(await post({ label: 'x', points: [0], mask: 'AQ==' }), 400, 'mask');
+    await expectError(await post({ label: 'x' }), 400, 'points');
+    const reloaded = await alice.json('GET', `/plots/${plot.id}`);
+    assert.deepEqual(reloaded.clusters, plot.clusters);
+    assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 3]);
+  });
+});
+
 describe('in a time series', () => {
   test('the cluster follows its points by label through every frame', async () => {
     // Frame 1 lists the points in another order; frame 2 lacks "b" and has a newcomer "z".
@@ -157,6 +200,16 @@ describe('in a time series', () => {
     assert.deepEqual(await keysOf(plot.id, 0), [1, 3, 3, 2]);
     assert.deepEqual(await keysOf(plot.id, 1), [2, 3, 3, 1]);
     assert.deepEqual(await keysOf(plot.id, 2), [1, 2, 3, 2]);
+  });
+
+  test('a mask chooses in its frame and the cluster follows by label', async () => {
+    const zip = await zipOf({ '1.txt': '0 0 0 0 1 a\n1 1 0 0 1 b\n2 2 0 0 1 c\n', '2.txt': '0 0 1 0 1 c\n1 1 1 0 1 b\n2 2 1 0 1 a\n' });
+    const plot = await upload(alice, 'series.zip', zip);
+    // Points 0 and 1 of frame 1: "c" and "b".
+    const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'b and c', mask: 'Aw==', frame: 1 }, 201);
+    assert.equal(made.cluster.count, 4);
+    assert.deepEqual(await keysOf(plot.id, 0), [1, 2, 2]);
+    assert.deepEqual(await keysOf(plot.id, 1), [2, 2, 1]);
   });
 
   test('a repeated label: the point at the same index when it is there, else the first with the label', async () => {

@@ -1,7 +1,9 @@
 // New clusters made from points chosen in the viewer. The points' cluster keys are rewritten
 // in every frame they appear in (a time series matches points across frames by label), and
 // the plot's cluster table gains the cluster while the clusters the points left lose them.
-import { categoricalColor, matchByLabel, type Cluster, type ClusterCreate, type ClusterCreated } from '@wpv/schema';
+import {
+  categoricalColor, decodeSelectionMask, matchByLabel, SelectionMaskError, type Cluster, type ClusterCreate, type ClusterCreated,
+} from '@wpv/schema';
 import type { z } from 'zod';
 import { defaultCluster } from '../formats/reader.ts';
 import { ApiError } from '../http/errors.ts';
@@ -44,10 +46,7 @@ export class ClusterEditor {
     if (key > MAX_KEY) throw new ApiError(422, 'too_many_clusters', 'no cluster key is left above the largest one');
 
     const source = await this.readFrame(doc, input.frame);
-    const outside = input.points.find((i) => i >= source.keys.length);
-    if (outside !== undefined) {
-      throw new ApiError(400, 'bad_request', `points: index ${outside} is out of range (frame ${input.frame} has ${source.keys.length} points)`, 'points');
-    }
+    const chosen = chosenPoints(input, source.keys.length);
 
     const { label, shape, size, visible } = defaultCluster(key, input.label);
     const cluster: Cluster = { key, label, color: categoricalColor(details.clusters.length), shape, size, visible, count: 0 };
@@ -56,11 +55,11 @@ export class ClusterEditor {
     doc = await this.plots.saveClusterTable(doc, details);
 
     const byKey = new Map(details.clusters.map((c) => [c.key, c]));
-    const done: { frame: number; moved: number[]; oldKeys: number[]; replaced: BlobInfo | null }[] = [];
+    const done: { frame: number; moved: readonly number[]; oldKeys: number[]; replaced: BlobInfo | null }[] = [];
     try {
       for (let frame = 0; frame < doc.frames; frame++) {
         const { keys, labels } = frame === input.frame ? source : await this.readFrame(doc, frame);
-        const moved = frame === input.frame ? input.points : matchedPoints(source.labels, labels, input.points);
+        const moved = frame === input.frame ? chosen : matchedPoints(source.labels, labels, chosen);
         if (!moved.length) continue;
         const oldKeys = moved.map((i) => keys[i]);
         for (const i of moved) {
@@ -109,6 +108,26 @@ const BINARY = 'application/octet-stream';
 const keysBlob = (doc: PlotDoc, frame: number) => frameBlobName(doc._id, frame, 'clusters');
 /** Uint32 keys as the API's little-endian bytes (main.ts checks the host is little-endian). */
 const asBytes = (keys: Uint32Array) => new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength);
+
+/** The indices of `frame` a request chooses, given as indices or as a mask over its `count` points. */
+function chosenPoints({ points, mask, frame }: z.output<typeof ClusterCreate>, count: number): readonly number[] {
+  if (points) {
+    const outside = points.find((i) => i >= count);
+    if (outside !== undefined) {
+      throw new ApiError(400, 'bad_request', `points: index ${outside} is out of range (frame ${frame} has ${count} points)`, 'points');
+    }
+    return points;
+  }
+  const invalid = (message: string) => new ApiError(400, 'bad_request', `mask: ${message} (frame ${frame})`, 'mask');
+  let chosen: number[];
+  try {
+    chosen = decodeSelectionMask(mask!, count); // the schema lets through exactly one of points and mask
+  } catch (err) {
+    throw err instanceof SelectionMaskError ? invalid(err.message) : err;
+  }
+  if (!chosen.length) throw invalid('no point is selected');
+  return chosen;
+}
 
 /** Where the chosen points of one frame are in another frame, matched by label (each point once). */
 function matchedPoints(from: readonly string[], to: readonly string[], points: readonly number[]): number[] {
