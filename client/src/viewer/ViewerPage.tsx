@@ -289,9 +289,10 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   async function makeCluster(label: string): Promise<boolean> {
     const shown = frameRef.current;
     if (!shown) return false;
-    const points = view.selection.filter((i) => i < shown.clusters.length);
+    const pointCount = shown.clusters.length;
+    const points = view.selection.filter((i) => i < pointCount);
     try {
-      const { cluster, plot: p } = await plots.createCluster(plotId, { label, points, frame: shown.index });
+      const { cluster, plot: p } = await plots.createCluster(plotId, { label, frame: shown.index, points, pointCount });
       const source: FrameKeys = { ...shown, labels: shown.labels ?? [] };
       const cached = Array.from({ length: p.frames }, (_, f) => storeRef.current?.peek(f)).flatMap((d, index) => (d ? [{ ...d, index }] : []));
       assignCluster(cluster.key, points, source, [source, ...cached]);
