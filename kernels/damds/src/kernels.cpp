@@ -61,12 +61,13 @@ RowTerms row_terms(const std::int16_t* distance, const std::int16_t* weight, con
 }
 
 template <int L, bool Weighted>
-void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
-                  std::vector<double>& row_stress) {
+void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
   const std::int64_t n = rows.n;
   const std::int64_t row_count = rows.block.rows();
   const double* axes[kMaxDimension] = {};
   for (int k = 0; k < L; ++k) axes[k] = x.axis(k);
+  std::vector<double> row_stress(static_cast<std::size_t>(row_count));
+  double* bx = out.bx();
 
 #pragma omp parallel for schedule(dynamic, 8)
   for (std::int64_t local_row = 0; local_row < row_count; ++local_row) {
@@ -77,9 +78,10 @@ void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std
     for (int k = 0; k < L; ++k) xi[k] = axes[k][i];
     const RowTerms terms = row_terms<L, Weighted>(distance, weight, axes, xi, shift, n);
     // (B X)_i = Σ_j c_ij (x_i − x_j).
-    for (int k = 0; k < L; ++k) bx[local_row * L + k] = xi[k] * terms.coefficient_sum - terms.weighted[k];
+    for (int k = 0; k < L; ++k) bx[i * L + k] = xi[k] * terms.coefficient_sum - terms.weighted[k];
     row_stress[local_row] = terms.stress;
   }
+  for (const double value : row_stress) out.stress() += value;  // in row order
 }
 
 // Columns per single-precision accumulation block in the (V + I)·p product.
@@ -149,25 +151,22 @@ void Coordinates::assign_rows(const std::vector<double>& points) {
 
 bool avx2_supported() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 
-void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
-                  std::vector<double>& row_stress) {
+void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
   static const bool use_avx2 = avx2_supported();
   if (use_avx2) {
-    guttman_pass_avx2(rows, x, shift, bx, row_stress);
+    guttman_pass_avx2(rows, x, shift, out);
   } else {
-    guttman_pass_reference(rows, x, shift, bx, row_stress);
+    guttman_pass_reference(rows, x, shift, out);
   }
 }
 
-void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
-                            std::vector<double>& row_stress) {
-  bx.resize(static_cast<std::size_t>(rows.block.rows()) * x.dim);
-  row_stress.resize(static_cast<std::size_t>(rows.block.rows()));
+void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
+  out.reset(rows.n, x.dim);
   with_dimension(x.dim, [&]<int L>() {
     if (rows.weighted()) {
-      guttman_rows<L, true>(rows, x, shift, bx, row_stress);
+      guttman_rows<L, true>(rows, x, shift, out);
     } else {
-      guttman_rows<L, false>(rows, x, shift, bx, row_stress);
+      guttman_rows<L, false>(rows, x, shift, out);
     }
   });
 }

@@ -25,21 +25,36 @@ struct Coordinates {
   void assign_rows(const std::vector<double>& points);
 };
 
-// Fused Guttman pass at temperature shift s = T·√(2L): for every local row i writes
-// (B(X)·X)_i into bx (rows × dim, row-major) and the row's un-normalised stress
-// Σ_j w_ij (δ̂_ij − d_ij)² into row_stress. Each row is computed by one thread, so
-// the results do not depend on the thread count. Rows as load_local_rows makes
-// them: without weights no distance is missing (weights are synthesised then),
-// with weights the missing pairs have weight 0.
+// What the fused Guttman pass adds up over the pairs it is given: (B(X)·X)_j for
+// every point j and the un-normalised stress Σ w_ij (δ̂_ij − d_ij)² over ordered
+// pairs. Each rank's pass covers a share of the pairs; the element-wise sum over
+// all ranks (one Allreduce) is the whole matrix's B(X)X and stress.
+struct PassSums {
+  std::vector<double> values;  // n × dim of B(X)X (row-major), then the stress
+
+  void reset(std::int64_t n, int dim) { values.assign(static_cast<std::size_t>(n) * dim + 1, 0.0); }
+  double* bx() { return values.data(); }
+  const double* bx() const { return values.data(); }
+  double& stress() { return values.back(); }
+  double stress() const { return values.back(); }
+};
+
+// Fused Guttman pass at temperature shift s = T·√(2L) over this rank's rows,
+// never building a dense B: (B X)_i = Σ_j c_ij (x_i − x_j) with c_ij = w_ij δ̂_ij / d_ij.
+// Rows as load_local_rows makes them: without weights no distance is missing
+// (weights are synthesised then), with weights the missing pairs have weight 0.
 // Runs guttman_pass_avx2 when the CPU has AVX2 and FMA, the reference otherwise.
-void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
-                  std::vector<double>& row_stress);
-// Portable double precision (sqrt and division): the reference of the tests.
-void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
-                            std::vector<double>& row_stress);
-// Single precision in AVX2 + FMA (kernels_avx2.cpp, sums in double per 1024 columns).
-void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
-                       std::vector<double>& row_stress);
+void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out);
+// Portable double precision (sqrt and division), row by row over the whole of every
+// local row: the definition the tests hold the fast pass to.
+void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out);
+// Single precision in AVX2 + FMA (kernels_avx2.cpp). The matrix is symmetric, so it
+// visits each unordered pair once, from the row whose circular upper half holds it
+// (row i: columns i+1 … i+⌊(n−1)/2⌋ mod n, and i + n/2 for i < n/2 when n is even),
+// and adds the pair's term to both points: half the reads and arithmetic of a
+// row-by-row pass. Sums go to double per 512 columns and, per thread, per point;
+// the result depends on the thread and rank count only through rounding.
+void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out);
 bool avx2_supported();
 
 // Σ_j w_ij of each local row (the diagonal of V).

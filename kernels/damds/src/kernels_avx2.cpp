@@ -1,18 +1,24 @@
 // The fused Guttman pass in AVX2 + FMA single precision (this file alone is compiled
 // with -mavx2 -mfma; guttman_pass calls it only when the CPU has both).
 //
-// The pass is compute-bound, so the loop is cut to the fewest multiply-class
-// operations (the FMA pipes are the bottleneck):
+// B(X) is symmetric, so each unordered pair is visited once, from the row whose
+// circular upper half holds it, and its term goes to both points (with opposite
+// signs): half the int16 reads and half the arithmetic of a row-by-row pass.
+// The pass is compute-bound: multiplies, FMAs and rsqrt share two of the four vector
+// pipes (Zen 3, AVX2) and set its pace, so the loop is cut to the fewest of them:
 // - coordinates are pre-scaled to half the stored distance unit (x·32767/2), so the
 //   target δ̂ = stored − shift needs no multiply and the Newton step for 1/d needs no
 //   constant ½: with q = (d/2)², r ≈ rsqrt(q), t = q·r, u = 3 − t·r gives
 //   d = t·u and 4/d = r·u;
-// - (B X)_i = Σ_j c_ij (x_i − x_j) reuses the differences already formed for d;
+// - c_ij (x_i − x_j) reuses the differences already formed for d;
 // - the clamps are integer operations on the float bits (max(v, +0) is a signed
-//   integer max; q > cut-off an integer compare), off the FMA pipes;
-// - rows in groups sweep the columns in blocks, so each block of coordinates is
-//   read from L1 by every row of the group; float sums go to double per block.
+//   integer max; q > cut-off an integer compare), off the multiply pipes;
+// - rows in groups sweep the columns in blocks, so a block of coordinates and of the
+//   columns' sums stays in L1 for every row of the group; float sums go to double
+//   per block.
 #include <immintrin.h>
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cstring>
@@ -26,9 +32,10 @@ namespace {
 
 constexpr float kHalfUnit = static_cast<float>(spidal::kMatrixScale / 2.0);
 // Columns per float accumulation block: short enough for accurate float sums, small
-// enough that L axes of a block (L · 4 KB) stay in L1 for the whole row group.
-constexpr std::int64_t kBlock = 1024;
-constexpr std::int64_t kRowGroup = 8;
+// enough that L axes of a block's coordinates and column sums (2 · L · 2 KB) stay in
+// L1 for the whole row group.
+constexpr std::int64_t kBlock = 512;
+constexpr std::int64_t kRowGroup = 16;
 // d > 1e-10 (the original's cut-off) in these units: (d / 2)² > this.
 constexpr float kMinHalfSquared = static_cast<float>((1e-10 * spidal::kMatrixScale / 2.0) *
                                                      (1e-10 * spidal::kMatrixScale / 2.0));
@@ -63,8 +70,13 @@ struct EightColumns {
     }
   }
 
-  // Columns j..j+7: distances, weights (if any) and L axes of coordinates.
-  inline void add(const std::int16_t* distance, const std::int16_t* weight, const float* const* axes) {
+  // Columns j..j+7 (at `at` from the given starts): distances, weights (if any), L axes
+  // of coordinates and L axes of the columns' own sums, which take each pair's term
+  // with the opposite sign.
+  inline void add(const std::int16_t* distance, const std::int16_t* weight, const float* const* axes,
+                  float* const* column_sums, std::int64_t at) {
+    distance += at;
+    if constexpr (Weighted) weight += at;
     const __m256i zero_bits = _mm256_setzero_si256();
     // δ̂ = max(stored − shift, +0), a signed integer max on the float bits.
     const __m256 target = _mm256_castsi256_ps(
@@ -72,7 +84,7 @@ struct EightColumns {
     __m256 difference[L];
     __m256 q;
     for (int k = 0; k < L; ++k) {
-      difference[k] = _mm256_sub_ps(xi[k], _mm256_loadu_ps(axes[k]));
+      difference[k] = _mm256_sub_ps(xi[k], _mm256_loadu_ps(axes[k] + at));
       q = k == 0 ? _mm256_mul_ps(difference[k], difference[k]) : _mm256_fmadd_ps(difference[k], difference[k], q);
     }
     // r = rsqrt(q), zeroed for coincident points (q ≥ +0, so an integer compare works).
@@ -91,7 +103,11 @@ struct EightColumns {
     } else {
       stress = _mm256_fmadd_ps(error, error, stress);
     }
-    for (int k = 0; k < L; ++k) weighted[k] = _mm256_fmadd_ps(coefficient, difference[k], weighted[k]);
+    for (int k = 0; k < L; ++k) {
+      weighted[k] = _mm256_fmadd_ps(coefficient, difference[k], weighted[k]);
+      float* sums = column_sums[k] + at;
+      _mm256_storeu_ps(sums, _mm256_fnmadd_ps(coefficient, difference[k], _mm256_loadu_ps(sums)));
+    }
   }
 
   void flush(RowSums& sums) {
@@ -104,80 +120,194 @@ struct EightColumns {
   }
 };
 
+// One thread's share of a pass: per point (index v in [0, 2n), point v mod n) the
+// sums Σ 4c(x_i − x_j) of its row terms and the column terms of the pairs it
+// appears in, axis by axis, and the stress of the pairs visited.
+template <int L>
+struct ThreadSums {
+  double* points;  // L axes × 2n
+  std::int64_t stride;
+  double stress = 0.0;
+  double* axis(int k) { return points + k * stride; }
+};
+
 template <int L, bool Weighted>
-void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
-                  std::vector<double>& row_stress) {
+class HalfPass {
+ public:
+  HalfPass(const LocalRows& rows, const Coordinates& x, double shift)
+      : rows_(rows), n_(rows.n), half_((rows.n - 1) / 2), shift_(static_cast<float>(shift * spidal::kMatrixScale)),
+        scaled_(static_cast<std::size_t>(L) * 2 * rows.n) {
+    // Coordinates twice over, so that a row's half (which may run past n) is one range.
+    for (int k = 0; k < L; ++k) {
+      for (std::int64_t j = 0; j < n_; ++j) {
+        const float value = static_cast<float>(x.axis(k)[j] * kHalfUnit);
+        scaled_[k * 2 * n_ + j] = value;
+        scaled_[k * 2 * n_ + n_ + j] = value;
+      }
+    }
+  }
+
+  // Row i's pairs are the columns v in [i + 1, end(i)).
+  std::int64_t end(std::int64_t i) const { return i + 1 + half_ + (n_ % 2 == 0 && i < n_ / 2 ? 1 : 0); }
+
+  // The rows [first, last) of this rank, grouped so that each column block is read
+  // from L1 by every row of a group.
+  void run_group(std::int64_t first, std::int64_t last, ThreadSums<L>& out, std::vector<float>& column_block) {
+    RowSums sums[kRowGroup];
+    const std::int64_t begin = rows_.block.begin + first + 1;
+    std::int64_t group_end = begin;
+    for (std::int64_t local_row = first; local_row < last; ++local_row) {
+      group_end = std::max(group_end, end(rows_.block.begin + local_row));
+    }
+    for (std::int64_t block = begin; block < group_end; block += kBlock) {
+      const std::int64_t block_end = std::min(group_end, block + kBlock);
+      std::fill(column_block.begin(), column_block.end(), 0.0f);
+      for (std::int64_t local_row = first; local_row < last; ++local_row) {
+        const std::int64_t i = rows_.block.begin + local_row;
+        const std::int64_t from = std::max(block, i + 1);
+        const std::int64_t to = std::min(block_end, end(i));
+        if (from >= to) continue;
+        float xi[L];
+        for (int k = 0; k < L; ++k) xi[k] = scaled_[k * 2 * n_ + i];
+        EightColumns<L, Weighted> columns(xi, shift_);
+        // Columns past n are points v − n; the stored row has them at v − n.
+        if (from < n_ && to > n_) {
+          run_columns(local_row, from, n_, 0, block, xi, columns, column_block);
+          run_columns(local_row, n_, to, n_, block, xi, columns, column_block);
+        } else {
+          run_columns(local_row, from, to, from >= n_ ? n_ : 0, block, xi, columns, column_block);
+        }
+        columns.flush(sums[local_row - first]);
+      }
+      for (int k = 0; k < L; ++k) {
+        double* point_sums = out.axis(k) + block;
+        const float* block_sums = column_block.data() + k * kBlock;
+        for (std::int64_t v = 0; v < block_end - block; ++v) point_sums[v] += block_sums[v];
+      }
+    }
+    for (std::int64_t local_row = first; local_row < last; ++local_row) {
+      const std::int64_t i = rows_.block.begin + local_row;
+      RowSums& row = sums[local_row - first];
+      for (int k = 0; k < L; ++k) out.axis(k)[i] += row.weighted[k];
+      out.stress += row.stress;
+    }
+  }
+
+ private:
+  // Columns [from, to) of one row, stored at [from − offset, to − offset).
+  void run_columns(std::int64_t local_row, std::int64_t from, std::int64_t to, std::int64_t offset,
+                   std::int64_t block, const float* xi, EightColumns<L, Weighted>& columns,
+                   std::vector<float>& column_block) const {
+    const std::int16_t* distance = rows_.distance_row(local_row) + (from - offset);
+    const std::int16_t* weight = Weighted ? rows_.weight_row(local_row) + (from - offset) : nullptr;
+    // Starts computed once, the sums in a local copy: __m256 stores may alias anything,
+    // so the compiler would otherwise reload members and spill the accumulators
+    // around every column-sum store.
+    const float* axes[L];
+    float* sums[L];
+    for (int k = 0; k < L; ++k) {
+      axes[k] = scaled_.data() + k * 2 * n_ + from;
+      sums[k] = column_block.data() + k * kBlock + (from - block);
+    }
+    // The same columns of the next row are read next: fetching them now hides the
+    // memory latency that the hardware prefetcher, restarting on every 2 KB run of a
+    // row, does not (it cost the pass a third of its time).
+    const bool last_row = local_row + 1 == rows_.block.rows();
+    const std::int16_t* next_distance = last_row ? distance : distance + n_;
+    const std::int16_t* next_weight = last_row || !Weighted ? weight : weight + n_;
+    EightColumns<L, Weighted> local = columns;
+    const std::int64_t count = to - from;
+    std::int64_t at = 0;
+    for (; at + 8 <= count; at += 8) {
+      _mm_prefetch(reinterpret_cast<const char*>(next_distance + at), _MM_HINT_T0);
+      if constexpr (Weighted) _mm_prefetch(reinterpret_cast<const char*>(next_weight + at), _MM_HINT_T0);
+      local.add(distance, weight, axes, sums, at);
+    }
+    columns = local;
+    if (at == count) return;
+    // The last count − at < 8 columns, padded with pairs that add nothing: distance and
+    // weight 0 at the point x_i itself.
+    alignas(32) std::int16_t tail_distance[8] = {};
+    alignas(32) std::int16_t tail_weight[8] = {};
+    alignas(32) float tail_axes[L][8];
+    alignas(32) float tail_sums[L][8] = {};
+    const std::int64_t tail = count - at;
+    std::memcpy(tail_distance, distance + at, tail * sizeof(std::int16_t));
+    if (weight) std::memcpy(tail_weight, weight + at, tail * sizeof(std::int16_t));
+    const float* tail_axis_starts[L];
+    float* tail_sum_starts[L];
+    for (int k = 0; k < L; ++k) {
+      std::fill(tail_axes[k], tail_axes[k] + 8, xi[k]);
+      std::memcpy(tail_axes[k], axes[k] + at, tail * sizeof(float));
+      tail_axis_starts[k] = tail_axes[k];
+      tail_sum_starts[k] = tail_sums[k];
+    }
+    columns.add(tail_distance, tail_weight, tail_axis_starts, tail_sum_starts, 0);
+    for (int k = 0; k < L; ++k) {
+      for (std::int64_t t = 0; t < tail; ++t) sums[k][at + t] += tail_sums[k][t];
+    }
+  }
+
+  const LocalRows& rows_;
+  const std::int64_t n_;
+  const std::int64_t half_;
+  const float shift_;
+  std::vector<float> scaled_;  // L axes × 2n
+};
+
+template <int L, bool Weighted>
+void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
   const std::int64_t n = rows.n;
   const std::int64_t row_count = rows.block.rows();
-  const std::int64_t vector_end = n - n % 8;
-  std::vector<float> scaled(static_cast<std::size_t>(L) * n);
-  for (int k = 0; k < L; ++k) {
-    for (std::int64_t j = 0; j < n; ++j) scaled[k * n + j] = static_cast<float>(x.axis(k)[j] * kHalfUnit);
+  HalfPass<L, Weighted> pass(rows, x, shift);
+  const int threads = omp_get_max_threads();
+  const std::int64_t stride = 2 * n;
+  std::vector<double> thread_points(static_cast<std::size_t>(threads) * L * stride, 0.0);
+  std::vector<double> thread_stress(static_cast<std::size_t>(threads), 0.0);
+
+  // Every row has ⌊(n−1)/2⌋ or one more pairs, so equal static shares balance, and the
+  // sums do not depend on which thread got which rows from run to run.
+#pragma omp parallel num_threads(threads)
+  {
+    const int thread = omp_get_thread_num();
+    ThreadSums<L> mine{thread_points.data() + static_cast<std::size_t>(thread) * L * stride, stride};
+    std::vector<float> column_block(static_cast<std::size_t>(L) * kBlock);
+#pragma omp for schedule(static)
+    for (std::int64_t group = 0; group < row_count; group += kRowGroup) {
+      pass.run_group(group, std::min(row_count, group + kRowGroup), mine, column_block);
+    }
+    thread_stress[thread] = mine.stress;
   }
-  const float shift_scaled = static_cast<float>(shift * spidal::kMatrixScale);
+
   // Undo the units: stress in stored units² (× stored weight), Σ 4c(x_i − x_j) in
-  // half stored units (× stored weight).
+  // half stored units (× stored weight); the stress counts ordered pairs.
   const double weight_unit = Weighted ? 1.0 / spidal::kMatrixScale : 1.0;
   const double stress_unit = weight_unit / (spidal::kMatrixScale * spidal::kMatrixScale);
   const double bx_unit = weight_unit / (4.0 * kHalfUnit);
-
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t group = 0; group < row_count; group += kRowGroup) {
-    const std::int64_t group_end = std::min(row_count, group + kRowGroup);
-    RowSums sums[kRowGroup];
-    for (std::int64_t block = 0; block < n; block += kBlock) {
-      const std::int64_t block_end = std::min(vector_end, block + kBlock);
-      const bool last_block = block + kBlock >= n;
-      for (std::int64_t local_row = group; local_row < group_end; ++local_row) {
-        const std::int64_t i = rows.block.begin + local_row;
-        const std::int16_t* distance = rows.distance_row(local_row);
-        const std::int16_t* weight = Weighted ? rows.weight_row(local_row) : nullptr;
-        float xi[L];
-        for (int k = 0; k < L; ++k) xi[k] = scaled[k * n + i];
-        EightColumns<L, Weighted> columns(xi, shift_scaled);
-        const float* axes[L];
-        for (std::int64_t j = block; j < block_end; j += 8) {
-          for (int k = 0; k < L; ++k) axes[k] = scaled.data() + k * n + j;
-          columns.add(distance + j, weight ? weight + j : nullptr, axes);
-        }
-        if (last_block && vector_end < n) {
-          // The last n % 8 columns, padded with pairs that add nothing: distance and
-          // weight 0 at the point x_i itself.
-          alignas(32) std::int16_t tail_distance[8] = {};
-          alignas(32) std::int16_t tail_weight[8] = {};
-          alignas(32) float tail_axes[L][8];
-          const std::int64_t tail = n - vector_end;
-          std::memcpy(tail_distance, distance + vector_end, tail * sizeof(std::int16_t));
-          if (weight) std::memcpy(tail_weight, weight + vector_end, tail * sizeof(std::int16_t));
-          for (int k = 0; k < L; ++k) {
-            std::fill(tail_axes[k], tail_axes[k] + 8, xi[k]);
-            std::memcpy(tail_axes[k], scaled.data() + k * n + vector_end, tail * sizeof(float));
-            axes[k] = tail_axes[k];
-          }
-          columns.add(tail_distance, tail_weight, axes);
-        }
-        columns.flush(sums[local_row - group]);
+  out.reset(n, L);
+  double* bx = out.bx();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < n; ++j) {
+    for (int k = 0; k < L; ++k) {
+      double sum = 0.0;
+      for (int thread = 0; thread < threads; ++thread) {
+        const double* axis = thread_points.data() + (static_cast<std::size_t>(thread) * L + k) * stride;
+        sum += axis[j] + axis[j + n];
       }
-    }
-    for (std::int64_t local_row = group; local_row < group_end; ++local_row) {
-      const RowSums& row = sums[local_row - group];
-      for (int k = 0; k < L; ++k) bx[local_row * L + k] = row.weighted[k] * bx_unit;
-      row_stress[local_row] = row.stress * stress_unit;
+      bx[j * L + k] = sum * bx_unit;
     }
   }
+  for (const double value : thread_stress) out.stress() += 2.0 * value * stress_unit;
 }
 
 }  // namespace
 
-void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, std::vector<double>& bx,
-                       std::vector<double>& row_stress) {
-  bx.resize(static_cast<std::size_t>(rows.block.rows()) * x.dim);
-  row_stress.resize(static_cast<std::size_t>(rows.block.rows()));
+void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
   auto run = [&]<int L>() {
     if (rows.weighted()) {
-      guttman_rows<L, true>(rows, x, shift, bx, row_stress);
+      guttman_pairs<L, true>(rows, x, shift, out);
     } else {
-      guttman_rows<L, false>(rows, x, shift, bx, row_stress);
+      guttman_pairs<L, false>(rows, x, shift, out);
     }
   };
   switch (x.dim) {

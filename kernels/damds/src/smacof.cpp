@@ -21,7 +21,6 @@ Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::
       comm_(comm),
       gatherer_(comm, rows.n, config.dimension),
       row_gatherer_(comm, rows.n, 1),
-      pass_gatherer_(comm, rows.n, config.dimension + 1),
       dim_(config.dimension),
       points_(std::move(start)),
       coordinates_(config.dimension, rows.n) {
@@ -31,25 +30,18 @@ Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::
   if (!rows.closed_form) weight_sums_ = row_weight_sums(rows);
 }
 
-// One Allgatherv per pass carries every row's stress term and B(X)X row: the
-// stress needs all rows, and so does the closed-form solve, which then needs no
-// further communication.
+// One Allreduce per pass adds the ranks' shares of B(X)X and the stress: the stress
+// needs all pairs, and the closed-form solve all rows, which then needs no further
+// communication.
 double Smacof::pass(double shift) {
   const auto start = std::chrono::steady_clock::now();
-  guttman_pass(rows_, coordinates_, shift, bx_, row_stress_);
-  const std::size_t width = dim_ + 1;
-  pass_rows_.resize(row_stress_.size() * width);
-  for (std::size_t r = 0; r < row_stress_.size(); ++r) {
-    pass_rows_[r * width] = row_stress_[r];
-    std::copy_n(bx_.begin() + r * dim_, dim_, pass_rows_.begin() + r * width + 1);
-  }
-  all_pass_rows_.resize(static_cast<std::size_t>(rows_.n) * width);
-  pass_gatherer_.allgather(pass_rows_.data(), all_pass_rows_.data());
-  double total = 0.0;
-  for (std::int64_t i = 0; i < rows_.n; ++i) total += all_pass_rows_[i * width];
+  guttman_pass(rows_, coordinates_, shift, sums_);
+  MPI_Allreduce(MPI_IN_PLACE, sums_.values.data(), static_cast<int>(sums_.values.size()), MPI_DOUBLE, MPI_SUM, comm_);
+  const auto first = sums_.values.begin() + rows_.block.begin * dim_;
+  bx_.assign(first, first + rows_.block.rows() * dim_);
   result_.pass_seconds += seconds_since(start);
   ++result_.passes;
-  return total / rows_.stats.sum_squares;
+  return sums_.stress() / rows_.stats.sum_squares;
 }
 
 double Smacof::ordered_sum(const std::vector<double>& local_row_values) {
@@ -87,15 +79,15 @@ void Smacof::update() {
 // (I + 11ᵀ)/(N+1): X_new = (BX + 1·(1ᵀBX)) / (N+1). Every rank has all rows of BX
 // from the pass and computes all of X_new.
 void Smacof::solve_closed_form() {
-  const std::size_t width = dim_ + 1;
+  const double* bx = sums_.bx();
   // Column sums over all rows, in row order (see ordered_sum).
   std::vector<double> column_sums(dim_, 0.0);
   for (std::int64_t i = 0; i < rows_.n; ++i) {
-    for (int k = 0; k < dim_; ++k) column_sums[k] += all_pass_rows_[i * width + 1 + k];
+    for (int k = 0; k < dim_; ++k) column_sums[k] += bx[i * dim_ + k];
   }
   const double scale = 1.0 / static_cast<double>(rows_.n + 1);
   for (std::int64_t i = 0; i < rows_.n; ++i) {
-    for (int k = 0; k < dim_; ++k) points_[i * dim_ + k] = (all_pass_rows_[i * width + 1 + k] + column_sums[k]) * scale;
+    for (int k = 0; k < dim_; ++k) points_[i * dim_ + k] = (bx[i * dim_ + k] + column_sums[k]) * scale;
   }
   const auto first = points_.begin() + rows_.block.begin * dim_;
   std::copy(first, first + local_points_.size(), local_points_.begin());

@@ -42,7 +42,7 @@ class Smacof {
   void solve_closed_form();
   void solve_conjugate_gradient();
   // Global reductions add per-row values in global row order after gathering them
-  // (O(N) per reduction), so results are bit-identical for any number of ranks.
+  // (O(N) per reduction), so they do not depend on the number of ranks.
   double ordered_sum(const std::vector<double>& local_row_values);
   double global_dot(const std::vector<double>& a, const std::vector<double>& b);
   void gather(const std::vector<double>& local, std::vector<double>& full, Coordinates& coordinates) const;
@@ -52,16 +52,13 @@ class Smacof {
   MPI_Comm comm_;
   spidal::RowBlockGather gatherer_;      // rows of dim doubles
   spidal::RowBlockGather row_gatherer_;  // one double per row
-  spidal::RowBlockGather pass_gatherer_;  // per row: stress term, then B(X)X
   int dim_;
   std::vector<double> points_;      // n × dim, all ranks
   Coordinates coordinates_;         // the same points, structure of arrays
   std::vector<double> local_points_;  // this rank's rows × dim
+  PassSums sums_;                   // the last pass over all ranks: B(X)X of every row, stress
   std::vector<double> bx_;          // this rank's rows of B(X)X
-  std::vector<double> row_stress_;  // this rank's rows' stress terms
   std::vector<double> all_rows_;    // scratch: per-row values of every rank
-  std::vector<double> pass_rows_;      // this rank's rows of the pass gather
-  std::vector<double> all_pass_rows_;  // every rank's: n × (1 + dim)
   std::vector<double> weight_sums_;  // diagonal of V for the local rows (CG only)
   AnnealResult result_;
 };

@@ -124,9 +124,9 @@ def sampled_3d(args):
 
 
 def ranks_and_threads_agree(args):
-    """1 and 2 ranks, 1 and 2 threads: the same iterations, stress and points (rows are
-    computed by one thread each and global sums run in row order, so all layouts agree
-    to the last digit printed)."""
+    """1 and 2 ranks, 1 and 2 threads: the same iterations, and stress and points equal up
+    to rounding (each pair's term is computed once whatever the layout, but the sums per
+    point add the threads' and ranks' shares in an order that depends on the layout)."""
     common = ["--distances", example(args, "dist.bin"), "--weights", example(args, "weight.bin"), "--points", "1000",
               "--big-endian", "--alpha", "0.8", "--tmin-factor", "20", "--threshold", "1e-5", "--seed", "5"]
     runs = {}
@@ -136,13 +136,18 @@ def ranks_and_threads_agree(args):
         check(done["ranks"] == ranks, f"ran on {done['ranks']} ranks, asked for {ranks}")
         runs[(ranks, threads)] = (done, read_points(output, 1000))
     base_done, base_points = runs[(1, 1)]
+    extent = max(abs(value) for point in base_points for value in point)
+    worst_points = 0.0
     for key, (done, points) in runs.items():
         check(done["iterations"] == base_done["iterations"], f"{key}: {done['iterations']} iterations vs "
                                                               f"{base_done['iterations']}")
-        check(done["stress"] == base_done["stress"], f"{key}: stress {done['stress']} vs {base_done['stress']}")
+        check(abs(done["stress"] - base_done["stress"]) <= 1e-7 * base_done["stress"],
+              f"{key}: stress {done['stress']} vs {base_done['stress']}")
         worst = max(abs(a - b) for p, q in zip(points, base_points) for a, b in zip(p, q))
-        check(worst == 0.0, f"{key}: points differ by {worst:.2e}")
-    print(f"{base_done['iterations']} iterations, stress {base_done['stress']:.6f} on every layout")
+        check(worst <= 1e-5 * extent, f"{key}: points differ by {worst:.2e} (extent {extent:.3f})")
+        worst_points = max(worst_points, worst)
+    print(f"{base_done['iterations']} iterations on every layout, stress {base_done['stress']:.6f}, "
+          f"points within {worst_points:.1e}")
 
 
 def bad_inputs(args):

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -18,19 +19,31 @@ namespace {
 
 constexpr double kScale = 32767.0;
 
-// An n×n problem with random distances, some missing (-1) and, optionally, random weights with zeros.
+// A uniform random integer in [1, 20000] for the unordered pair {i, j} (splitmix64),
+// so that the matrices are symmetric, as distance matrices are.
+int pair_value(std::int64_t i, std::int64_t j, std::uint64_t seed) {
+  std::uint64_t z = (static_cast<std::uint64_t>(std::min(i, j)) << 32 | static_cast<std::uint64_t>(std::max(i, j))) +
+                    seed * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return static_cast<int>((z ^ (z >> 31)) % 20000) + 1;
+}
+
+// Rows `block` of a symmetric n×n problem with random distances, some missing (-1)
+// and, optionally, random weights with zeros.
 damds::LocalRows random_rows(std::int64_t n, spidal::RowBlock block, bool weighted, bool with_missing,
                              std::uint64_t seed) {
-  std::mt19937_64 generator(seed);
-  std::uniform_int_distribution<int> value(1, 20000);
   damds::LocalRows rows;
   rows.n = n;
   rows.block = block;
   for (std::int64_t i = block.begin; i < block.end; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
-      const bool missing = with_missing && (i * 7 + j * 3) % 11 == 0 && i != j;
-      rows.distances.push_back(i == j ? 0 : (missing ? -1 : static_cast<std::int16_t>(value(generator))));
-      if (weighted) rows.weights.push_back(i == j || missing ? 0 : static_cast<std::int16_t>(value(generator) % 3 == 0 ? 0 : value(generator)));
+      const bool missing = with_missing && i != j && pair_value(i, j, seed + 1) % 11 == 0;
+      rows.distances.push_back(i == j ? 0 : (missing ? -1 : static_cast<std::int16_t>(pair_value(i, j, seed))));
+      if (weighted) {
+        const int weight = pair_value(i, j, seed + 2);
+        rows.weights.push_back(i == j || missing || weight % 3 == 0 ? 0 : static_cast<std::int16_t>(weight));
+      }
     }
   }
   rows.stats.sum_squares = 1.0;
@@ -87,13 +100,6 @@ DenseResult dense_guttman(const damds::LocalRows& rows, const std::vector<double
 
 class KernelTest : public ::testing::TestWithParam<std::tuple<int, bool>> {};
 
-// Sum of the per-row stress terms.
-double total(const std::vector<double>& row_stress) {
-  double sum = 0.0;
-  for (const double value : row_stress) sum += value;
-  return sum;
-}
-
 TEST_P(KernelTest, ReferencePassMatchesDenseFormulas) {
   const auto [dim, weighted] = GetParam();
   const std::int64_t n = 37;
@@ -103,41 +109,63 @@ TEST_P(KernelTest, ReferencePassMatchesDenseFormulas) {
   damds::Coordinates coordinates(dim, n);
   coordinates.assign_rows(points);
   for (const double shift : {0.0, 0.05, 0.3}) {
-    std::vector<double> bx;
-    std::vector<double> row_stress;
-    damds::guttman_pass_reference(rows, coordinates, shift, bx, row_stress);
+    damds::PassSums sums;
+    damds::guttman_pass_reference(rows, coordinates, shift, sums);
     const auto expected = dense_guttman(rows, points, dim, shift);
-    EXPECT_NEAR(total(row_stress), expected.stress, 1e-12 * std::max(1.0, expected.stress));
-    ASSERT_EQ(bx.size(), expected.bx.size());
-    for (std::size_t k = 0; k < bx.size(); ++k) EXPECT_NEAR(bx[k], expected.bx[k], 1e-12) << "entry " << k;
+    EXPECT_NEAR(sums.stress(), expected.stress, 1e-12 * std::max(1.0, expected.stress));
+    ASSERT_EQ(sums.values.size(), static_cast<std::size_t>(n * dim + 1));
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (int k = 0; k < dim; ++k) {
+        const bool local = i >= rows.block.begin && i < rows.block.end;
+        const double want = local ? expected.bx[(i - rows.block.begin) * dim + k] : 0.0;
+        EXPECT_NEAR(sums.bx()[i * dim + k], want, 1e-12) << "point " << i << " axis " << k;
+      }
+    }
   }
 }
 
-// The AVX2 pass against the reference: n = 2061 covers two full 1024-column blocks,
-// a short last block and a 5-column tail; rows 5..29 make a partial row group.
+// The pass of each block of rows, added up over blocks that cover the matrix.
+template <typename Pass>
+damds::PassSums pass_over_blocks(Pass pass, const std::vector<damds::LocalRows>& blocks,
+                                 const damds::Coordinates& coordinates, double shift) {
+  damds::PassSums total;
+  total.reset(coordinates.n, coordinates.dim);
+  for (const auto& rows : blocks) {
+    damds::PassSums part;
+    pass(rows, coordinates, shift, part);
+    for (std::size_t k = 0; k < total.values.size(); ++k) total.values[k] += part.values[k];
+  }
+  return total;
+}
+
+// The AVX2 pass (each pair once, from the row whose circular half holds it) against
+// the reference (every row whole), summed over three row blocks as ranks would be.
+// n = 2061 and 2060 cover both parities of the half, full 512-column blocks, short
+// blocks, tails and halves that wrap past n; the blocks make partial row groups.
 // Coincident points (x_7 = x_9) must get no B term.
 TEST_P(KernelTest, Avx2PassMatchesReference) {
   if (!damds::avx2_supported()) GTEST_SKIP() << "no AVX2/FMA on this CPU";
   const auto [dim, weighted] = GetParam();
-  const std::int64_t n = 2061;
-  const auto rows = random_rows(n, {5, 29}, weighted, weighted, 11);
-  auto points = random_points(n, dim, 3);
-  for (int k = 0; k < dim; ++k) points[9 * dim + k] = points[7 * dim + k];
-  damds::Coordinates coordinates(dim, n);
-  coordinates.assign_rows(points);
-  for (const double shift : {0.0, 0.05, 0.3}) {
-    std::vector<double> bx, row_stress, expected_bx, expected_stress;
-    damds::guttman_pass_avx2(rows, coordinates, shift, bx, row_stress);
-    damds::guttman_pass_reference(rows, coordinates, shift, expected_bx, expected_stress);
-    const auto dense = dense_guttman(rows, points, dim, shift);
-    // Single precision (rsqrt and one Newton step, ~1e-7 per term) summed in float
-    // over blocks of 1024 columns: errors up to ~1e-5 of the sum of |terms|.
-    for (std::size_t r = 0; r < row_stress.size(); ++r) {
-      EXPECT_NEAR(row_stress[r], expected_stress[r], 1e-5 * expected_stress[r]) << "row " << r;
+  for (const std::int64_t n : {2061, 2060}) {
+    std::vector<damds::LocalRows> blocks;
+    for (const spidal::RowBlock block : {spidal::RowBlock{0, 5}, {5, 1029}, {1029, n}}) {
+      blocks.push_back(random_rows(n, block, weighted, weighted, 11));
     }
-    ASSERT_EQ(bx.size(), expected_bx.size());
-    for (std::size_t k = 0; k < bx.size(); ++k) {
-      EXPECT_NEAR(bx[k], expected_bx[k], 1e-5 * dense.bx_magnitude[k]) << "entry " << k;
+    auto points = random_points(n, dim, 3);
+    for (int k = 0; k < dim; ++k) points[9 * dim + k] = points[7 * dim + k];
+    damds::Coordinates coordinates(dim, n);
+    coordinates.assign_rows(points);
+    const auto whole = random_rows(n, {0, n}, weighted, weighted, 11);
+    for (const double shift : {0.0, 0.05, 0.3}) {
+      const auto dense = dense_guttman(whole, points, dim, shift);
+      const auto fast = pass_over_blocks(damds::guttman_pass_avx2, blocks, coordinates, shift);
+      const auto expected = pass_over_blocks(damds::guttman_pass_reference, blocks, coordinates, shift);
+      // Single precision (rsqrt and one Newton step, ~1e-7 per term) summed in float
+      // over blocks of 512 columns: errors up to ~1e-5 of the sum of |terms|.
+      EXPECT_NEAR(fast.stress(), expected.stress(), 1e-5 * expected.stress()) << "n " << n;
+      for (std::int64_t k = 0; k < n * dim; ++k) {
+        EXPECT_NEAR(fast.bx()[k], expected.bx()[k], 1e-5 * dense.bx_magnitude[k]) << "n " << n << " entry " << k;
+      }
     }
   }
 }
