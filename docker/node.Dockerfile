@@ -5,7 +5,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
       cmake g++ make libopenmpi-dev openmpi-bin libgtest-dev libsimde-dev python3 && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY kernels kernels
-RUN cmake -S kernels -B kernels/build -DCMAKE_BUILD_TYPE=Release -DDAMDS_NATIVE=OFF -DDAPWC_NATIVE=OFF \
+RUN cmake -S kernels -B kernels/build -DCMAKE_BUILD_TYPE=Release \
  && cmake --build kernels/build -j"$(nproc)"
 
 FROM node:20-bookworm-slim AS build

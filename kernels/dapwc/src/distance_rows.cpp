@@ -55,39 +55,64 @@ inline void dot_group(int count, const float* distance, const float* const* colu
 
 inline int group_size(int remaining) { return remaining >= 8 ? 8 : remaining >= 4 ? 4 : remaining >= 2 ? 2 : 1; }
 
-}  // namespace
-
-void multiply_rows(const DistanceRows& distances, const double* columns, int width, double* out) {
+// One thread's share of the pass (an orphaned omp for over the row tiles).
+// `single` is `columns` in float. Always inlined, so each variant below compiles the
+// whole loop nest, dot_block included, for its own instruction set.
+[[gnu::always_inline]] inline void pass_share(const DistanceRows& distances, const float* single, int width,
+                                              double* out) {
   const std::int64_t n = distances.n;
   const std::int64_t rows = distances.block.rows();
-  std::vector<float> single(static_cast<std::size_t>(width) * n);
-  for (std::size_t e = 0; e < single.size(); ++e) single[e] = static_cast<float>(columns[e]);
   const std::int64_t tiles = (rows + kRowTile - 1) / kRowTile;
-#pragma omp parallel if (rows * n >= kParallelPairs)
-  {
-    std::vector<double> sums(static_cast<std::size_t>(kRowTile) * width);
-    std::vector<float> distance(kColumnBlock);
-    std::vector<const float*> block_columns(width);
+  std::vector<double> sums(static_cast<std::size_t>(kRowTile) * width);
+  std::vector<float> distance(kColumnBlock);
+  std::vector<const float*> block_columns(width);
 #pragma omp for schedule(static)
-    for (std::int64_t tile = 0; tile < tiles; ++tile) {
-      const std::int64_t tile_begin = tile * kRowTile;
-      const std::int64_t tile_rows = std::min(rows, tile_begin + kRowTile) - tile_begin;
-      std::fill(sums.begin(), sums.end(), 0.0);
-      for (std::int64_t begin = 0; begin < n; begin += kColumnBlock) {
-        const std::int64_t length = std::min(n, begin + kColumnBlock) - begin;
-        for (int j = 0; j < width; ++j) block_columns[j] = single.data() + j * n + begin;
-        for (std::int64_t r = 0; r < tile_rows; ++r) {
-          const std::int16_t* row = distances.row(tile_begin + r) + begin;
-          for (std::int64_t b = 0; b < length; ++b) distance[b] = row[b];
-          for (int first = 0; first < width; first += group_size(width - first))
-            dot_group(group_size(width - first), distance.data(), block_columns.data() + first, length,
-                      sums.data() + r * width + first);
-        }
+  for (std::int64_t tile = 0; tile < tiles; ++tile) {
+    const std::int64_t tile_begin = tile * kRowTile;
+    const std::int64_t tile_rows = std::min(rows, tile_begin + kRowTile) - tile_begin;
+    std::fill(sums.begin(), sums.end(), 0.0);
+    for (std::int64_t begin = 0; begin < n; begin += kColumnBlock) {
+      const std::int64_t length = std::min(n, begin + kColumnBlock) - begin;
+      for (int j = 0; j < width; ++j) block_columns[j] = single + j * n + begin;
+      for (std::int64_t r = 0; r < tile_rows; ++r) {
+        const std::int16_t* row = distances.row(tile_begin + r) + begin;
+        for (std::int64_t b = 0; b < length; ++b) distance[b] = row[b];
+        for (int first = 0; first < width; first += group_size(width - first))
+          dot_group(group_size(width - first), distance.data(), block_columns.data() + first, length,
+                    sums.data() + r * width + first);
       }
-      for (std::int64_t r = 0; r < tile_rows; ++r)
-        for (int j = 0; j < width; ++j) out[(tile_begin + r) * width + j] = sums[r * width + j] / spidal::kMatrixScale;
     }
+    for (std::int64_t r = 0; r < tile_rows; ++r)
+      for (int j = 0; j < width; ++j) out[(tile_begin + r) * width + j] = sums[r * width + j] / spidal::kMatrixScale;
   }
+}
+
+// The build is for any x86-64 (no -march=native: Slurm nodes may be older than the
+// build machine); only these functions use AVX2 + FMA, picked at run time.
+void pass_share_portable(const DistanceRows& distances, const float* single, int width, double* out) {
+  pass_share(distances, single, width, out);
+}
+[[gnu::target("avx2,fma")]] void pass_share_avx2(const DistanceRows& distances, const float* single, int width,
+                                                double* out) {
+  pass_share(distances, single, width, out);
+}
+
+}  // namespace
+
+PassVariant fastest_pass_variant() {
+  static const PassVariant fastest = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                                         ? PassVariant::avx2
+                                         : PassVariant::portable;
+  return fastest;
+}
+
+void multiply_rows(const DistanceRows& distances, const double* columns, int width, double* out,
+                   PassVariant variant) {
+  std::vector<float> single(static_cast<std::size_t>(width) * distances.n);
+  for (std::size_t e = 0; e < single.size(); ++e) single[e] = static_cast<float>(columns[e]);
+  const auto share = variant == PassVariant::avx2 ? pass_share_avx2 : pass_share_portable;
+#pragma omp parallel if (distances.block.rows() * distances.n >= kParallelPairs)
+  share(distances, single.data(), width, out);
 }
 
 MatrixSummary prepare_distances(DistanceRows& distances, RowExchange& exchange) {

@@ -18,11 +18,21 @@ struct DistanceRows {
   const std::int16_t* row(std::int64_t local_row) const { return stored.data() + local_row * n; }
 };
 
+// The distance pass is compiled twice: for any x86-64 (SSE2) and for AVX2 + FMA.
+// Their results differ in rounding (fused multiply-adds), so a job whose ranks run on
+// CPUs of both kinds is no longer bit-identical to a single-rank run.
+enum class PassVariant { portable, avx2 };
+
+// AVX2 when this CPU has AVX2 and FMA, else portable.
+PassVariant fastest_pass_variant();
+
 // out[r·width + j] = Σ_β d(block.begin + r, β) · columns[j·n + β] for every local
 // row r; `columns` holds `width` vectors of length n one after another.
 // Each row is summed by the same instruction sequence wherever it falls in the
 // block, so results are bit-identical for any row decomposition or thread count.
-void multiply_rows(const DistanceRows& distances, const double* columns, int width, double* out);
+// `variant` must be one this CPU runs (tests pass each in turn).
+void multiply_rows(const DistanceRows& distances, const double* columns, int width, double* out,
+                   PassVariant variant = fastest_pass_variant());
 
 // What preparing the matrix for clustering found.
 struct MatrixSummary {

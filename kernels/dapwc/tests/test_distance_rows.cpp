@@ -18,7 +18,20 @@ std::vector<std::int16_t> random_stored(std::int64_t n, unsigned seed) {
   return stored;
 }
 
-TEST(MultiplyRows, MatchesDirectSumsAndIsIndependentOfRowSplitAndThreads) {
+bool cpu_runs(PassVariant variant) {
+  return variant == PassVariant::portable || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+}
+
+TEST(MultiplyRows, FastestVariantFollowsTheCpu) {
+  EXPECT_EQ(fastest_pass_variant(), cpu_runs(PassVariant::avx2) ? PassVariant::avx2 : PassVariant::portable);
+}
+
+// Each variant this CPU runs (the other tests take the default, fastest_pass_variant()).
+class MultiplyRowsVariant : public testing::TestWithParam<PassVariant> {};
+
+TEST_P(MultiplyRowsVariant, MatchesDirectSumsAndIsIndependentOfRowSplitAndThreads) {
+  const PassVariant variant = GetParam();
+  if (!cpu_runs(variant)) GTEST_SKIP() << "this CPU lacks AVX2 or FMA";
   const std::int64_t n = 2100;  // enough pairs for the threaded pass
   const int width = 5;  // a full and a partial group of 4 columns
   const std::vector<std::int16_t> stored = random_stored(n, 1);
@@ -31,7 +44,7 @@ TEST(MultiplyRows, MatchesDirectSumsAndIsIndependentOfRowSplitAndThreads) {
   omp_set_num_threads(2);
   const DistanceRows all{n, {0, n}, stored};
   std::vector<double> whole(n * width);
-  multiply_rows(all, columns.data(), width, whole.data());
+  multiply_rows(all, columns.data(), width, whole.data(), variant);
   for (std::int64_t r : {0L, 5L, n - 1})
     for (int j = 0; j < width; ++j) {
       long double expected = 0.0L;
@@ -46,17 +59,22 @@ TEST(MultiplyRows, MatchesDirectSumsAndIsIndependentOfRowSplitAndThreads) {
                           std::vector<std::int16_t>(stored.begin() + first * n,
                                                     stored.begin() + (first + rows) * n)};
   std::vector<double> partial(rows * width);
-  multiply_rows(part, columns.data(), width, partial.data());
+  multiply_rows(part, columns.data(), width, partial.data(), variant);
   for (std::int64_t r = 0; r < rows; ++r)
     for (int j = 0; j < width; ++j) EXPECT_EQ(partial[r * width + j], whole[(first + r) * width + j]);
 
   // One thread gives the same bits as two.
   omp_set_num_threads(1);
   std::vector<double> serial(n * width);
-  multiply_rows(all, columns.data(), width, serial.data());
+  multiply_rows(all, columns.data(), width, serial.data(), variant);
   omp_set_num_threads(threads);
   EXPECT_EQ(serial, whole);
 }
+
+INSTANTIATE_TEST_SUITE_P(Variants, MultiplyRowsVariant, testing::Values(PassVariant::portable, PassVariant::avx2),
+                         [](const testing::TestParamInfo<PassVariant>& info) {
+                           return info.param == PassVariant::avx2 ? "avx2" : "portable";
+                         });
 
 TEST(PrepareDistances, ZeroesDiagonalFillsMissingWithTheMean) {
   // 3 points; off-diagonal valid values 100, 200, 300, 300, 200 and one missing.
