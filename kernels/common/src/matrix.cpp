@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "spidal/errors.hpp"
 
@@ -21,10 +22,14 @@ class FileDescriptor {
   explicit FileDescriptor(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
     if (fd_ < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
   }
-  ~FileDescriptor() { ::close(fd_); }
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
   FileDescriptor(const FileDescriptor&) = delete;
   FileDescriptor& operator=(const FileDescriptor&) = delete;
   int get() const { return fd_; }
+  // Hands the descriptor over to a caller that closes it.
+  int release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_;
@@ -74,22 +79,33 @@ void validate_matrix_file(const std::string& path, std::int64_t n) {
   check_size(path, file.get(), n);
 }
 
-std::vector<std::int16_t> read_row_block(const std::string& path, std::int64_t n, const RowBlock& block,
-                                         ByteOrder order) {
+MatrixReader::MatrixReader(const std::string& path, std::int64_t n, ByteOrder order)
+    : path_(path), n_(n), order_(order), fd_(-1) {
   check_side(n);
   FileDescriptor file(path);
   check_size(path, file.get(), n);
-  std::vector<std::int16_t> values(static_cast<std::size_t>(block.rows() * n));
-  const std::int64_t offset = block.begin * n * static_cast<std::int64_t>(sizeof(std::int16_t));
-  read_exactly(path, file.get(), reinterpret_cast<char*>(values.data()), values.size() * sizeof(std::int16_t),
+  fd_ = file.release();
+}
+
+MatrixReader::~MatrixReader() { ::close(fd_); }
+
+void MatrixReader::read(std::int64_t row, std::int64_t column, std::int64_t count, std::int16_t* out) const {
+  const std::int64_t offset = (row * n_ + column) * static_cast<std::int64_t>(sizeof(std::int16_t));
+  read_exactly(path_, fd_, reinterpret_cast<char*>(out), static_cast<std::size_t>(count) * sizeof(std::int16_t),
                offset);
-  const bool native_big = std::endian::native == std::endian::big;
-  if ((order == ByteOrder::big) != native_big) {
-    for (auto& value : values) {
-      const auto bits = static_cast<std::uint16_t>(value);
-      value = static_cast<std::int16_t>(static_cast<std::uint16_t>((bits << 8) | (bits >> 8)));
+  if ((order_ == ByteOrder::big) != (std::endian::native == std::endian::big)) {
+    for (std::int64_t k = 0; k < count; ++k) {
+      const auto bits = static_cast<std::uint16_t>(out[k]);
+      out[k] = static_cast<std::int16_t>(static_cast<std::uint16_t>((bits << 8) | (bits >> 8)));
     }
   }
+}
+
+std::vector<std::int16_t> read_row_block(const std::string& path, std::int64_t n, const RowBlock& block,
+                                         ByteOrder order) {
+  const MatrixReader reader(path, n, order);
+  std::vector<std::int16_t> values(static_cast<std::size_t>(block.rows() * n));
+  reader.read(block.begin, 0, block.rows() * n, values.data());
   return values;
 }
 

@@ -1,9 +1,13 @@
 #include "kernels.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "point_sums.hpp"
 
 namespace damds {
 namespace {
@@ -12,130 +16,126 @@ constexpr double kInverseScale = 1.0 / spidal::kMatrixScale;
 // Pairs closer than this contribute nothing to B (the original's cut-off).
 constexpr double kMinDistance = 1e-10;
 
-// Per-row sums of the fused pass: Σ_j w(δ̂ − d)², Σ_j c_ij and Σ_j c_ij x_j per axis,
-// with c_ij = w_ij δ̂_ij / d_ij.
-struct RowTerms {
-  double stress = 0.0;
-  double coefficient_sum = 0.0;
-  double weighted[kMaxDimension] = {};
-};
-
-// The reference terms of one row in double precision. The per-axis sums are
-// named scalars because GCC vectorises `omp simd` reductions of scalars but not of
-// arrays; L is a template parameter so that the per-axis loops unroll completely
-// (GCC vectorises the column loop only then).
+// The reference pass: the pairs of the local rows' halves one by one, in double.
 template <int L, bool Weighted>
-RowTerms row_terms(const std::int16_t* distance, const std::int16_t* weight, const double* const* axes,
-                   const double* xi, double shift, std::int64_t n) {
-  double stress = 0.0;
-  double coefficient_sum = 0.0;
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-#pragma omp simd reduction(+ : stress, coefficient_sum, s0, s1, s2, s3)
-  for (std::int64_t j = 0; j < n; ++j) {
-    const double stored = distance[j];
-    // Missing distances (negative) and, with weights, zero weights do not count.
-    double w = Weighted ? weight[j] * kInverseScale : 1.0;
-    w = stored >= 0.0 ? w : 0.0;
-    double target = stored * kInverseScale - shift;
-    target = target > 0.0 ? target : 0.0;
-    double squared = 0.0;
-#pragma GCC unroll 4
-    for (int k = 0; k < L; ++k) {
-      const double difference = xi[k] - axes[k][j];
-      squared += difference * difference;
-    }
-    const double d = std::sqrt(squared);
-    // Branch-free so the loop vectorises: divide by a safe value, then select.
-    const bool separated = d > kMinDistance;
-    const double inverse = separated ? 1.0 / (separated ? d : 1.0) : 0.0;
-    const double error = target - d;
-    stress += w * error * error;
-    const double coefficient = w * target * inverse;
-    coefficient_sum += coefficient;
-    s0 += coefficient * axes[0][j];
-    if constexpr (L > 1) s1 += coefficient * axes[1][j];
-    if constexpr (L > 2) s2 += coefficient * axes[2][j];
-    if constexpr (L > 3) s3 += coefficient * axes[3][j];
-  }
-  return {stress, coefficient_sum, {s0, s1, s2, s3}};
-}
-
-template <int L, bool Weighted>
-void guttman_rows(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
+void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
   const std::int64_t n = rows.n;
-  const std::int64_t row_count = rows.block.rows();
-  const double* axes[kMaxDimension] = {};
-  for (int k = 0; k < L; ++k) axes[k] = x.axis(k);
-  std::vector<double> row_stress(static_cast<std::size_t>(row_count));
-  double* bx = out.bx();
-
-#pragma omp parallel for schedule(dynamic, 8)
-  for (std::int64_t local_row = 0; local_row < row_count; ++local_row) {
-    const std::int64_t i = rows.block.begin + local_row;
-    const std::int16_t* distance = rows.distance_row(local_row);
-    const std::int16_t* weight = Weighted ? rows.weight_row(local_row) : nullptr;
-    double xi[kMaxDimension] = {};
-    for (int k = 0; k < L; ++k) xi[k] = axes[k][i];
-    const RowTerms terms = row_terms<L, Weighted>(distance, weight, axes, xi, shift, n);
-    // (B X)_i = Σ_j c_ij (x_i − x_j).
-    for (int k = 0; k < L; ++k) bx[i * L + k] = xi[k] * terms.coefficient_sum - terms.weighted[k];
-    row_stress[local_row] = terms.stress;
+  ThreadPointSums sums(n, L);
+#pragma omp parallel num_threads(sums.threads())
+  {
+    const int thread = omp_get_thread_num();
+    double* point[L];
+    for (int k = 0; k < L; ++k) point[k] = sums.axis(thread, k);
+    double stress = 0.0;
+#pragma omp for schedule(static)
+    for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
+      const std::int64_t i = rows.block.begin + local_row;
+      const std::int16_t* distance = rows.distance_row(local_row);
+      const std::int16_t* weight = Weighted ? rows.weight_row(local_row) : nullptr;
+      for (std::int64_t t = 0; t < rows.row_length(local_row); ++t) {
+        const std::int64_t v = i + 1 + t;  // the column, as an index of the sums
+        const std::int64_t j = v < n ? v : v - n;
+        // Missing distances (negative) and, with weights, zero weights do not count.
+        const double stored = distance[t];
+        const double w = stored < 0.0 ? 0.0 : (Weighted ? weight[t] * kInverseScale : 1.0);
+        const double target = std::max(stored * kInverseScale - shift, 0.0);
+        double difference[L];
+        double squared = 0.0;
+        for (int k = 0; k < L; ++k) {
+          difference[k] = x.axis(k)[i] - x.axis(k)[j];
+          squared += difference[k] * difference[k];
+        }
+        const double d = std::sqrt(squared);
+        stress += w * (target - d) * (target - d);
+        // c_ij (x_i − x_j) goes to i, its opposite to j.
+        const double coefficient = d > kMinDistance ? w * target / d : 0.0;
+        for (int k = 0; k < L; ++k) {
+          point[k][i] += coefficient * difference[k];
+          point[k][v] -= coefficient * difference[k];
+        }
+      }
+    }
+    sums.scalar(thread) = stress;
   }
-  for (const double value : row_stress) out.stress() += value;  // in row order
+  out.reset(n, L);
+  sums.write(out.bx(), 1.0);
+  out.stress() = sums.scalar_total();
 }
 
-// Columns per single-precision accumulation block in the (V + I)·p product.
+// Columns per single-precision accumulation block of a row in the V·p product.
 constexpr std::int64_t kProductBlock = 1024;
 
-// The product streams the weights once per CG step; in single precision the
-// compiler's omp simd loop handles eight columns per instruction. Block sums go to
-// double every kProductBlock columns.
+// The portable V·p product (laplacian_product_avx2 is the fast one): single precision
+// in an omp simd loop the compiler vectorises for the baseline CPU. A row's sums go to
+// double every kProductBlock columns, the columns' straight away.
 template <int L>
-void laplacian_rows(const LocalRows& rows, const std::vector<double>& weight_sums, const Coordinates& p,
-                    std::vector<double>& out) {
+void laplacian_pairs(const LocalRows& rows, const Coordinates& p, PassSums& out) {
   const std::int64_t n = rows.n;
-  const float* axes[kMaxDimension] = {};
-  for (int k = 0; k < L; ++k) axes[k] = p.single_axis(k);
-
-#pragma omp parallel for schedule(dynamic, 8)
-  for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
-    const std::int64_t i = rows.block.begin + local_row;
-    const std::int16_t* weight = rows.weight_row(local_row);
-    double sums[kMaxDimension] = {};
-    for (std::int64_t block = 0; block < n; block += kProductBlock) {
-      const std::int64_t block_end = std::min(n, block + kProductBlock);
-      // Sums of stored weight × coordinate; the 1/32767 scale is applied once per row.
-      float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+  // p twice over: index v and v + n are point v mod n, so a row's half is one range.
+  std::vector<float> doubled(static_cast<std::size_t>(L) * 2 * n);
+  for (int k = 0; k < L; ++k) {
+    std::copy_n(p.single_axis(k), n, doubled.begin() + k * 2 * n);
+    std::copy_n(p.single_axis(k), n, doubled.begin() + k * 2 * n + n);
+  }
+  const float* axis[kMaxDimension] = {};
+  for (int k = 0; k < L; ++k) axis[k] = doubled.data() + k * 2 * n;
+  ThreadPointSums sums(n, L);
+#pragma omp parallel num_threads(sums.threads())
+  {
+    const int thread = omp_get_thread_num();
+    double* point[kMaxDimension] = {};
+    for (int k = 0; k < L; ++k) point[k] = sums.axis(thread, k);
+#pragma omp for schedule(static)
+    for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
+      const std::int64_t i = rows.block.begin + local_row;
+      // Entry t of the row is the column v = i + 1 + t: shift the arrays so t indexes them.
+      const std::int16_t* weight = rows.weight_row(local_row);
+      const float* a0 = axis[0] + i + 1;
+      const float* a1 = L > 1 ? axis[1] + i + 1 : nullptr;
+      const float* a2 = L > 2 ? axis[2] + i + 1 : nullptr;
+      const float* a3 = L > 3 ? axis[3] + i + 1 : nullptr;
+      double* c0 = point[0] + i + 1;
+      double* c1 = L > 1 ? point[1] + i + 1 : nullptr;
+      double* c2 = L > 2 ? point[2] + i + 1 : nullptr;
+      double* c3 = L > 3 ? point[3] + i + 1 : nullptr;
+      float pi[kMaxDimension] = {};
+      for (int k = 0; k < L; ++k) pi[k] = axis[k][i];
+      const std::int64_t length = rows.row_length(local_row);
+      for (std::int64_t block = 0; block < length; block += kProductBlock) {
+        const std::int64_t block_end = std::min(length, block + kProductBlock);
+        // w_ij (p_i − p_j) in stored weight units: to row i, its opposite to column j.
+        float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
 #pragma omp simd reduction(+ : s0, s1, s2, s3)
-      for (std::int64_t j = block; j < block_end; ++j) {
-        const float stored = weight[j];
-        s0 += stored * axes[0][j];
-        if constexpr (L > 1) s1 += stored * axes[1][j];
-        if constexpr (L > 2) s2 += stored * axes[2][j];
-        if constexpr (L > 3) s3 += stored * axes[3][j];
+        for (std::int64_t t = block; t < block_end; ++t) {
+          const float w = weight[t];
+          const float t0 = w * (pi[0] - a0[t]);
+          s0 += t0;
+          c0[t] -= t0;
+          if constexpr (L > 1) {
+            const float t1 = w * (pi[1] - a1[t]);
+            s1 += t1;
+            c1[t] -= t1;
+          }
+          if constexpr (L > 2) {
+            const float t2 = w * (pi[2] - a2[t]);
+            s2 += t2;
+            c2[t] -= t2;
+          }
+          if constexpr (L > 3) {
+            const float t3 = w * (pi[3] - a3[t]);
+            s3 += t3;
+            c3[t] -= t3;
+          }
+        }
+        point[0][i] += s0;
+        if constexpr (L > 1) point[1][i] += s1;
+        if constexpr (L > 2) point[2][i] += s2;
+        if constexpr (L > 3) point[3][i] += s3;
       }
-      sums[0] += s0;
-      sums[1] += s1;
-      sums[2] += s2;
-      sums[3] += s3;
-    }
-    // ((V + I) p)_i = (1 + Σ_j w_ij) p_i − Σ_j w_ij p_j  (the diagonal weight is 0).
-    for (int k = 0; k < L; ++k) {
-      out[local_row * L + k] = (1.0 + weight_sums[local_row]) * p.axis(k)[i] - sums[k] * kInverseScale;
     }
   }
-}
-
-// Calls kernel.template operator()<L>() for the run-time dimension.
-template <typename Kernel>
-auto with_dimension(int dim, Kernel&& kernel) {
-  switch (dim) {
-    case 1: return kernel.template operator()<1>();
-    case 2: return kernel.template operator()<2>();
-    case 3: return kernel.template operator()<3>();
-    case 4: return kernel.template operator()<4>();
-    default: throw std::invalid_argument("dimension must be 1.." + std::to_string(kMaxDimension));
-  }
+  out.reset(n, L);
+  sums.write(out.bx(), kInverseScale);
 }
 
 }  // namespace
@@ -164,30 +164,25 @@ void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double 
   out.reset(rows.n, x.dim);
   with_dimension(x.dim, [&]<int L>() {
     if (rows.weighted()) {
-      guttman_rows<L, true>(rows, x, shift, out);
+      guttman_pairs<L, true>(rows, x, shift, out);
     } else {
-      guttman_rows<L, false>(rows, x, shift, out);
+      guttman_pairs<L, false>(rows, x, shift, out);
     }
   });
 }
 
-std::vector<double> row_weight_sums(const LocalRows& rows) {
-  std::vector<double> sums(static_cast<std::size_t>(rows.block.rows()));
-#pragma omp parallel for schedule(static)
-  for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
-    const std::int16_t* weight = rows.weight_row(local_row);
-    std::int64_t total = 0;  // exact: at most n × 32767
-    for (std::int64_t j = 0; j < rows.n; ++j) total += weight[j];
-    sums[local_row] = total * kInverseScale;
+void laplacian_product(const LocalRows& rows, const Coordinates& p, PassSums& out) {
+  if (!rows.weighted()) throw std::logic_error("laplacian_product needs weights");
+  static const bool use_avx2 = avx2_supported();
+  if (use_avx2) {
+    laplacian_product_avx2(rows, p, out);
+  } else {
+    laplacian_product_reference(rows, p, out);
   }
-  return sums;
 }
 
-void laplacian_product(const LocalRows& rows, const std::vector<double>& weight_sums, const Coordinates& p,
-                       std::vector<double>& out) {
-  if (!rows.weighted()) throw std::logic_error("laplacian_product needs weights");
-  out.resize(static_cast<std::size_t>(rows.block.rows()) * p.dim);
-  with_dimension(p.dim, [&]<int L>() { laplacian_rows<L>(rows, weight_sums, p, out); });
+void laplacian_product_reference(const LocalRows& rows, const Coordinates& p, PassSums& out) {
+  with_dimension(p.dim, [&]<int L>() { laplacian_pairs<L>(rows, p, out); });
 }
 
 }  // namespace damds

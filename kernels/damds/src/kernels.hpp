@@ -1,8 +1,11 @@
-// The two passes over a rank's rows that dominate DA-MDS time. Both stream the
-// int16 rows once and never build a dense B or V.
+// The two passes over a rank's pairs that dominate DA-MDS time. Both stream the
+// int16 halves once, add each pair's term to both of its points, and never build a
+// dense B or V.
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "local_rows.hpp"
@@ -25,12 +28,13 @@ struct Coordinates {
   void assign_rows(const std::vector<double>& points);
 };
 
-// What the fused Guttman pass adds up over the pairs it is given: (B(X)·X)_j for
-// every point j and the un-normalised stress Σ w_ij (δ̂_ij − d_ij)² over ordered
-// pairs. Each rank's pass covers a share of the pairs; the element-wise sum over
-// all ranks (one Allreduce) is the whole matrix's B(X)X and stress.
+// What a pass adds up over the pairs it is given: a vector per point (n × dim,
+// row-major: (B(X)·X)_j, or (V·p)_j) and, for the Guttman pass, the un-normalised
+// stress Σ w_ij (δ̂_ij − d_ij)² over the unordered pairs. Each rank's pass covers its
+// rows' pairs; the element-wise sum over all ranks (one Allreduce) is the whole
+// matrix's result.
 struct PassSums {
-  std::vector<double> values;  // n × dim of B(X)X (row-major), then the stress
+  std::vector<double> values;  // n × dim, then the stress
 
   void reset(std::int64_t n, int dim) { values.assign(static_cast<std::size_t>(n) * dim + 1, 0.0); }
   double* bx() { return values.data(); }
@@ -39,29 +43,36 @@ struct PassSums {
   double stress() const { return values.back(); }
 };
 
-// Fused Guttman pass at temperature shift s = T·√(2L) over this rank's rows,
-// never building a dense B: (B X)_i = Σ_j c_ij (x_i − x_j) with c_ij = w_ij δ̂_ij / d_ij.
-// Rows as load_local_rows makes them: without weights no distance is missing
-// (weights are synthesised then), with weights the missing pairs have weight 0.
+// Fused Guttman pass at temperature shift s = T·√(2L) over this rank's pairs:
+// (B X)_i = Σ_j c_ij (x_i − x_j) with c_ij = w_ij δ̂_ij / d_ij, and the stress. Rows
+// as load_local_rows makes them: without weights no distance is missing (weights are
+// synthesised then), with weights the missing pairs have weight 0.
 // Runs guttman_pass_avx2 when the CPU has AVX2 and FMA, the reference otherwise.
 void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out);
-// Portable double precision (sqrt and division), row by row over the whole of every
-// local row: the definition the tests hold the fast pass to.
+// Portable double precision (sqrt and division), pair by pair: the definition the
+// tests hold the fast pass to.
 void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out);
-// Single precision in AVX2 + FMA (kernels_avx2.cpp). The matrix is symmetric, so it
-// visits each unordered pair once, from the row whose circular upper half holds it
-// (row i: columns i+1 … i+⌊(n−1)/2⌋ mod n, and i + n/2 for i < n/2 when n is even),
-// and adds the pair's term to both points: half the reads and arithmetic of a
-// row-by-row pass. Sums go to double per 512 columns and, per thread, per point;
-// the result depends on the thread and rank count only through rounding.
+// Single precision in AVX2 + FMA (kernels_avx2.cpp), sums to double per 512 columns.
 void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out);
 bool avx2_supported();
 
-// Σ_j w_ij of each local row (the diagonal of V).
-std::vector<double> row_weight_sums(const LocalRows& rows);
+// This rank's share of V·p (V the weighted Laplacian: (V·p)_i = Σ_j w_ij (p_i − p_j)) for
+// every point, in out.bx(); needs weights. Single precision (CG stops at a relative r'r
+// of 1e-5 anyway): the AVX2 version when the CPU has it, else the portable one.
+void laplacian_product(const LocalRows& rows, const Coordinates& p, PassSums& out);
+void laplacian_product_reference(const LocalRows& rows, const Coordinates& p, PassSums& out);
+void laplacian_product_avx2(const LocalRows& rows, const Coordinates& p, PassSums& out);
 
-// out = ((V + I)·p) for the local rows (rows × dim, row-major); needs weights.
-void laplacian_product(const LocalRows& rows, const std::vector<double>& weight_sums, const Coordinates& p,
-                       std::vector<double>& out);
+// Calls kernel.template operator()<L>() for the run-time dimension.
+template <typename Kernel>
+auto with_dimension(int dim, Kernel&& kernel) {
+  switch (dim) {
+    case 1: return kernel.template operator()<1>();
+    case 2: return kernel.template operator()<2>();
+    case 3: return kernel.template operator()<3>();
+    case 4: return kernel.template operator()<4>();
+    default: throw std::invalid_argument("dimension must be 1.." + std::to_string(kMaxDimension));
+  }
+}
 
 }  // namespace damds

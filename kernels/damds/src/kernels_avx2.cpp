@@ -1,9 +1,13 @@
-// The fused Guttman pass in AVX2 + FMA single precision (this file alone is compiled
-// with -mavx2 -mfma; guttman_pass calls it only when the CPU has both).
+// The fused Guttman pass and the V·p product in AVX2 + FMA single precision;
+// guttman_pass and laplacian_product call them only when the CPU has both.
 //
-// B(X) is symmetric, so each unordered pair is visited once, from the row whose
-// circular upper half holds it, and its term goes to both points (with opposite
-// signs): half the int16 reads and half the arithmetic of a row-by-row pass.
+// Only the code below the `#pragma GCC target` is compiled for AVX2: the headers'
+// inline functions and templates (std::vector, ThreadPointSums…) stay portable here,
+// as the linker may keep this file's copies for the whole program.
+//
+// The rows keep their circular upper halves (local_rows.hpp): each unordered pair is
+// visited once and its term goes to both points (with opposite signs), half the int16
+// reads and half the arithmetic of a row-by-row pass.
 // The pass is compute-bound: multiplies, FMAs and rsqrt share two of the four vector
 // pipes (Zen 3, AVX2) and set its pace, so the loop is cut to the fewest of them:
 // - coordinates are pre-scaled to half the stored distance unit (x·32767/2), so the
@@ -22,10 +26,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
-#include <string>
 
 #include "kernels.hpp"
+#include "point_sums.hpp"
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
 
 namespace damds {
 namespace {
@@ -50,20 +56,27 @@ inline float horizontal_sum(__m256 v) {
   return _mm_cvtss_f32(_mm_add_ss(quarter, _mm_shuffle_ps(quarter, quarter, 1)));
 }
 
-// Sums over a row in pass units: Σ w(δ̂ − d)², Σ w·4c·(x_i − x_j) per axis.
+// Sums over a row in pass units: the stress (Guttman pass only) and the row's terms
+// per axis.
 struct RowSums {
   double stress = 0.0;
   double weighted[kMaxDimension] = {};
 };
 
+// The Guttman pass's terms of eight pairs: Σ w(δ̂ − d)² and w·4c·(x_i − x_j) per axis,
+// coordinates in half stored units.
 template <int L, bool Weighted>
-struct EightColumns {
+struct GuttmanColumns {
+  static constexpr bool kReadsDistances = true;
+  static constexpr bool kReadsWeights = Weighted;
+  static constexpr float kCoordinateScale = kHalfUnit;
+
   __m256 stress = _mm256_setzero_ps();
   __m256 weighted[L];
   __m256 xi[L];
   __m256 shift;
 
-  EightColumns(const float* xi_scaled, float shift_scaled) : shift(_mm256_set1_ps(shift_scaled)) {
+  GuttmanColumns(const float* xi_scaled, float shift_scaled) : shift(_mm256_set1_ps(shift_scaled)) {
     for (int k = 0; k < L; ++k) {
       weighted[k] = _mm256_setzero_ps();
       xi[k] = _mm256_set1_ps(xi_scaled[k]);
@@ -120,39 +133,67 @@ struct EightColumns {
   }
 };
 
-// One thread's share of a pass: per point (index v in [0, 2n), point v mod n) the
-// sums Σ 4c(x_i − x_j) of its row terms and the column terms of the pairs it
-// appears in, axis by axis, and the stress of the pairs visited.
+// The V·p product's terms of eight pairs: w (p_i − p_j) per axis, in stored weight units.
 template <int L>
-struct ThreadSums {
-  double* points;  // L axes × 2n
-  std::int64_t stride;
-  double stress = 0.0;
-  double* axis(int k) { return points + k * stride; }
+struct LaplacianColumns {
+  static constexpr bool kReadsDistances = false;
+  static constexpr bool kReadsWeights = true;
+  static constexpr float kCoordinateScale = 1.0f;
+
+  __m256 weighted[L];
+  __m256 pi[L];
+
+  LaplacianColumns(const float* p_i, float /* no shift */) {
+    for (int k = 0; k < L; ++k) {
+      weighted[k] = _mm256_setzero_ps();
+      pi[k] = _mm256_set1_ps(p_i[k]);
+    }
+  }
+
+  inline void add(const std::int16_t* /* no distances */, const std::int16_t* weight, const float* const* axes,
+                  float* const* column_sums, std::int64_t at) {
+    const __m256 w = load_stored(weight + at);
+    for (int k = 0; k < L; ++k) {
+      const __m256 term = _mm256_mul_ps(w, _mm256_sub_ps(pi[k], _mm256_loadu_ps(axes[k] + at)));
+      weighted[k] = _mm256_add_ps(weighted[k], term);
+      float* sums = column_sums[k] + at;
+      _mm256_storeu_ps(sums, _mm256_sub_ps(_mm256_loadu_ps(sums), term));
+    }
+  }
+
+  void flush(RowSums& sums) {
+    for (int k = 0; k < L; ++k) {
+      sums.weighted[k] += horizontal_sum(weighted[k]);
+      weighted[k] = _mm256_setzero_ps();
+    }
+  }
 };
 
-template <int L, bool Weighted>
+// A pass over the rank's pairs with the terms of `Columns` (GuttmanColumns or
+// LaplacianColumns).
+template <int L, typename Columns>
 class HalfPass {
  public:
   HalfPass(const LocalRows& rows, const Coordinates& x, double shift)
-      : rows_(rows), n_(rows.n), half_((rows.n - 1) / 2), shift_(static_cast<float>(shift * spidal::kMatrixScale)),
+      : rows_(rows), n_(rows.n), shift_(static_cast<float>(shift * spidal::kMatrixScale)),
         scaled_(static_cast<std::size_t>(L) * 2 * rows.n) {
     // Coordinates twice over, so that a row's half (which may run past n) is one range.
     for (int k = 0; k < L; ++k) {
       for (std::int64_t j = 0; j < n_; ++j) {
-        const float value = static_cast<float>(x.axis(k)[j] * kHalfUnit);
+        const float value = static_cast<float>(x.axis(k)[j] * Columns::kCoordinateScale);
         scaled_[k * 2 * n_ + j] = value;
         scaled_[k * 2 * n_ + n_ + j] = value;
       }
     }
   }
 
-  // Row i's pairs are the columns v in [i + 1, end(i)).
-  std::int64_t end(std::int64_t i) const { return i + 1 + half_ + (n_ % 2 == 0 && i < n_ / 2 ? 1 : 0); }
+  // Row i's pairs are the columns v in [i + 1, end(i)), point v mod n.
+  std::int64_t end(std::int64_t i) const { return i + 1 + rows_.halves.length(i); }
 
   // The rows [first, last) of this rank, grouped so that each column block is read
   // from L1 by every row of a group.
-  void run_group(std::int64_t first, std::int64_t last, ThreadSums<L>& out, std::vector<float>& column_block) {
+  void run_group(std::int64_t first, std::int64_t last, double* const* out, double& stress,
+                 std::vector<float>& column_block) {
     RowSums sums[kRowGroup];
     const std::int64_t begin = rows_.block.begin + first + 1;
     std::int64_t group_end = begin;
@@ -169,18 +210,12 @@ class HalfPass {
         if (from >= to) continue;
         float xi[L];
         for (int k = 0; k < L; ++k) xi[k] = scaled_[k * 2 * n_ + i];
-        EightColumns<L, Weighted> columns(xi, shift_);
-        // Columns past n are points v − n; the stored row has them at v − n.
-        if (from < n_ && to > n_) {
-          run_columns(local_row, from, n_, 0, block, xi, columns, column_block);
-          run_columns(local_row, n_, to, n_, block, xi, columns, column_block);
-        } else {
-          run_columns(local_row, from, to, from >= n_ ? n_ : 0, block, xi, columns, column_block);
-        }
+        Columns columns(xi, shift_);
+        run_columns(local_row, from, to, block, xi, columns, column_block);
         columns.flush(sums[local_row - first]);
       }
       for (int k = 0; k < L; ++k) {
-        double* point_sums = out.axis(k) + block;
+        double* point_sums = out[k] + block;
         const float* block_sums = column_block.data() + k * kBlock;
         for (std::int64_t v = 0; v < block_end - block; ++v) point_sums[v] += block_sums[v];
       }
@@ -188,18 +223,18 @@ class HalfPass {
     for (std::int64_t local_row = first; local_row < last; ++local_row) {
       const std::int64_t i = rows_.block.begin + local_row;
       RowSums& row = sums[local_row - first];
-      for (int k = 0; k < L; ++k) out.axis(k)[i] += row.weighted[k];
-      out.stress += row.stress;
+      for (int k = 0; k < L; ++k) out[k][i] += row.weighted[k];
+      stress += row.stress;
     }
   }
 
  private:
-  // Columns [from, to) of one row, stored at [from − offset, to − offset).
-  void run_columns(std::int64_t local_row, std::int64_t from, std::int64_t to, std::int64_t offset,
-                   std::int64_t block, const float* xi, EightColumns<L, Weighted>& columns,
-                   std::vector<float>& column_block) const {
-    const std::int16_t* distance = rows_.distance_row(local_row) + (from - offset);
-    const std::int16_t* weight = Weighted ? rows_.weight_row(local_row) + (from - offset) : nullptr;
+  // Columns [from, to) of one row (entry v − i − 1 of its half).
+  void run_columns(std::int64_t local_row, std::int64_t from, std::int64_t to, std::int64_t block, const float* xi,
+                   Columns& columns, std::vector<float>& column_block) const {
+    const std::int64_t i = rows_.block.begin + local_row;
+    const std::int16_t* distance = Columns::kReadsDistances ? rows_.distance_row(local_row) + (from - i - 1) : nullptr;
+    const std::int16_t* weight = Columns::kReadsWeights ? rows_.weight_row(local_row) + (from - i - 1) : nullptr;
     // Starts computed once, the sums in a local copy: __m256 stores may alias anything,
     // so the compiler would otherwise reload members and spill the accumulators
     // around every column-sum store.
@@ -212,15 +247,17 @@ class HalfPass {
     // The same columns of the next row are read next: fetching them now hides the
     // memory latency that the hardware prefetcher, restarting on every 2 KB run of a
     // row, does not (it cost the pass a third of its time).
+    // (The next row's half starts one column later, right after this row's.)
     const bool last_row = local_row + 1 == rows_.block.rows();
-    const std::int16_t* next_distance = last_row ? distance : distance + n_;
-    const std::int16_t* next_weight = last_row || !Weighted ? weight : weight + n_;
-    EightColumns<L, Weighted> local = columns;
+    const std::int64_t next = rows_.row_length(local_row) - 1;
+    const std::int16_t* next_distance = last_row || !distance ? distance : distance + next;
+    const std::int16_t* next_weight = last_row || !weight ? weight : weight + next;
+    Columns local = columns;
     const std::int64_t count = to - from;
     std::int64_t at = 0;
     for (; at + 8 <= count; at += 8) {
-      _mm_prefetch(reinterpret_cast<const char*>(next_distance + at), _MM_HINT_T0);
-      if constexpr (Weighted) _mm_prefetch(reinterpret_cast<const char*>(next_weight + at), _MM_HINT_T0);
+      if constexpr (Columns::kReadsDistances) _mm_prefetch(reinterpret_cast<const char*>(next_distance + at), _MM_HINT_T0);
+      if constexpr (Columns::kReadsWeights) _mm_prefetch(reinterpret_cast<const char*>(next_weight + at), _MM_HINT_T0);
       local.add(distance, weight, axes, sums, at);
     }
     columns = local;
@@ -232,7 +269,7 @@ class HalfPass {
     alignas(32) float tail_axes[L][8];
     alignas(32) float tail_sums[L][8] = {};
     const std::int64_t tail = count - at;
-    std::memcpy(tail_distance, distance + at, tail * sizeof(std::int16_t));
+    if (distance) std::memcpy(tail_distance, distance + at, tail * sizeof(std::int16_t));
     if (weight) std::memcpy(tail_weight, weight + at, tail * sizeof(std::int16_t));
     const float* tail_axis_starts[L];
     float* tail_sum_starts[L];
@@ -250,73 +287,63 @@ class HalfPass {
 
   const LocalRows& rows_;
   const std::int64_t n_;
-  const std::int64_t half_;
   const float shift_;
   std::vector<float> scaled_;  // L axes × 2n
 };
 
-template <int L, bool Weighted>
-void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
-  const std::int64_t n = rows.n;
+// Runs a HalfPass over the rank's rows on every thread; out gets the per-point sums
+// × point_unit and the stress × stress_unit.
+template <int L, typename Columns>
+void run_pass(const LocalRows& rows, const Coordinates& x, double shift, double point_unit, double stress_unit,
+              PassSums& out) {
   const std::int64_t row_count = rows.block.rows();
-  HalfPass<L, Weighted> pass(rows, x, shift);
-  const int threads = omp_get_max_threads();
-  const std::int64_t stride = 2 * n;
-  std::vector<double> thread_points(static_cast<std::size_t>(threads) * L * stride, 0.0);
-  std::vector<double> thread_stress(static_cast<std::size_t>(threads), 0.0);
-
-  // Every row has ⌊(n−1)/2⌋ or one more pairs, so equal static shares balance, and the
-  // sums do not depend on which thread got which rows from run to run.
-#pragma omp parallel num_threads(threads)
+  HalfPass<L, Columns> pass(rows, x, shift);
+  ThreadPointSums sums(rows.n, L);
+  // Every row has the same number of pairs give or take one, so equal static shares
+  // balance.
+#pragma omp parallel num_threads(sums.threads())
   {
     const int thread = omp_get_thread_num();
-    ThreadSums<L> mine{thread_points.data() + static_cast<std::size_t>(thread) * L * stride, stride};
+    double* point[L];
+    for (int k = 0; k < L; ++k) point[k] = sums.axis(thread, k);
     std::vector<float> column_block(static_cast<std::size_t>(L) * kBlock);
 #pragma omp for schedule(static)
     for (std::int64_t group = 0; group < row_count; group += kRowGroup) {
-      pass.run_group(group, std::min(row_count, group + kRowGroup), mine, column_block);
+      pass.run_group(group, std::min(row_count, group + kRowGroup), point, sums.scalar(thread), column_block);
     }
-    thread_stress[thread] = mine.stress;
   }
+  out.reset(rows.n, L);
+  sums.write(out.bx(), point_unit);
+  out.stress() = sums.scalar_total() * stress_unit;
+}
 
+template <int L, bool Weighted>
+void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
   // Undo the units: stress in stored units² (× stored weight), Σ 4c(x_i − x_j) in
-  // half stored units (× stored weight); the stress counts ordered pairs.
+  // half stored units (× stored weight).
   const double weight_unit = Weighted ? 1.0 / spidal::kMatrixScale : 1.0;
-  const double stress_unit = weight_unit / (spidal::kMatrixScale * spidal::kMatrixScale);
-  const double bx_unit = weight_unit / (4.0 * kHalfUnit);
-  out.reset(n, L);
-  double* bx = out.bx();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t j = 0; j < n; ++j) {
-    for (int k = 0; k < L; ++k) {
-      double sum = 0.0;
-      for (int thread = 0; thread < threads; ++thread) {
-        const double* axis = thread_points.data() + (static_cast<std::size_t>(thread) * L + k) * stride;
-        sum += axis[j] + axis[j + n];
-      }
-      bx[j * L + k] = sum * bx_unit;
-    }
-  }
-  for (const double value : thread_stress) out.stress() += 2.0 * value * stress_unit;
+  run_pass<L, GuttmanColumns<L, Weighted>>(rows, x, shift, weight_unit / (4.0 * kHalfUnit),
+                                           weight_unit / (spidal::kMatrixScale * spidal::kMatrixScale), out);
 }
 
 }  // namespace
 
 void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
-  auto run = [&]<int L>() {
+  with_dimension(x.dim, [&]<int L>() {
     if (rows.weighted()) {
       guttman_pairs<L, true>(rows, x, shift, out);
     } else {
       guttman_pairs<L, false>(rows, x, shift, out);
     }
-  };
-  switch (x.dim) {
-    case 1: return run.template operator()<1>();
-    case 2: return run.template operator()<2>();
-    case 3: return run.template operator()<3>();
-    case 4: return run.template operator()<4>();
-    default: throw std::invalid_argument("dimension must be 1.." + std::to_string(kMaxDimension));
-  }
+  });
+}
+
+void laplacian_product_avx2(const LocalRows& rows, const Coordinates& p, PassSums& out) {
+  with_dimension(p.dim, [&]<int L>() {
+    run_pass<L, LaplacianColumns<L>>(rows, p, 0.0, 1.0 / spidal::kMatrixScale, 0.0, out);
+  });
 }
 
 }  // namespace damds
+
+#pragma GCC pop_options

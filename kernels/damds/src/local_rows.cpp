@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+
+#include <omp.h>
 
 #include "spidal/errors.hpp"
 
@@ -12,48 +15,159 @@ constexpr std::int16_t kUnitWeight = 32767;
 
 std::int16_t to_stored(double value) { return static_cast<std::int16_t>(std::lround(value * spidal::kMatrixScale)); }
 
+// Reads the halves of `rows`'s rows from `file` into `out` (laid out as rows.distances).
+void read_halves(const spidal::MatrixReader& file, const LocalRows& rows, std::vector<std::int16_t>& out) {
+  out.resize(static_cast<std::size_t>(rows.halves.before(rows.block.end) - rows.halves.before(rows.block.begin)));
+  for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
+    const std::int64_t i = rows.block.begin + local_row;
+    std::int16_t* row = out.data() + rows.row_start(local_row);
+    const std::int64_t length = rows.row_length(local_row);
+    const std::int64_t before_wrap = std::min(length, rows.n - (i + 1));
+    file.read(i, i + 1, before_wrap, row);
+    if (length > before_wrap) file.read(i, 0, length - before_wrap, row + before_wrap);
+  }
+}
+
+// File rows read at once by for_each_transposed, and local rows handled together.
+constexpr std::int64_t kTransposeRows = 256;
+constexpr std::int64_t kTransposeTile = 64;
+
+// The other entries (j, i) of the pairs (i, j) that the local rows keep. Each file row j
+// that holds some is read once, over the block's columns (a transposed block of the
+// matrix), kTransposeRows rows at a time; then, in tiles of local rows (in parallel),
+// visit(thread, position of the pair in the halves, distance_ji, weight_ji) is called:
+// the positions of a tile's row are contiguous and the run of a file row is read in
+// cache lines. weight_ji is kUnitWeight without a weight file.
+template <typename Visit>
+void for_each_transposed(const spidal::MatrixReader& distances, const spidal::MatrixReader* weights,
+                         const LocalRows& rows, Visit visit) {
+  const std::int64_t n = rows.n;
+  const std::int64_t first = rows.block.begin;
+  const std::int64_t width = rows.block.rows();
+  if (width == 0) return;
+  std::vector<std::int16_t> distance_runs(kTransposeRows * width);
+  std::vector<std::int16_t> weight_runs(kTransposeRows * width, kUnitWeight);
+  // Row i keeps columns i+1 … i+length(i) ≤ i+half+1, so the rows j holding the other
+  // entries are first+1 … first+width+half (mod n).
+  const std::int64_t steps = std::min(n, width + rows.halves.half() + 1);
+  for (std::int64_t step = 0; step < steps; step += kTransposeRows) {
+    const std::int64_t count = std::min(kTransposeRows, steps - step);
+    for (std::int64_t r = 0; r < count; ++r) {
+      const std::int64_t j = (first + 1 + step + r) % n;
+      distances.read(j, first, width, distance_runs.data() + r * width);
+      if (weights) weights->read(j, first, width, weight_runs.data() + r * width);
+    }
+#pragma omp parallel for schedule(static)
+    for (std::int64_t tile = 0; tile < width; tile += kTransposeTile) {
+      const int thread = omp_get_thread_num();
+      for (std::int64_t r = 0; r < count; ++r) {
+        const std::int64_t j = (first + 1 + step + r) % n;
+        for (std::int64_t local_row = tile; local_row < std::min(width, tile + kTransposeTile); ++local_row) {
+          // Pair (i, j) is entry t = j − i − 1 (mod n) of row i's half, if that is short enough.
+          const std::int64_t i = first + local_row;
+          const std::int64_t t = j > i ? j - i - 1 : j - i - 1 + n;
+          if (t >= rows.row_length(local_row)) continue;
+          visit(thread, rows.row_start(local_row) + t, distance_runs[r * width + local_row],
+                weight_runs[r * width + local_row]);
+        }
+      }
+    }
+  }
+}
+
+// The weighted mean of a pair's two distances, and the mean of its two weights (in
+// stored units); a missing distance or a negative weight has weight 0. When neither
+// entry counts, the distance stays missing (negative) unless one is present.
+struct SymmetricPair {
+  std::int16_t distance;
+  std::int16_t weight;
+};
+SymmetricPair symmetric_pair(std::int16_t distance_ij, std::int16_t weight_ij, std::int16_t distance_ji,
+                             std::int16_t weight_ji) {
+  // The common case, a symmetric matrix, first.
+  if (distance_ij == distance_ji && weight_ij == weight_ji && distance_ij >= 0) {
+    return {distance_ij, std::max<std::int16_t>(weight_ij, 0)};
+  }
+  const std::int64_t w_ij = distance_ij < 0 ? 0 : std::max<std::int16_t>(weight_ij, 0);
+  const std::int64_t w_ji = distance_ji < 0 ? 0 : std::max<std::int16_t>(weight_ji, 0);
+  const std::int64_t total = w_ij + w_ji;
+  const std::int16_t distance = total > 0
+                                    ? static_cast<std::int16_t>((w_ij * distance_ij + w_ji * distance_ji + total / 2) / total)
+                                    : std::max(distance_ij, distance_ji);
+  return {distance, static_cast<std::int16_t>((total + 1) / 2)};
+}
+
 }  // namespace
 
-LocalRows load_local_rows(const Config& config, const spidal::MpiEnv& mpi) {
+LocalRows load_local_rows(const Config& config, MPI_Comm comm) {
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
   LocalRows rows;
   rows.n = config.points;
-  rows.block = spidal::row_block(rows.n, mpi.size(), mpi.rank());
-  // Validate both files on every rank before reading so all ranks fail alike.
-  spidal::validate_matrix_file(config.distances_path, rows.n);
-  if (config.weights_path) spidal::validate_matrix_file(*config.weights_path, rows.n);
-  rows.distances = spidal::read_row_block(config.distances_path, rows.n, rows.block, config.byte_order);
-  if (config.weights_path) {
-    rows.weights = spidal::read_row_block(*config.weights_path, rows.n, rows.block, config.byte_order);
-    // A negative weight can only mean "no weight": such pairs do not count.
-    for (auto& weight : rows.weights) weight = std::max<std::int16_t>(weight, 0);
+  rows.block = spidal::row_block(rows.n, size, rank);
+  rows.halves = {rows.n};
+  // Open (and validate) both files on every rank before reading so all ranks fail alike.
+  const spidal::MatrixReader distance_file(config.distances_path, rows.n, config.byte_order);
+  std::optional<spidal::MatrixReader> weight_file;
+  if (config.weights_path) weight_file.emplace(*config.weights_path, rows.n, config.byte_order);
+
+  // The kept entries (i, j), then each pair made symmetric with its entry (j, i): weight
+  // w = (w_ij + w_ji) / 2 and distance (w_ij δ_ij + w_ji δ_ji) / (w_ij + w_ji), a missing
+  // distance or negative weight counting as weight 0. The stress over ordered pairs that
+  // the original minimises is then 2 Σ_{i<j} w (δ − d)² plus a constant, so the result
+  // is the same; a symmetric matrix is kept exactly as it is.
+  read_halves(distance_file, rows, rows.distances);
+  if (weight_file) read_halves(*weight_file, rows, rows.weights);
+  // Without a weight file, weights are only needed where an entry is missing: a pair
+  // missing one way keeps the other at half weight (listed here per thread), one missing
+  // both ways does not count.
+  std::vector<std::vector<std::int64_t>> half_weight(omp_get_max_threads());
+  for_each_transposed(distance_file, weight_file ? &*weight_file : nullptr, rows,
+                      [&](int thread, std::int64_t k, std::int16_t distance_ji, std::int16_t weight_ji) {
+                        const std::int16_t weight_ij = weight_file ? rows.weights[k] : kUnitWeight;
+                        const SymmetricPair pair = symmetric_pair(rows.distances[k], weight_ij, distance_ji, weight_ji);
+                        rows.distances[k] = pair.distance;
+                        if (weight_file) {
+                          rows.weights[k] = pair.weight;
+                        } else if (pair.weight != kUnitWeight && pair.distance >= 0) {
+                          half_weight[thread].push_back(k);
+                        }
+                      });
+  const bool needs_weights = std::any_of(half_weight.begin(), half_weight.end(), [](auto& list) { return !list.empty(); }) ||
+                             std::any_of(rows.distances.begin(), rows.distances.end(), [](auto d) { return d < 0; });
+  if (!weight_file && needs_weights) {
+    rows.weights.assign(rows.distances.size(), kUnitWeight);
+    for (const auto& list : half_weight) {
+      for (const std::int64_t k : list) rows.weights[k] = (kUnitWeight + 1) / 2;
+    }
+    for (std::size_t k = 0; k < rows.distances.size(); ++k) {
+      if (rows.distances[k] < 0) rows.weights[k] = 0;
+    }
   }
+
+  // Weights anywhere mean weights everywhere: every rank takes the same solver.
+  const int local_weighted = rows.weighted() ? 1 : 0;
+  int any_weighted = 0;
+  MPI_Allreduce(&local_weighted, &any_weighted, 1, MPI_INT, MPI_MAX, comm);
+  if (any_weighted && !rows.weighted()) rows.weights.assign(rows.distances.size(), kUnitWeight);
 
   const auto local = spidal::block_stats(rows.distances.data(), rows.weighted() ? rows.weights.data() : nullptr,
                                          rows.distances.size());
-  rows.stats = spidal::reduce_stats(local, mpi.comm());
+  rows.stats = spidal::reduce_stats(local, comm);
   if (!(rows.stats.sum_squares > 0.0)) {
     throw spidal::InputError(config.distances_path + ": no positive distance with non-zero weight");
   }
-  rows.closed_form = !rows.weighted() && rows.stats.missing_pairs == 0;
-  if (!rows.weighted() && !rows.closed_form) rows.weights.assign(rows.distances.size(), kUnitWeight);
+  rows.closed_form = !rows.weighted();
 
-  // Distances in [0, smallest positive) are raised to the smallest positive one
-  // (as in the original); the diagonal stays 0 and never counts.
+  // Distances in [0, smallest positive) are raised to the smallest positive one (as in
+  // the original); the diagonal is not kept and never counts.
   const std::int16_t smallest = to_stored(rows.stats.min_positive);
 #pragma omp parallel for schedule(static)
-  for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
-    const std::int64_t diagonal = rows.block.begin + local_row;
-    std::int16_t* distance = rows.distances.data() + local_row * rows.n;
-    std::int16_t* weight = rows.weighted() ? rows.weights.data() + local_row * rows.n : nullptr;
-    for (std::int64_t column = 0; column < rows.n; ++column) {
-      if (column == diagonal) {
-        distance[column] = 0;
-        if (weight) weight[column] = 0;
-        continue;
-      }
-      if (distance[column] >= 0 && distance[column] < smallest) distance[column] = smallest;
-      if (weight && distance[column] < 0) weight[column] = 0;
-    }
+  for (std::size_t k = 0; k < rows.distances.size(); ++k) {
+    std::int16_t& distance = rows.distances[k];
+    if (distance >= 0 && distance < smallest) distance = smallest;
   }
   return rows;
 }

@@ -1,35 +1,58 @@
-// One rank's rows of the distance and weight matrices, kept as stored int16
-// (2 bytes per pair, 4 with weights), plus the global statistics of the matrix.
+// One rank's share of the distance and weight matrices, kept as stored int16, plus
+// the global statistics of the matrix. The matrices are symmetric, so each unordered
+// pair is kept once (1 byte per matrix entry, 2 with weights).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "config.hpp"
+#include <mpi.h>
+
 #include "spidal/matrix.hpp"
 #include "spidal/mpi_env.hpp"
 
 namespace damds {
 
+// The pairs each row keeps: its circular upper half, columns i+1 … i+length(i) mod n,
+// with length(i) = ⌊(n−1)/2⌋, plus the column i + n/2 for i < n/2 when n is even.
+// Every unordered pair {i, j}, i ≠ j, is in exactly one row's half, and every row has
+// the same number of pairs give or take one, so row blocks balance.
+struct CircularHalves {
+  std::int64_t n = 0;
+
+  std::int64_t half() const { return (n - 1) / 2; }
+  std::int64_t length(std::int64_t i) const { return half() + (n % 2 == 0 && i < n / 2 ? 1 : 0); }
+  // The pairs of rows [0, i): where row i starts when the halves follow each other.
+  std::int64_t before(std::int64_t i) const { return i * half() + (n % 2 == 0 ? std::min(i, n / 2) : 0); }
+};
+
 struct LocalRows {
   std::int64_t n = 0;
   spidal::RowBlock block;
-  std::vector<std::int16_t> distances;  // block.rows() × n
-  // block.rows() × n, or empty for unit weights. Pairs that do not count (missing
-  // distance, diagonal) hold weight 0 so the solver needs no separate mask.
+  CircularHalves halves;
+  // The local rows' halves one after another: entry t of row i is column (i + 1 + t) mod n.
+  std::vector<std::int16_t> distances;
+  // Laid out as distances, or empty for unit weights. Pairs that do not count (missing
+  // distance) hold weight 0 so the solver needs no separate mask.
   std::vector<std::int16_t> weights;
-  spidal::MatrixStats stats;  // global, over pairs with distance >= 0 and weight != 0
+  spidal::MatrixStats stats;  // global, over unordered pairs with distance >= 0 and weight != 0
   // Unit weights and no missing distances: (V + I) has a closed-form inverse.
   bool closed_form = false;
 
   bool weighted() const { return !weights.empty(); }
-  const std::int16_t* distance_row(std::int64_t local_row) const { return distances.data() + local_row * n; }
-  const std::int16_t* weight_row(std::int64_t local_row) const { return weights.data() + local_row * n; }
+  std::int64_t row_length(std::int64_t local_row) const { return halves.length(block.begin + local_row); }
+  std::int64_t row_start(std::int64_t local_row) const {
+    return halves.before(block.begin + local_row) - halves.before(block.begin);
+  }
+  const std::int16_t* distance_row(std::int64_t local_row) const { return distances.data() + row_start(local_row); }
+  const std::int16_t* weight_row(std::int64_t local_row) const { return weights.data() + row_start(local_row); }
 };
 
-// Reads this rank's rows, computes the statistics over all ranks and prepares the
-// rows for the solver (zero distances raised to the smallest positive one; weights
+// Reads this rank's rows' halves, computes the statistics over all ranks and prepares
+// them for the solver (zero distances raised to the smallest positive one; weights
 // synthesised as 0/1 when unit weights meet missing distances). Collective.
-LocalRows load_local_rows(const Config& config, const spidal::MpiEnv& mpi);
+LocalRows load_local_rows(const Config& config, MPI_Comm comm);
 
 }  // namespace damds

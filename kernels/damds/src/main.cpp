@@ -23,7 +23,7 @@ int run_damds(spidal::MpiEnv& mpi, int argc, char** argv) {
   spidal::ProgressReporter progress("damds", mpi.is_root());
 
   auto start = std::chrono::steady_clock::now();
-  const damds::LocalRows rows = damds::load_local_rows(config, mpi);
+  const damds::LocalRows rows = damds::load_local_rows(config, mpi.comm());
   std::vector<double> initial = config.initial_points_path
                                     ? damds::read_points(*config.initial_points_path, config.points, config.dimension)
                                     : damds::random_points(config.points, config.dimension, config.seed);

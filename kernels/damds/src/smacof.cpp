@@ -27,7 +27,6 @@ Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::
   coordinates_.assign_rows(points_);
   const auto first = points_.begin() + rows.block.begin * dim_;
   local_points_.assign(first, first + rows.block.rows() * dim_);
-  if (!rows.closed_form) weight_sums_ = row_weight_sums(rows);
 }
 
 // One Allreduce per pass adds the ranks' shares of B(X)X and the stress: the stress
@@ -99,7 +98,7 @@ void Smacof::solve_closed_form() {
 // cg_threshold times its starting value, as the original does.
 void Smacof::solve_conjugate_gradient() {
   std::vector<double> product;
-  laplacian_product(rows_, weight_sums_, coordinates_, product);
+  shifted_laplacian_product(coordinates_, product);
   std::vector<double> residual(bx_.size());
   for (std::size_t k = 0; k < residual.size(); ++k) residual[k] = bx_[k] - product[k];
   std::vector<double> direction = residual;
@@ -110,7 +109,7 @@ void Smacof::solve_conjugate_gradient() {
 
   for (int step = 0; step < config_.cg_iterations && residual_norm > 0.0; ++step) {
     gather(direction, full_direction, direction_coordinates);
-    laplacian_product(rows_, weight_sums_, direction_coordinates, product);
+    shifted_laplacian_product(direction_coordinates, product);
     const double curvature = global_dot(direction, product);
     if (!(curvature > 0.0)) break;
     const double step_length = residual_norm / curvature;
@@ -124,6 +123,18 @@ void Smacof::solve_conjugate_gradient() {
     const double beta = next_norm / residual_norm;
     residual_norm = next_norm;
     for (std::size_t k = 0; k < direction.size(); ++k) direction[k] = residual[k] + beta * direction[k];
+  }
+}
+
+// The ranks' shares of V·p added up (one Allreduce), then + p, for this rank's rows.
+void Smacof::shifted_laplacian_product(const Coordinates& p, std::vector<double>& out) {
+  laplacian_product(rows_, p, product_sums_);
+  MPI_Allreduce(MPI_IN_PLACE, product_sums_.values.data(), static_cast<int>(product_sums_.values.size()), MPI_DOUBLE,
+                MPI_SUM, comm_);
+  out.resize(static_cast<std::size_t>(rows_.block.rows()) * dim_);
+  for (std::int64_t r = 0; r < rows_.block.rows(); ++r) {
+    const std::int64_t i = rows_.block.begin + r;
+    for (int k = 0; k < dim_; ++k) out[r * dim_ + k] = product_sums_.bx()[i * dim_ + k] + p.axis(k)[i];
   }
 }
 

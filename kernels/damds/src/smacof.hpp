@@ -41,6 +41,8 @@ class Smacof {
   void update();
   void solve_closed_form();
   void solve_conjugate_gradient();
+  // out = ((V + I)·p) for this rank's rows (rows × dim, row-major). Collective.
+  void shifted_laplacian_product(const Coordinates& p, std::vector<double>& out);
   // Global reductions add per-row values in global row order after gathering them
   // (O(N) per reduction), so they do not depend on the number of ranks.
   double ordered_sum(const std::vector<double>& local_row_values);
@@ -59,7 +61,7 @@ class Smacof {
   PassSums sums_;                   // the last pass over all ranks: B(X)X of every row, stress
   std::vector<double> bx_;          // this rank's rows of B(X)X
   std::vector<double> all_rows_;    // scratch: per-row values of every rank
-  std::vector<double> weight_sums_;  // diagonal of V for the local rows (CG only)
+  PassSums product_sums_;            // scratch: the ranks' shares of V·p
   AnnealResult result_;
 };
 

@@ -1,12 +1,16 @@
 // The fused pass and the (V + I) product against a direct dense evaluation of the
-// formulas in algorithms.md, and the closed-form solve against conjugate gradients.
+// formulas in algorithms.md, the circular-half layout of the loaded rows, and the
+// closed-form solve against conjugate gradients.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels.hpp"
@@ -29,26 +33,47 @@ int pair_value(std::int64_t i, std::int64_t j, std::uint64_t seed) {
   return static_cast<int>((z ^ (z >> 31)) % 20000) + 1;
 }
 
-// Rows `block` of a symmetric n×n problem with random distances, some missing (-1)
-// and, optionally, random weights with zeros.
-damds::LocalRows random_rows(std::int64_t n, spidal::RowBlock block, bool weighted, bool with_missing,
-                             std::uint64_t seed) {
-  damds::LocalRows rows;
-  rows.n = n;
-  rows.block = block;
-  for (std::int64_t i = block.begin; i < block.end; ++i) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      const bool missing = with_missing && i != j && pair_value(i, j, seed + 1) % 11 == 0;
-      rows.distances.push_back(i == j ? 0 : (missing ? -1 : static_cast<std::int16_t>(pair_value(i, j, seed))));
-      if (weighted) {
-        const int weight = pair_value(i, j, seed + 2);
-        rows.weights.push_back(i == j || missing || weight % 3 == 0 ? 0 : static_cast<std::int16_t>(weight));
+// A symmetric n×n problem: random distances, some missing (-1) when asked, and
+// optionally random weights with zeros (always 0 where the distance is missing).
+struct Problem {
+  std::int64_t n = 0;
+  bool weighted = false;
+  bool with_missing = false;
+  std::uint64_t seed = 11;
+
+  bool missing(std::int64_t i, std::int64_t j) const {
+    return with_missing && i != j && pair_value(i, j, seed + 1) % 11 == 0;
+  }
+  std::int16_t distance(std::int64_t i, std::int64_t j) const {
+    return static_cast<std::int16_t>(i == j ? 0 : (missing(i, j) ? -1 : pair_value(i, j, seed)));
+  }
+  std::int16_t weight(std::int64_t i, std::int64_t j) const {
+    const int value = pair_value(i, j, seed + 2);
+    return static_cast<std::int16_t>(i == j || missing(i, j) || value % 3 == 0 ? 0 : value);
+  }
+  // Rows `block` as load_local_rows keeps them: their circular upper halves.
+  damds::LocalRows rows(spidal::RowBlock block) const {
+    damds::LocalRows rows;
+    rows.n = n;
+    rows.block = block;
+    rows.halves = {n};
+    for (std::int64_t i = block.begin; i < block.end; ++i) {
+      for (std::int64_t t = 0; t < rows.halves.length(i); ++t) {
+        const std::int64_t j = (i + 1 + t) % n;
+        rows.distances.push_back(distance(i, j));
+        if (weighted) rows.weights.push_back(weight(i, j));
       }
     }
+    rows.stats.sum_squares = 1.0;
+    return rows;
   }
-  rows.stats.sum_squares = 1.0;
-  return rows;
-}
+  // Three row blocks that cover the matrix, as three ranks would hold it.
+  std::vector<damds::LocalRows> blocks() const {
+    const std::int64_t cut1 = std::min<std::int64_t>(5, n);
+    const std::int64_t cut2 = std::max(cut1, n / 2 + 3);
+    return {rows({0, cut1}), rows({cut1, cut2}), rows({cut2, n})};
+  }
+};
 
 std::vector<double> random_points(std::int64_t n, int dim, std::uint64_t seed) {
   std::mt19937_64 generator(seed);
@@ -59,26 +84,27 @@ std::vector<double> random_points(std::int64_t n, int dim, std::uint64_t seed) {
 }
 
 struct DenseResult {
-  double stress = 0.0;
+  double stress = 0.0;  // over unordered pairs
   std::vector<double> bx;
   std::vector<double> bx_magnitude;  // Σ_j |b_ij (x_j − x_i)|: the scale of rounding errors in bx
 };
 
-// Direct evaluation: b_ij = −w δ̂/d, b_ii = −Σ b_ij, BX = B·X; stress Σ w (δ̂ − d)².
-DenseResult dense_guttman(const damds::LocalRows& rows, const std::vector<double>& points, int dim, double shift) {
+// Direct evaluation over whole rows: b_ij = −w δ̂/d, b_ii = −Σ b_ij, BX = B·X; stress
+// Σ w (δ̂ − d)² over i < j.
+DenseResult dense_guttman(const Problem& problem, const std::vector<double>& points, int dim, double shift) {
+  const std::int64_t n = problem.n;
   DenseResult result;
-  for (std::int64_t r = 0; r < rows.block.rows(); ++r) {
-    const std::int64_t i = rows.block.begin + r;
-    std::vector<double> b(rows.n, 0.0);
-    for (std::int64_t j = 0; j < rows.n; ++j) {
-      const std::int16_t stored = rows.distances[r * rows.n + j];
-      const double w = rows.weighted() ? rows.weights[r * rows.n + j] / kScale : 1.0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::vector<double> b(n, 0.0);
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int16_t stored = problem.distance(i, j);
+      const double w = problem.weighted ? problem.weight(i, j) / kScale : 1.0;
       if (j == i || stored < 0 || w == 0.0) continue;
       const double target = std::max(stored / kScale - shift, 0.0);
       double squared = 0.0;
       for (int k = 0; k < dim; ++k) squared += std::pow(points[i * dim + k] - points[j * dim + k], 2);
       const double d = std::sqrt(squared);
-      result.stress += w * (target - d) * (target - d);
+      if (i < j) result.stress += w * (target - d) * (target - d);
       if (d > 1e-10 && target > 0) b[j] = -w * target / d;
     }
     double diagonal = 0.0;
@@ -87,7 +113,7 @@ DenseResult dense_guttman(const damds::LocalRows& rows, const std::vector<double
     for (int k = 0; k < dim; ++k) {
       double sum = 0.0;
       double magnitude = 0.0;
-      for (std::int64_t j = 0; j < rows.n; ++j) {
+      for (std::int64_t j = 0; j < n; ++j) {
         sum += b[j] * points[j * dim + k];
         magnitude += std::abs(b[j] * (points[j * dim + k] - points[i * dim + k]));
       }
@@ -98,68 +124,66 @@ DenseResult dense_guttman(const damds::LocalRows& rows, const std::vector<double
   return result;
 }
 
-class KernelTest : public ::testing::TestWithParam<std::tuple<int, bool>> {};
-
-TEST_P(KernelTest, ReferencePassMatchesDenseFormulas) {
-  const auto [dim, weighted] = GetParam();
-  const std::int64_t n = 37;
-  // Missing distances come with weights (load_local_rows synthesises them).
-  const auto rows = random_rows(n, {5, 29}, weighted, weighted, 11);
-  const auto points = random_points(n, dim, 3);
-  damds::Coordinates coordinates(dim, n);
-  coordinates.assign_rows(points);
-  for (const double shift : {0.0, 0.05, 0.3}) {
-    damds::PassSums sums;
-    damds::guttman_pass_reference(rows, coordinates, shift, sums);
-    const auto expected = dense_guttman(rows, points, dim, shift);
-    EXPECT_NEAR(sums.stress(), expected.stress, 1e-12 * std::max(1.0, expected.stress));
-    ASSERT_EQ(sums.values.size(), static_cast<std::size_t>(n * dim + 1));
-    for (std::int64_t i = 0; i < n; ++i) {
-      for (int k = 0; k < dim; ++k) {
-        const bool local = i >= rows.block.begin && i < rows.block.end;
-        const double want = local ? expected.bx[(i - rows.block.begin) * dim + k] : 0.0;
-        EXPECT_NEAR(sums.bx()[i * dim + k], want, 1e-12) << "point " << i << " axis " << k;
-      }
-    }
-  }
-}
-
-// The pass of each block of rows, added up over blocks that cover the matrix.
+// A pass over each block of rows, added up as the ranks' Allreduce adds them.
 template <typename Pass>
-damds::PassSums pass_over_blocks(Pass pass, const std::vector<damds::LocalRows>& blocks,
-                                 const damds::Coordinates& coordinates, double shift) {
+damds::PassSums over_blocks(Pass pass, const std::vector<damds::LocalRows>& blocks, const damds::Coordinates& x) {
   damds::PassSums total;
-  total.reset(coordinates.n, coordinates.dim);
+  total.reset(x.n, x.dim);
   for (const auto& rows : blocks) {
     damds::PassSums part;
-    pass(rows, coordinates, shift, part);
+    pass(rows, x, part);
     for (std::size_t k = 0; k < total.values.size(); ++k) total.values[k] += part.values[k];
   }
   return total;
 }
 
-// The AVX2 pass (each pair once, from the row whose circular half holds it) against
-// the reference (every row whole), summed over three row blocks as ranks would be.
-// n = 2061 and 2060 cover both parities of the half, full 512-column blocks, short
-// blocks, tails and halves that wrap past n; the blocks make partial row groups.
-// Coincident points (x_7 = x_9) must get no B term.
+class KernelTest : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+// n = 37 and 36 cover both parities of the circular halves.
+TEST_P(KernelTest, ReferencePassMatchesDenseFormulas) {
+  const auto [dim, weighted] = GetParam();
+  for (const std::int64_t n : {37, 36}) {
+    // Missing distances come with weights (load_local_rows synthesises them).
+    const Problem problem{n, weighted, weighted};
+    const auto blocks = problem.blocks();
+    const auto points = random_points(n, dim, 3);
+    damds::Coordinates coordinates(dim, n);
+    coordinates.assign_rows(points);
+    for (const double shift : {0.0, 0.05, 0.3}) {
+      const auto sums = over_blocks(
+          [&](const damds::LocalRows& rows, const damds::Coordinates& x, damds::PassSums& out) {
+            damds::guttman_pass_reference(rows, x, shift, out);
+          },
+          blocks, coordinates);
+      const auto expected = dense_guttman(problem, points, dim, shift);
+      EXPECT_NEAR(sums.stress(), expected.stress, 1e-12 * std::max(1.0, expected.stress)) << "n " << n;
+      for (std::int64_t k = 0; k < n * dim; ++k) EXPECT_NEAR(sums.bx()[k], expected.bx[k], 1e-12) << "n " << n << " entry " << k;
+    }
+  }
+}
+
+// The AVX2 pass against the reference. n = 2061 and 2060 cover both parities of the
+// halves, full 512-column blocks, short blocks, tails and halves that run past n; the
+// blocks make partial row groups. Coincident points (x_7 = x_9) must get no B term.
 TEST_P(KernelTest, Avx2PassMatchesReference) {
   if (!damds::avx2_supported()) GTEST_SKIP() << "no AVX2/FMA on this CPU";
   const auto [dim, weighted] = GetParam();
   for (const std::int64_t n : {2061, 2060}) {
-    std::vector<damds::LocalRows> blocks;
-    for (const spidal::RowBlock block : {spidal::RowBlock{0, 5}, {5, 1029}, {1029, n}}) {
-      blocks.push_back(random_rows(n, block, weighted, weighted, 11));
-    }
+    const Problem problem{n, weighted, weighted};
+    const auto blocks = problem.blocks();
     auto points = random_points(n, dim, 3);
     for (int k = 0; k < dim; ++k) points[9 * dim + k] = points[7 * dim + k];
     damds::Coordinates coordinates(dim, n);
     coordinates.assign_rows(points);
-    const auto whole = random_rows(n, {0, n}, weighted, weighted, 11);
     for (const double shift : {0.0, 0.05, 0.3}) {
-      const auto dense = dense_guttman(whole, points, dim, shift);
-      const auto fast = pass_over_blocks(damds::guttman_pass_avx2, blocks, coordinates, shift);
-      const auto expected = pass_over_blocks(damds::guttman_pass_reference, blocks, coordinates, shift);
+      const auto pass_with = [&](auto pass) {
+        return over_blocks([&](const damds::LocalRows& rows, const damds::Coordinates& x,
+                               damds::PassSums& out) { pass(rows, x, shift, out); },
+                           blocks, coordinates);
+      };
+      const auto fast = pass_with(damds::guttman_pass_avx2);
+      const auto expected = pass_with(damds::guttman_pass_reference);
+      const auto dense = dense_guttman(problem, points, dim, shift);
       // Single precision (rsqrt and one Newton step, ~1e-7 per term) summed in float
       // over blocks of 512 columns: errors up to ~1e-5 of the sum of |terms|.
       EXPECT_NEAR(fast.stress(), expected.stress(), 1e-5 * expected.stress()) << "n " << n;
@@ -172,33 +196,144 @@ TEST_P(KernelTest, Avx2PassMatchesReference) {
 
 class LaplacianTest : public ::testing::TestWithParam<int> {};
 
-TEST_P(LaplacianTest, ProductMatchesDenseMatrix) {
+// Both products against the dense V·p; n = 23 and 24 and blocks as in the passes' tests.
+TEST_P(LaplacianTest, ProductsMatchDenseMatrix) {
   const int dim = GetParam();
-  const std::int64_t n = 23;
-  const auto rows = random_rows(n, {3, 20}, true, true, 5);
-  const auto points = random_points(n, dim, 9);
-  damds::Coordinates coordinates(dim, n);
-  coordinates.assign_rows(points);
-  std::vector<double> product;
-  damds::laplacian_product(rows, damds::row_weight_sums(rows), coordinates, product);
-  for (std::int64_t r = 0; r < rows.block.rows(); ++r) {
-    const std::int64_t i = rows.block.begin + r;
-    for (int k = 0; k < dim; ++k) {
-      // (V + I)_ii = 1 + Σ_j≠i w_ij, (V + I)_ij = −w_ij.
-      double expected = points[i * dim + k];
-      for (std::int64_t j = 0; j < n; ++j) {
-        if (j == i) continue;
-        const double w = rows.weights[r * n + j] / kScale;
-        expected += w * (points[i * dim + k] - points[j * dim + k]);
+  for (const std::int64_t n : {23, 24, 2061}) {
+    const Problem problem{n, true, true, 5};
+    const auto points = random_points(n, dim, 9);
+    damds::Coordinates coordinates(dim, n);
+    coordinates.assign_rows(points);
+    std::vector<double> expected(n * dim, 0.0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (int k = 0; k < dim; ++k) {
+        // (V·p)_i = Σ_j w_ij (p_i − p_j).
+        for (std::int64_t j = 0; j < n; ++j) {
+          expected[i * dim + k] += problem.weight(i, j) / kScale * (points[i * dim + k] - points[j * dim + k]);
+        }
       }
-      EXPECT_NEAR(product[r * dim + k], expected, 1e-6);  // single-precision product
     }
+    const auto blocks = problem.blocks();
+    const auto check = [&](const damds::PassSums& product, const char* name) {
+      // Single precision: ~1e-7 per term, sums of up to n terms of size ≤ 2.
+      for (std::int64_t k = 0; k < n * dim; ++k) {
+        EXPECT_NEAR(product.bx()[k], expected[k], 1e-7 * n) << name << " n " << n << " entry " << k;
+      }
+    };
+    check(over_blocks(damds::laplacian_product_reference, blocks, coordinates), "reference");
+    if (damds::avx2_supported()) check(over_blocks(damds::laplacian_product_avx2, blocks, coordinates), "avx2");
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Dimensions, KernelTest,
                          ::testing::Combine(::testing::Values(1, 2, 3, 4), ::testing::Bool()));
 INSTANTIATE_TEST_SUITE_P(Dimensions, LaplacianTest, ::testing::Values(1, 2, 3, 4));
+
+// An n×n matrix file with entry (i, j) = value(i, j) in the given byte order; removed
+// when the object goes.
+class MatrixFile {
+ public:
+  template <typename Value>
+  MatrixFile(const std::string& name, std::int64_t n, spidal::ByteOrder order, Value value) : path_(name) {
+    std::ofstream file(path_, std::ios::binary);
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        const auto bits = static_cast<std::uint16_t>(value(i, j));
+        const bool big = order == spidal::ByteOrder::big;
+        const char bytes[2] = {static_cast<char>(big ? bits >> 8 : bits & 0xff), static_cast<char>(big ? bits & 0xff : bits >> 8)};
+        file.write(bytes, 2);
+      }
+    }
+  }
+  ~MatrixFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// load_local_rows keeps each row's circular upper half, read in either byte order, on
+// every rank's block (run under mpirun -np 2 too), each pair made symmetric from the
+// file's two entries: the weighted mean distance and the mean weight. The entries
+// differ, so a wrong column or a missed transposed entry shows.
+TEST(LocalRows, KeepSymmetrisedCircularUpperHalves) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (const std::int64_t n : {7, 8}) {
+    for (const auto order : {spidal::ByteOrder::little, spidal::ByteOrder::big}) {
+      const auto distance = [n](std::int64_t i, std::int64_t j) { return static_cast<std::int16_t>(i == j ? 0 : 100 + 7 * i + 3 * j); };
+      const auto weight = [n](std::int64_t i, std::int64_t j) { return static_cast<std::int16_t>(1000 + 11 * i + 5 * j); };
+      const std::string suffix = std::to_string(n) + "-" + std::to_string(rank) + ".bin";
+      const MatrixFile distances("distances-" + suffix, n, order, distance);
+      const MatrixFile weights("weights-" + suffix, n, order, weight);
+      damds::Config config;
+      config.distances_path = distances.path();
+      config.points = n;
+      config.byte_order = order;
+      for (const bool weighted : {false, true}) {
+        if (weighted) config.weights_path = weights.path();
+        const auto rows = damds::load_local_rows(config, MPI_COMM_WORLD);
+        ASSERT_EQ(rows.weighted(), weighted);
+        std::int64_t kept = 0;
+        for (std::int64_t r = 0; r < rows.block.rows(); ++r) {
+          const std::int64_t i = rows.block.begin + r;
+          ASSERT_EQ(rows.row_length(r), (n - 1) / 2 + (n % 2 == 0 && i < n / 2 ? 1 : 0));
+          for (std::int64_t t = 0; t < rows.row_length(r); ++t) {
+            const std::int64_t j = (i + 1 + t) % n;
+            const std::int64_t w_ij = weighted ? weight(i, j) : 1;
+            const std::int64_t w_ji = weighted ? weight(j, i) : 1;
+            const std::int64_t mean = (w_ij * distance(i, j) + w_ji * distance(j, i) + (w_ij + w_ji) / 2) / (w_ij + w_ji);
+            EXPECT_EQ(rows.distance_row(r)[t], mean) << "n " << n << " pair " << i << "," << j;
+            if (weighted) {
+              EXPECT_EQ(rows.weight_row(r)[t], (w_ij + w_ji + 1) / 2) << "n " << n << " pair " << i << "," << j;
+            }
+          }
+          kept += rows.row_length(r);
+        }
+        EXPECT_EQ(static_cast<std::int64_t>(rows.distances.size()), kept);
+        std::int64_t all = 0;
+        MPI_Allreduce(&kept, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        EXPECT_EQ(all, n * (n - 1) / 2);  // every unordered pair once
+      }
+    }
+  }
+}
+
+// A distance missing in one direction only, without weights: the pair keeps the other
+// one at half weight (the original counts one of its two entries); missing both ways,
+// it does not count.
+TEST(LocalRows, OneSidedMissingDistanceHalvesTheWeight) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::int64_t n = 6;
+  const auto distance = [](std::int64_t i, std::int64_t j) {
+    if (i == j) return std::int16_t{0};
+    if (i == 0 && j == 1) return std::int16_t{-1};                         // (1, 0) present
+    if ((i == 2 && j == 3) || (i == 3 && j == 2)) return std::int16_t{-1};  // missing both ways
+    return static_cast<std::int16_t>(500 + i + j);
+  };
+  const MatrixFile file("one-sided-" + std::to_string(rank) + ".bin", n, spidal::ByteOrder::little, distance);
+  damds::Config config;
+  config.distances_path = file.path();
+  config.points = n;
+  const auto rows = damds::load_local_rows(config, MPI_COMM_WORLD);
+  ASSERT_TRUE(rows.weighted());
+  EXPECT_FALSE(rows.closed_form);
+  EXPECT_EQ(rows.stats.missing_pairs, 1);
+  for (std::int64_t r = 0; r < rows.block.rows(); ++r) {
+    const std::int64_t i = rows.block.begin + r;
+    for (std::int64_t t = 0; t < rows.row_length(r); ++t) {
+      const std::int64_t j = (i + 1 + t) % n;
+      const std::int64_t a = std::min(i, j);
+      const std::int64_t b = std::max(i, j);
+      const std::int16_t expected_weight = a == 0 && b == 1 ? 16384 : (a == 2 && b == 3 ? 0 : 32767);
+      EXPECT_EQ(rows.weight_row(r)[t], expected_weight) << "pair " << i << "," << j;
+      if (expected_weight > 0) {
+        EXPECT_EQ(rows.distance_row(r)[t], 500 + i + j) << "pair " << i << "," << j;
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -214,15 +349,13 @@ TEST(Smacof, ClosedFormSolveAgreesWithConjugateGradients) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const auto block = spidal::row_block(n, size, rank);
-  auto closed = random_rows(n, block, false, false, 21);
+  auto closed = Problem{n, false, false, 21}.rows(block);
   closed.stats = spidal::reduce_stats(spidal::block_stats(closed.distances.data(), nullptr, closed.distances.size()),
                                       MPI_COMM_WORLD);
   closed.closed_form = true;
   auto iterative = closed;
   iterative.closed_form = false;
-  for (std::int64_t r = 0; r < block.rows(); ++r) {
-    for (std::int64_t j = 0; j < n; ++j) iterative.weights.push_back(block.begin + r == j ? 0 : 32767);
-  }
+  iterative.weights.assign(closed.distances.size(), 32767);
 
   damds::Config config;
   config.points = n;

@@ -23,8 +23,26 @@ inline double matrix_value(std::int16_t stored) { return stored * (1.0 / kMatrix
 // the message names the expected and actual byte counts.
 void validate_matrix_file(const std::string& path, std::int64_t n);
 
-// Reads rows [block.begin, block.end) × n of the matrix into native-order int16
-// (positioned reads, no whole-file buffering). Validates the file size first.
+// Positioned reads of an n×n matrix file into native-order int16, no whole-file
+// buffering. Validates the file size when opened.
+class MatrixReader {
+ public:
+  MatrixReader(const std::string& path, std::int64_t n, ByteOrder order);
+  ~MatrixReader();
+  MatrixReader(const MatrixReader&) = delete;
+  MatrixReader& operator=(const MatrixReader&) = delete;
+
+  // `count` consecutive values from (row, column) on, row after row.
+  void read(std::int64_t row, std::int64_t column, std::int64_t count, std::int16_t* out) const;
+
+ private:
+  std::string path_;
+  std::int64_t n_;
+  ByteOrder order_;
+  int fd_;
+};
+
+// Reads rows [block.begin, block.end) × n of the matrix into native-order int16.
 std::vector<std::int16_t> read_row_block(const std::string& path, std::int64_t n,
                                          const RowBlock& block, ByteOrder order);
 
