@@ -7,7 +7,7 @@ Needs numpy and scikit-learn (pip install scikit-learn) and a built damds
 (kernels/build.sh). Writes matrices to bench/out/damds/ and the figures to
 bench/results/damds.md.
 
-    python3 bench/damds/run.py [--sizes 2000,4000,8000] [--large 60000] [--damds PATH]
+    python3 bench/damds/run.py [--sizes 2000,4000,8000] [--large 100000] [--damds PATH]
 """
 import argparse
 import datetime
@@ -120,15 +120,14 @@ def read_bandwidth(bytes_, threads):
         subprocess.run(["g++", "-O3", "-march=native", "-fopenmp", source, "-o", binary], check=True)
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="true")
     result = subprocess.run([binary, str(bytes_), "7"], capture_output=True, text=True, env=environment, check=True)
-    wall, per_cpu_second = (float(value) for value in result.stdout.split())
-    return {"wall": wall, "per_cpu_second": per_cpu_second}
+    return {"wall": float(result.stdout)}
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="2000,4000,8000")
     parser.add_argument("--iterations", type=int, default=20, help="damds Guttman iterations per size")
-    parser.add_argument("--large", type=int, default=60000, help="N of the large run (0: skip)")
+    parser.add_argument("--large", type=int, default=100000, help="N of the large run (0: skip)")
     parser.add_argument("--damds", default=os.path.join(ROOT, "kernels", "build", "bin", "damds"))
     parser.add_argument("--mpiexec", default="mpirun")
     parser.add_argument("--repeats", type=int, default=3, help="measurements per scaling layout (best kept)")
@@ -209,18 +208,17 @@ def main():
         f"## Fused pass vs read bandwidth (N = {largest}, a {matrix_gb * 1000:.0f} MB int16 matrix)",
         "",
         "The probe (`bench/damds/read_bandwidth.cpp`) streams a buffer of at least 256 MB as the pass does. "
-        "Wall-clock rates suffer from the other work on the machine, rates per CPU-second less (the one-thread "
-        "pass figure is the CPU time of a 30- minus a 10-iteration run, divided by 20, best of the scaling "
-        "table's measurements). The pass visits each unordered pair once, so it reads half the matrix: "
+        "Pass times are the program's own timings of its passes, the best of the scaling table's runs (other "
+        "work on this shared machine only ever adds time). The pass visits each unordered pair once, so it "
+        "reads half the matrix: "
         "'matrix GB/s' is the whole matrix's size over the pass time (the pass does the work of reading all of "
         "it row by row), 'read GB/s' the bytes it actually loads.",
         "",
         "| measure | matrix GB/s | fraction of read bandwidth | pass reads GB/s | read bandwidth GB/s |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
-    for name, seconds, probe in [("wall clock, 1 thread", pass_1t, bandwidth[1]["wall"]),
-                                 ("wall clock, 2 threads", pass_2t, bandwidth[2]["wall"]),
-                                 ("per CPU-second, 1 thread", cpu_per_iteration, bandwidth[1]["per_cpu_second"])]:
+    for name, seconds, probe in [("1 thread", pass_1t, bandwidth[1]["wall"]),
+                                 ("2 threads", pass_2t, bandwidth[2]["wall"])]:
         lines.append(f"| {name} | {matrix_gb / seconds:.2f} | {matrix_gb / seconds / probe:.0%} | "
                      f"{matrix_gb / 2 / seconds:.2f} | {probe:.2f} |")
     lines += [
@@ -229,10 +227,11 @@ def main():
         "of the four 256-bit pipes (adds, conversions and integer operations on the other two), so those set the "
         "pace: the AVX2 loop (`kernels/damds/src/kernels_avx2.cpp`) needs 16 of them per 8 pairs (3 for d², 1 "
         "rsqrt, 5 for the Newton step, B coefficient and stress error, 1 stress, 3 B(X)X terms of the row and 3 "
-        "of the columns), so ≥ 8 cycles per 8 pairs = 32 bytes of the full matrix: ≤ 12 GB/s at 3 GHz. Measured "
-        "in L1 (a copy of the loop on cached data) it takes ~12 cycles; the rest is latency and memory stalls. "
-        "A row-by-row pass needs 13 of them per 8 pairs but only covers 16 bytes: ≤ 7.4 GB/s, 56% of the read "
-        "bandwidth at best, which is why the pass now uses the symmetry.",
+        "of the columns), so ≥ 8 cycles per 8 pairs = 32 bytes of the full matrix: ≤ 12 GB/s at 3 GHz. A copy of "
+        "the loop on cached data takes ~12 cycles (≈ 8 GB/s, 60–65% of the read bandwidth); in the pass, memory "
+        "stalls and the per-block work (tails, sums to double) add about a third. A row-by-row pass needs 13 of "
+        "them per 8 pairs but covers only 16 bytes: ≤ 7.4 GB/s, 56% of the read bandwidth at the very best; it "
+        "ran at 30–37%, which is why the pass now uses the symmetry.",
         "",
         f"CPU seconds per Guttman iteration at N = {largest}: damds {cpu_per_iteration:.4f} (one thread), "
         f"scikit-learn {rows[-1][2]['cpu_per_iteration']:.2f} "
@@ -255,12 +254,13 @@ def main():
                      f"{scaling[(1, 1)]['per_iteration'] / result['per_iteration']:.2f}× | "
                      f"{result['cpu_per_iteration']:.4f} | {result['cpu_share']:.0%} |")
     lines += ["", "## Largest N", "",
-              "Memory per rank is 2 bytes per pair (4 with weights) plus O(N) vectors: N = 60,000 needs 7.2 GB "
-              "unweighted (14.4 GB weighted); 24 GB holds N ≈ 100,000 unweighted / 75,000 weighted. "
-              "scikit-learn keeps several dense N×N double matrices (its peak RSS above)."]
+              "Memory per rank is 1 byte per matrix entry (each pair's int16 distance kept once; 2 with weights) "
+              "plus O(N) vectors: N = 60,000 needs 3.6 GB unweighted (7.2 GB weighted); 24 GB holds N ≈ 150,000 "
+              "unweighted / 105,000 weighted. scikit-learn keeps several dense N×N double matrices (its peak RSS above)."]
     if large:
-        lines.append(f"Verified: N = {args.large}, 2 Guttman iterations: {large['per_iteration']:.2f} s/iteration, "
-                     f"load {large['load']:.1f} s, peak RSS {large['max_rss_gb']:.2f} GB.")
+        lines.append(f"Verified: N = {args.large:,}, 2 Guttman iterations: {large['per_iteration']:.2f} s/iteration, "
+                     f"load {large['load']:.1f} s (the file is read twice: each pair's two entries), "
+                     f"peak RSS {large['max_rss_gb']:.2f} GB.")
     with open(RESULTS, "w") as file:
         file.write("\n".join(lines) + "\n")
     print(f"wrote {RESULTS}")

@@ -41,7 +41,7 @@ constexpr float kHalfUnit = static_cast<float>(spidal::kMatrixScale / 2.0);
 // enough that L axes of a block's coordinates and column sums (2 · L · 2 KB) stay in
 // L1 for the whole row group.
 constexpr std::int64_t kBlock = 512;
-constexpr std::int64_t kRowGroup = 16;
+constexpr std::int64_t kRowGroup = 32;
 // d > 1e-10 (the original's cut-off) in these units: (d / 2)² > this.
 constexpr float kMinHalfSquared = static_cast<float>((1e-10 * spidal::kMatrixScale / 2.0) *
                                                      (1e-10 * spidal::kMatrixScale / 2.0));
