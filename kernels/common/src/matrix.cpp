@@ -73,12 +73,6 @@ void check_side(std::int64_t n) {
 
 }  // namespace
 
-void validate_matrix_file(const std::string& path, std::int64_t n) {
-  check_side(n);
-  FileDescriptor file(path);
-  check_size(path, file.get(), n);
-}
-
 MatrixReader::MatrixReader(const std::string& path, std::int64_t n, ByteOrder order)
     : path_(path), n_(n), order_(order), fd_(-1) {
   check_side(n);

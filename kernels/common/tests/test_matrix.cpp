@@ -53,7 +53,7 @@ TEST(Matrix, ReadsRowBlocksInEitherByteOrder) {
 TEST(Matrix, WrongSizeNamesExpectedAndActualBytes) {
   const auto path = write_matrix("size.bin", std::vector<std::int16_t>(16, 1), spidal::ByteOrder::little);
   try {
-    spidal::validate_matrix_file(path, 5);
+    const spidal::MatrixReader reader(path, 5, spidal::ByteOrder::little);
     FAIL() << "wrong size accepted";
   } catch (const spidal::InputError& error) {
     const std::string message = error.what();
@@ -61,8 +61,8 @@ TEST(Matrix, WrongSizeNamesExpectedAndActualBytes) {
     EXPECT_NE(message.find("found 32"), std::string::npos) << message;
     EXPECT_NE(message.find("4×4"), std::string::npos) << message;
   }
-  EXPECT_NO_THROW(spidal::validate_matrix_file(path, 4));
-  EXPECT_THROW(spidal::validate_matrix_file(path + ".absent", 4), spidal::InputError);
+  EXPECT_NO_THROW(spidal::MatrixReader(path, 4, spidal::ByteOrder::little));
+  EXPECT_THROW(spidal::MatrixReader(path + ".absent", 4, spidal::ByteOrder::little), spidal::InputError);
   std::remove(path.c_str());
 }
 

@@ -74,8 +74,9 @@ void laplacian_pairs(const LocalRows& rows, const Coordinates& p, PassSums& out)
   // p twice over: index v and v + n are point v mod n, so a row's half is one range.
   std::vector<float> doubled(static_cast<std::size_t>(L) * 2 * n);
   for (int k = 0; k < L; ++k) {
-    std::copy_n(p.single_axis(k), n, doubled.begin() + k * 2 * n);
-    std::copy_n(p.single_axis(k), n, doubled.begin() + k * 2 * n + n);
+    for (std::int64_t j = 0; j < n; ++j) {
+      doubled[k * 2 * n + j] = doubled[k * 2 * n + n + j] = static_cast<float>(p.axis(k)[j]);
+    }
   }
   const float* axis[kMaxDimension] = {};
   for (int k = 0; k < L; ++k) axis[k] = doubled.data() + k * 2 * n;
@@ -144,7 +145,6 @@ void Coordinates::assign_rows(const std::vector<double>& points) {
   for (std::int64_t i = 0; i < n; ++i) {
     for (int k = 0; k < dim; ++k) {
       values[static_cast<std::size_t>(k) * n + i] = points[i * dim + k];
-      single_values[static_cast<std::size_t>(k) * n + i] = static_cast<float>(points[i * dim + k]);
     }
   }
 }

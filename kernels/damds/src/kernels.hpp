@@ -18,12 +18,10 @@ struct Coordinates {
   int dim = 0;
   std::int64_t n = 0;
   std::vector<double> values;        // axis k at values[k * n]
-  std::vector<float> single_values;  // the same in single precision, for the vectorised pass
 
   Coordinates(int dim, std::int64_t n)
-      : dim(dim), n(n), values(static_cast<std::size_t>(dim) * n), single_values(values.size()) {}
+      : dim(dim), n(n), values(static_cast<std::size_t>(dim) * n) {}
   const double* axis(int k) const { return values.data() + static_cast<std::size_t>(k) * n; }
-  const float* single_axis(int k) const { return single_values.data() + static_cast<std::size_t>(k) * n; }
   // From n × dim row-major points.
   void assign_rows(const std::vector<double>& points);
 };

@@ -35,12 +35,16 @@ Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::
 double Smacof::pass(double shift) {
   const auto start = std::chrono::steady_clock::now();
   guttman_pass(rows_, coordinates_, shift, sums_);
-  MPI_Allreduce(MPI_IN_PLACE, sums_.values.data(), static_cast<int>(sums_.values.size()), MPI_DOUBLE, MPI_SUM, comm_);
+  add_over_ranks(sums_);
   const auto first = sums_.values.begin() + rows_.block.begin * dim_;
   bx_.assign(first, first + rows_.block.rows() * dim_);
   result_.pass_seconds += seconds_since(start);
   ++result_.passes;
   return sums_.stress() / rows_.stats.sum_squares;
+}
+
+void Smacof::add_over_ranks(PassSums& sums) const {
+  MPI_Allreduce(MPI_IN_PLACE, sums.values.data(), static_cast<int>(sums.values.size()), MPI_DOUBLE, MPI_SUM, comm_);
 }
 
 double Smacof::ordered_sum(const std::vector<double>& local_row_values) {
@@ -129,8 +133,7 @@ void Smacof::solve_conjugate_gradient() {
 // The ranks' shares of V·p added up (one Allreduce), then + p, for this rank's rows.
 void Smacof::shifted_laplacian_product(const Coordinates& p, std::vector<double>& out) {
   laplacian_product(rows_, p, product_sums_);
-  MPI_Allreduce(MPI_IN_PLACE, product_sums_.values.data(), static_cast<int>(product_sums_.values.size()), MPI_DOUBLE,
-                MPI_SUM, comm_);
+  add_over_ranks(product_sums_);
   out.resize(static_cast<std::size_t>(rows_.block.rows()) * dim_);
   for (std::int64_t r = 0; r < rows_.block.rows(); ++r) {
     const std::int64_t i = rows_.block.begin + r;

@@ -41,6 +41,8 @@ class Smacof {
   void update();
   void solve_closed_form();
   void solve_conjugate_gradient();
+  // Every rank's shares of a pass, added up on every rank (one Allreduce).
+  void add_over_ranks(PassSums& sums) const;
   // out = ((V + I)·p) for this rank's rows (rows × dim, row-major). Collective.
   void shifted_laplacian_product(const Coordinates& p, std::vector<double>& out);
   // Global reductions add per-row values in global row order after gathering them

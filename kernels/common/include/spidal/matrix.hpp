@@ -19,12 +19,9 @@ inline constexpr double kMatrixScale = 32767.0;
 // Converts a stored value to the distance/weight it encodes.
 inline double matrix_value(std::int16_t stored) { return stored * (1.0 / kMatrixScale); }
 
-// Throws InputError unless `path` is readable and holds exactly n*n int16 values;
-// the message names the expected and actual byte counts.
-void validate_matrix_file(const std::string& path, std::int64_t n);
-
 // Positioned reads of an n×n matrix file into native-order int16, no whole-file
-// buffering. Validates the file size when opened.
+// buffering. Opening throws InputError unless `path` is readable and holds exactly
+// n*n int16 values; the message names the expected and actual byte counts.
 class MatrixReader {
  public:
   MatrixReader(const std::string& path, std::int64_t n, ByteOrder order);
