@@ -15,8 +15,9 @@
 //   constant ½: with q = (d/2)², r ≈ rsqrt(q), t = q·r, u = 3 − t·r gives
 //   d = t·u and 4/d = r·u;
 // - c_ij (x_i − x_j) reuses the differences already formed for d;
-// - the clamps are integer operations on the float bits (max(v, +0) is a signed
-//   integer max; q > cut-off an integer compare), off the multiply pipes;
+// - max(δ − shift, +0) is a signed integer max on the float bits, off the multiply
+//   pipes; q starts from a tiny floor (the original's cut-off) instead of a mask, so
+//   1/d stays finite for coincident points, whose differences are exactly 0;
 // - rows in groups sweep the columns in blocks, so a block of coordinates and of the
 //   columns' sums stays in L1 for every row of the group; float sums go to double
 //   per block.
@@ -42,7 +43,7 @@ constexpr float kHalfUnit = static_cast<float>(spidal::kMatrixScale / 2.0);
 // L1 for the whole row group.
 constexpr std::int64_t kBlock = 512;
 constexpr std::int64_t kRowGroup = 32;
-// d > 1e-10 (the original's cut-off) in these units: (d / 2)² > this.
+// The original's cut-off d = 1e-10 in these units: (d / 2)², the floor of q.
 constexpr float kMinHalfSquared = static_cast<float>((1e-10 * spidal::kMatrixScale / 2.0) *
                                                      (1e-10 * spidal::kMatrixScale / 2.0));
 
@@ -95,15 +96,14 @@ struct GuttmanColumns {
     const __m256 target = _mm256_castsi256_ps(
         _mm256_max_epi32(_mm256_castps_si256(_mm256_sub_ps(load_stored(distance), shift)), zero_bits));
     __m256 difference[L];
-    __m256 q;
+    __m256 q = _mm256_set1_ps(kMinHalfSquared);
     for (int k = 0; k < L; ++k) {
       difference[k] = _mm256_sub_ps(xi[k], _mm256_loadu_ps(axes[k] + at));
-      q = k == 0 ? _mm256_mul_ps(difference[k], difference[k]) : _mm256_fmadd_ps(difference[k], difference[k], q);
+      q = _mm256_fmadd_ps(difference[k], difference[k], q);
     }
-    // r = rsqrt(q), zeroed for coincident points (q ≥ +0, so an integer compare works).
-    const __m256i separated =
-        _mm256_cmpgt_epi32(_mm256_castps_si256(q), _mm256_castps_si256(_mm256_set1_ps(kMinHalfSquared)));
-    const __m256 r = _mm256_castsi256_ps(_mm256_and_si256(_mm256_castps_si256(_mm256_rsqrt_ps(q)), separated));
+    // Coincident points: r is large but finite and their differences are 0, so they
+    // add no term (as below the original's cut-off) and d ≈ 0 in the stress.
+    const __m256 r = _mm256_rsqrt_ps(q);
     const __m256 t = _mm256_mul_ps(q, r);
     const __m256 u = _mm256_fnmadd_ps(t, r, _mm256_set1_ps(3.0f));
     const __m256 d = _mm256_mul_ps(t, u);                           // distance, stored units
