@@ -26,7 +26,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include "kernels.hpp"
 #include "point_sums.hpp"
@@ -42,6 +41,10 @@ constexpr float kHalfUnit = static_cast<float>(spidal::kMatrixScale / 2.0);
 // enough that L axes of a block's coordinates and column sums (2 · L · 2 KB) stay in
 // L1 for the whole row group.
 constexpr std::int64_t kBlock = 512;
+// A row's last vector may run up to 7 columns past its end (those lanes add nothing),
+// so the coordinate and column-sum arrays have room for them.
+constexpr std::int64_t kOverrun = 7;
+constexpr std::int64_t kBlockStride = kBlock + kOverrun;
 constexpr std::int64_t kRowGroup = 32;
 // The original's cut-off d = 1e-10 in these units: (d / 2)², the floor of q.
 constexpr float kMinHalfSquared = static_cast<float>((1e-10 * spidal::kMatrixScale / 2.0) *
@@ -49,6 +52,12 @@ constexpr float kMinHalfSquared = static_cast<float>((1e-10 * spidal::kMatrixSca
 
 inline __m256 load_stored(const std::int16_t* values) {
   return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values))));
+}
+
+// All-ones in the first `lanes` of eight lanes, zero in the others.
+inline __m256 first_lanes(std::int64_t lanes) {
+  return _mm256_castsi256_ps(
+      _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lanes)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
 }
 
 inline float horizontal_sum(__m256 v) {
@@ -84,17 +93,27 @@ struct GuttmanColumns {
     }
   }
 
-  // Columns j..j+7 (at `at` from the given starts): distances, weights (if any), L axes
-  // of coordinates and L axes of the columns' own sums, which take each pair's term
-  // with the opposite sign.
+  // Columns j..j+7: their distances and weights (if any) from the given pointers, L axes
+  // of coordinates and L axes of the columns' own sums (which take each pair's term
+  // with the opposite sign) at `at` from the given starts. A Tail call adds only the
+  // first `lanes` columns.
+  template <bool Tail = false>
   inline void add(const std::int16_t* distance, const std::int16_t* weight, const float* const* axes,
-                  float* const* column_sums, std::int64_t at) {
-    distance += at;
-    if constexpr (Weighted) weight += at;
+                  float* const* column_sums, std::int64_t at, std::int64_t lanes = 8) {
     const __m256i zero_bits = _mm256_setzero_si256();
     // δ̂ = max(stored − shift, +0), a signed integer max on the float bits.
-    const __m256 target = _mm256_castsi256_ps(
+    __m256 target = _mm256_castsi256_ps(
         _mm256_max_epi32(_mm256_castps_si256(_mm256_sub_ps(load_stored(distance), shift)), zero_bits));
+    __m256 w;
+    if constexpr (Weighted) w = load_stored(weight);  // zero for missing distances
+    if constexpr (Tail) {
+      // Zero weight (or, without weights, zero target and error below) ends the term.
+      if constexpr (Weighted) {
+        w = _mm256_and_ps(w, first_lanes(lanes));
+      } else {
+        target = _mm256_and_ps(target, first_lanes(lanes));
+      }
+    }
     __m256 difference[L];
     __m256 q = _mm256_set1_ps(kMinHalfSquared);
     for (int k = 0; k < L; ++k) {
@@ -108,9 +127,9 @@ struct GuttmanColumns {
     const __m256 u = _mm256_fnmadd_ps(t, r, _mm256_set1_ps(3.0f));
     const __m256 d = _mm256_mul_ps(t, u);                           // distance, stored units
     __m256 coefficient = _mm256_mul_ps(target, _mm256_mul_ps(r, u));  // 4 δ̂ / d
-    const __m256 error = _mm256_sub_ps(target, d);
+    __m256 error = _mm256_sub_ps(target, d);
+    if constexpr (Tail && !Weighted) error = _mm256_and_ps(error, first_lanes(lanes));
     if constexpr (Weighted) {
-      const __m256 w = load_stored(weight);  // zero for missing distances and the diagonal
       coefficient = _mm256_mul_ps(w, coefficient);
       stress = _mm256_fmadd_ps(_mm256_mul_ps(w, error), error, stress);
     } else {
@@ -150,9 +169,11 @@ struct LaplacianColumns {
     }
   }
 
+  template <bool Tail = false>
   inline void add(const std::int16_t* /* no distances */, const std::int16_t* weight, const float* const* axes,
-                  float* const* column_sums, std::int64_t at) {
-    const __m256 w = load_stored(weight + at);
+                  float* const* column_sums, std::int64_t at, std::int64_t lanes = 8) {
+    __m256 w = load_stored(weight);
+    if constexpr (Tail) w = _mm256_and_ps(w, first_lanes(lanes));
     for (int k = 0; k < L; ++k) {
       const __m256 term = _mm256_mul_ps(w, _mm256_sub_ps(pi[k], _mm256_loadu_ps(axes[k] + at)));
       weighted[k] = _mm256_add_ps(weighted[k], term);
@@ -176,13 +197,13 @@ class HalfPass {
  public:
   HalfPass(const LocalRows& rows, const Coordinates& x, double shift)
       : rows_(rows), n_(rows.n), shift_(static_cast<float>(shift * spidal::kMatrixScale)),
-        scaled_(static_cast<std::size_t>(L) * 2 * rows.n) {
+        axis_stride_(2 * rows.n + kOverrun), scaled_(static_cast<std::size_t>(L * axis_stride_)) {
     // Coordinates twice over, so that a row's half (which may run past n) is one range.
     for (int k = 0; k < L; ++k) {
       for (std::int64_t j = 0; j < n_; ++j) {
         const float value = static_cast<float>(x.axis(k)[j] * Columns::kCoordinateScale);
-        scaled_[k * 2 * n_ + j] = value;
-        scaled_[k * 2 * n_ + n_ + j] = value;
+        scaled_[k * axis_stride_ + j] = value;
+        scaled_[k * axis_stride_ + n_ + j] = value;
       }
     }
   }
@@ -209,14 +230,14 @@ class HalfPass {
         const std::int64_t to = std::min(block_end, end(i));
         if (from >= to) continue;
         float xi[L];
-        for (int k = 0; k < L; ++k) xi[k] = scaled_[k * 2 * n_ + i];
+        for (int k = 0; k < L; ++k) xi[k] = scaled_[k * axis_stride_ + i];
         Columns columns(xi, shift_);
-        run_columns(local_row, from, to, block, xi, columns, column_block);
+        run_columns(local_row, from, to, block, columns, column_block);
         columns.flush(sums[local_row - first]);
       }
       for (int k = 0; k < L; ++k) {
         double* point_sums = out[k] + block;
-        const float* block_sums = column_block.data() + k * kBlock;
+        const float* block_sums = column_block.data() + k * kBlockStride;
         for (std::int64_t v = 0; v < block_end - block; ++v) point_sums[v] += block_sums[v];
       }
     }
@@ -230,8 +251,8 @@ class HalfPass {
 
  private:
   // Columns [from, to) of one row (entry v − i − 1 of its half).
-  void run_columns(std::int64_t local_row, std::int64_t from, std::int64_t to, std::int64_t block, const float* xi,
-                   Columns& columns, std::vector<float>& column_block) const {
+  void run_columns(std::int64_t local_row, std::int64_t from, std::int64_t to, std::int64_t block, Columns& columns,
+                   std::vector<float>& column_block) const {
     const std::int64_t i = rows_.block.begin + local_row;
     const std::int16_t* distance = Columns::kReadsDistances ? rows_.distance_row(local_row) + (from - i - 1) : nullptr;
     const std::int16_t* weight = Columns::kReadsWeights ? rows_.weight_row(local_row) + (from - i - 1) : nullptr;
@@ -241,8 +262,8 @@ class HalfPass {
     const float* axes[L];
     float* sums[L];
     for (int k = 0; k < L; ++k) {
-      axes[k] = scaled_.data() + k * 2 * n_ + from;
-      sums[k] = column_block.data() + k * kBlock + (from - block);
+      axes[k] = scaled_.data() + k * axis_stride_ + from;
+      sums[k] = column_block.data() + k * kBlockStride + (from - block);
     }
     // The same columns of the next row are read next: fetching them now hides the
     // memory latency that the hardware prefetcher, restarting on every 2 KB run of a
@@ -258,37 +279,37 @@ class HalfPass {
     for (; at + 8 <= count; at += 8) {
       if constexpr (Columns::kReadsDistances) _mm_prefetch(reinterpret_cast<const char*>(next_distance + at), _MM_HINT_T0);
       if constexpr (Columns::kReadsWeights) _mm_prefetch(reinterpret_cast<const char*>(next_weight + at), _MM_HINT_T0);
-      local.add(distance, weight, axes, sums, at);
+      local.add(Columns::kReadsDistances ? distance + at : nullptr, Columns::kReadsWeights ? weight + at : nullptr,
+                axes, sums, at);
+    }
+    if (at < count) {
+      // The last count − at < 8 columns as one vector whose other lanes add nothing.
+      std::int16_t distance_copy[8] = {};
+      std::int16_t weight_copy[8] = {};
+      const std::int64_t lanes = count - at;
+      local.template add<true>(
+          Columns::kReadsDistances ? eight_entries(distance + at, lanes, rows_.distances, distance_copy) : nullptr,
+          Columns::kReadsWeights ? eight_entries(weight + at, lanes, rows_.weights, weight_copy) : nullptr, axes,
+          sums, at, lanes);
     }
     columns = local;
-    if (at == count) return;
-    // The last count − at < 8 columns, padded with pairs that add nothing: distance and
-    // weight 0 at the point x_i itself.
-    alignas(32) std::int16_t tail_distance[8] = {};
-    alignas(32) std::int16_t tail_weight[8] = {};
-    alignas(32) float tail_axes[L][8];
-    alignas(32) float tail_sums[L][8] = {};
-    const std::int64_t tail = count - at;
-    if (distance) std::memcpy(tail_distance, distance + at, tail * sizeof(std::int16_t));
-    if (weight) std::memcpy(tail_weight, weight + at, tail * sizeof(std::int16_t));
-    const float* tail_axis_starts[L];
-    float* tail_sum_starts[L];
-    for (int k = 0; k < L; ++k) {
-      std::fill(tail_axes[k], tail_axes[k] + 8, xi[k]);
-      std::memcpy(tail_axes[k], axes[k] + at, tail * sizeof(float));
-      tail_axis_starts[k] = tail_axes[k];
-      tail_sum_starts[k] = tail_sums[k];
-    }
-    columns.add(tail_distance, tail_weight, tail_axis_starts, tail_sum_starts, 0);
-    for (int k = 0; k < L; ++k) {
-      for (std::int64_t t = 0; t < tail; ++t) sums[k][at + t] += tail_sums[k][t];
-    }
+  }
+
+  // Eight entries from `entries` (in `all`) for one vector load. Past the row's end
+  // they are the next row's; the rank's last row has none, so where fewer than eight
+  // are left in `all`, the `valid` ones are copied into `copy` (zero-padded).
+  static const std::int16_t* eight_entries(const std::int16_t* entries, std::int64_t valid,
+                                           const std::vector<std::int16_t>& all, std::int16_t* copy) {
+    if (static_cast<std::size_t>(entries - all.data()) + 8 <= all.size()) return entries;
+    std::copy_n(entries, valid, copy);
+    return copy;
   }
 
   const LocalRows& rows_;
   const std::int64_t n_;
   const float shift_;
-  std::vector<float> scaled_;  // L axes × 2n
+  const std::int64_t axis_stride_;
+  std::vector<float> scaled_;  // L axes × (2n + overrun)
 };
 
 // Runs a HalfPass over the rank's rows on every thread; out gets the per-point sums
@@ -306,7 +327,7 @@ void run_pass(const LocalRows& rows, const Coordinates& x, double shift, double 
     const int thread = omp_get_thread_num();
     double* point[L];
     for (int k = 0; k < L; ++k) point[k] = sums.axis(thread, k);
-    std::vector<float> column_block(static_cast<std::size_t>(L) * kBlock);
+    std::vector<float> column_block(static_cast<std::size_t>(L) * kBlockStride);
 #pragma omp for schedule(static)
     for (std::int64_t group = 0; group < row_count; group += kRowGroup) {
       pass.run_group(group, std::min(row_count, group + kRowGroup), point, sums.scalar(thread), column_block);

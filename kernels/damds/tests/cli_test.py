@@ -124,32 +124,40 @@ def sampled_3d(args):
 
 
 def ranks_and_threads_agree(args):
-    """1 and 2 ranks, 1 and 2 threads: the same iterations, the same stress to 1e-6 and
-    points within 1e-3 of their extent. Each pair's term is computed once whatever the
-    layout, but the per-point sums add the threads' and ranks' shares in an order that
-    depends on it, and CG (stopping at a relative r'r of 1e-5) settles points only to
-    about that precision, so rounding differences show there first."""
-    common = ["--distances", example(args, "dist.bin"), "--weights", example(args, "weight.bin"), "--points", "1000",
-              "--big-endian", "--alpha", "0.8", "--tmin-factor", "20", "--threshold", "1e-5", "--seed", "5"]
-    runs = {}
-    for ranks, threads in [(1, 1), (1, 2), (2, 1)]:
-        output = os.path.join(args.work, f"agree-{ranks}-{threads}.txt")
-        done = progress_lines(run_damds(args, common + ["--output", output], ranks=ranks, threads=threads))[-1]
-        check(done["ranks"] == ranks, f"ran on {done['ranks']} ranks, asked for {ranks}")
-        runs[(ranks, threads)] = (done, read_points(output, 1000))
-    base_done, base_points = runs[(1, 1)]
-    extent = max(abs(value) for point in base_points for value in point)
-    worst_points = 0.0
-    for key, (done, points) in runs.items():
-        check(done["iterations"] == base_done["iterations"], f"{key}: {done['iterations']} iterations vs "
-                                                              f"{base_done['iterations']}")
-        check(abs(done["stress"] - base_done["stress"]) <= 1e-6 * base_done["stress"],
-              f"{key}: stress {done['stress']} vs {base_done['stress']}")
-        worst = max(abs(a - b) for p, q in zip(points, base_points) for a, b in zip(p, q))
-        check(worst <= 1e-3 * extent, f"{key}: points differ by {worst:.2e} (extent {extent:.3f})")
-        worst_points = max(worst_points, worst)
-    print(f"{base_done['iterations']} iterations on every layout, stress {base_done['stress']:.6f}, "
-          f"points within {worst_points:.1e}")
+    """1 and 2 ranks, 1 and 2 threads give the same iterations, stress and points up to
+    rounding. Each pair's term is computed once whatever the layout, but the float sums
+    of a row group's column blocks and the ranks' shares add up in an order that depends
+    on it. With unit weights (closed-form solve) that shows as ~1e-6 of the points'
+    extent. With SPIDAL's weights the difference starts as small (stress within 3e-8
+    after the first temperature) but grows through the annealing and the CG solves to
+    ~1e-3 of the extent at the end, with the stress still within 1e-5; a change of build
+    that rounds only the rows' last columns differently moves points by 2e-5."""
+    common = ["--distances", example(args, "dist.bin"), "--points", "1000", "--big-endian", "--alpha", "0.8",
+              "--tmin-factor", "20", "--threshold", "1e-5", "--seed", "5"]
+    weights = ["--weights", example(args, "weight.bin")]
+    for name, extra, stress_tolerance, points_tolerance in [("unit weights", [], 1e-7, 2e-5),
+                                                            ("SPIDAL weights", weights, 1e-5, 3e-3)]:
+        runs = {}
+        for ranks, threads in [(1, 1), (1, 2), (2, 1)]:
+            output = os.path.join(args.work, f"agree-{ranks}-{threads}.txt")
+            done = progress_lines(run_damds(args, common + extra + ["--output", output], ranks=ranks,
+                                            threads=threads))[-1]
+            check(done["ranks"] == ranks, f"ran on {done['ranks']} ranks, asked for {ranks}")
+            runs[(ranks, threads)] = (done, read_points(output, 1000))
+        base_done, base_points = runs[(1, 1)]
+        extent = max(abs(value) for point in base_points for value in point)
+        worst_points = 0.0
+        for key, (done, points) in runs.items():
+            check(done["iterations"] == base_done["iterations"], f"{name} {key}: {done['iterations']} iterations vs "
+                                                                  f"{base_done['iterations']}")
+            check(abs(done["stress"] - base_done["stress"]) <= stress_tolerance * base_done["stress"],
+                  f"{name} {key}: stress {done['stress']} vs {base_done['stress']}")
+            worst = max(abs(a - b) for p, q in zip(points, base_points) for a, b in zip(p, q))
+            check(worst <= points_tolerance * extent,
+                  f"{name} {key}: points differ by {worst:.2e} (extent {extent:.3f})")
+            worst_points = max(worst_points, worst)
+        print(f"{name}: {base_done['iterations']} iterations on every layout, stress {base_done['stress']:.6f}, "
+              f"points within {worst_points / extent:.1e} of their extent")
 
 
 def bad_inputs(args):
