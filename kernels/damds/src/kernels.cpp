@@ -18,7 +18,8 @@ constexpr double kMinDistance = 1e-10;
 
 // The reference pass: the pairs of the local rows' halves one by one, in double.
 template <int L, bool Weighted>
-void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
+void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PairStress add_stress,
+                   PassSums& out) {
   const std::int64_t n = rows.n;
   ThreadPointSums sums(n, L);
 #pragma omp parallel num_threads(sums.threads())
@@ -46,7 +47,7 @@ void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, Pa
           squared += difference[k] * difference[k];
         }
         const double d = std::sqrt(squared);
-        stress += w * (target - d) * (target - d);
+        if (add_stress == PairStress::add) stress += w * (target - d) * (target - d);
         // c_ij (x_i − x_j) goes to i, its opposite to j.
         const double coefficient = d > kMinDistance ? w * target / d : 0.0;
         for (int k = 0; k < L; ++k) {
@@ -151,22 +152,23 @@ void Coordinates::assign_rows(const std::vector<double>& points) {
 
 bool avx2_supported() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 
-void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
+void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out) {
   static const bool use_avx2 = avx2_supported();
   if (use_avx2) {
-    guttman_pass_avx2(rows, x, shift, out);
+    guttman_pass_avx2(rows, x, shift, stress, out);
   } else {
-    guttman_pass_reference(rows, x, shift, out);
+    guttman_pass_reference(rows, x, shift, stress, out);
   }
 }
 
-void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
+void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress,
+                            PassSums& out) {
   out.reset(rows.n, x.dim);
   with_dimension(x.dim, [&]<int L>() {
     if (rows.weighted()) {
-      guttman_pairs<L, true>(rows, x, shift, out);
+      guttman_pairs<L, true>(rows, x, shift, stress, out);
     } else {
-      guttman_pairs<L, false>(rows, x, shift, out);
+      guttman_pairs<L, false>(rows, x, shift, stress, out);
     }
   });
 }

@@ -41,17 +41,23 @@ struct PassSums {
   double stress() const { return values.back(); }
 };
 
+// Whether a Guttman pass adds up the stress pair by pair, or leaves PassSums::stress()
+// at 0 because the caller derives it (Smacof does with unit weights): two fewer vector
+// operations per 8 pairs in the AVX2 pass.
+enum class PairStress { add, skip };
+
 // Fused Guttman pass at temperature shift s = T·√(2L) over this rank's pairs:
 // (B X)_i = Σ_j c_ij (x_i − x_j) with c_ij = w_ij δ̂_ij / d_ij, and the stress. Rows
 // as load_local_rows makes them: without weights no distance is missing (weights are
 // synthesised then), with weights the missing pairs have weight 0.
 // Runs guttman_pass_avx2 when the CPU has AVX2 and FMA, the reference otherwise.
-void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out);
+void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out);
 // Portable double precision (sqrt and division), pair by pair: the definition the
 // tests hold the fast pass to.
-void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out);
+void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress,
+                            PassSums& out);
 // Single precision in AVX2 + FMA (kernels_avx2.cpp), sums to double per 512 columns.
-void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out);
+void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out);
 bool avx2_supported();
 
 // This rank's share of V·p (V the weighted Laplacian: (V·p)_i = Σ_j w_ij (p_i − p_j)) for

@@ -8,8 +8,8 @@
 // The rows keep their circular upper halves (local_rows.hpp): each unordered pair is
 // visited once and its term goes to both points (with opposite signs), half the int16
 // reads and half the arithmetic of a row-by-row pass.
-// The pass is compute-bound: multiplies, FMAs and rsqrt share two of the four vector
-// pipes (Zen 3, AVX2) and set its pace, so the loop is cut to the fewest of them:
+// The pass is compute-bound (as fast on rows from L3 as from DRAM) and every vector
+// operation taken out of the loop shows, so the loop is cut to the fewest:
 // - coordinates are pre-scaled to half the stored distance unit (x·32767/2), so the
 //   target δ̂ = stored − shift needs no multiply and the Newton step for 1/d needs no
 //   constant ½: with q = (d/2)², r ≈ rsqrt(q), t = q·r, u = 3 − t·r gives
@@ -18,6 +18,8 @@
 // - max(δ − shift, +0) is a signed integer max on the float bits, off the multiply
 //   pipes; q starts from a tiny floor (the original's cut-off) instead of a mask, so
 //   1/d stays finite for coincident points, whose differences are exactly 0;
+// - the stress is added pair by pair only when asked (PairStress): with unit weights
+//   Smacof derives it from B(X)X after a temperature's first pass;
 // - rows in groups sweep the columns in blocks, so a block of coordinates and of the
 //   columns' sums stays in L1 for every row of the group; float sums go to double
 //   per block.
@@ -73,9 +75,9 @@ struct RowSums {
   double weighted[kMaxDimension] = {};
 };
 
-// The Guttman pass's terms of eight pairs: Σ w(δ̂ − d)² and w·4c·(x_i − x_j) per axis,
-// coordinates in half stored units.
-template <int L, bool Weighted>
+// The Guttman pass's terms of eight pairs: w·4c·(x_i − x_j) per axis and, if AddStress,
+// Σ w(δ̂ − d)²; coordinates in half stored units.
+template <int L, bool Weighted, bool AddStress>
 struct GuttmanColumns {
   static constexpr bool kReadsDistances = true;
   static constexpr bool kReadsWeights = Weighted;
@@ -125,15 +127,14 @@ struct GuttmanColumns {
     const __m256 r = _mm256_rsqrt_ps(q);
     const __m256 t = _mm256_mul_ps(q, r);
     const __m256 u = _mm256_fnmadd_ps(t, r, _mm256_set1_ps(3.0f));
-    const __m256 d = _mm256_mul_ps(t, u);                           // distance, stored units
     __m256 coefficient = _mm256_mul_ps(target, _mm256_mul_ps(r, u));  // 4 δ̂ / d
-    __m256 error = _mm256_sub_ps(target, d);
-    if constexpr (Tail && !Weighted) error = _mm256_and_ps(error, first_lanes(lanes));
-    if constexpr (Weighted) {
-      coefficient = _mm256_mul_ps(w, coefficient);
-      stress = _mm256_fmadd_ps(_mm256_mul_ps(w, error), error, stress);
-    } else {
-      stress = _mm256_fmadd_ps(error, error, stress);
+    if constexpr (Weighted) coefficient = _mm256_mul_ps(w, coefficient);
+    if constexpr (AddStress) {
+      __m256 error = _mm256_sub_ps(target, _mm256_mul_ps(t, u));  // δ̂ − d, stored units
+      if constexpr (Tail && !Weighted) error = _mm256_and_ps(error, first_lanes(lanes));
+      __m256 weighted_error = error;
+      if constexpr (Weighted) weighted_error = _mm256_mul_ps(w, error);
+      stress = _mm256_fmadd_ps(weighted_error, error, stress);
     }
     for (int k = 0; k < L; ++k) {
       weighted[k] = _mm256_fmadd_ps(coefficient, difference[k], weighted[k]);
@@ -143,8 +144,10 @@ struct GuttmanColumns {
   }
 
   void flush(RowSums& sums) {
-    sums.stress += horizontal_sum(stress);
-    stress = _mm256_setzero_ps();
+    if constexpr (AddStress) {
+      sums.stress += horizontal_sum(stress);
+      stress = _mm256_setzero_ps();
+    }
     for (int k = 0; k < L; ++k) {
       sums.weighted[k] += horizontal_sum(weighted[k]);
       weighted[k] = _mm256_setzero_ps();
@@ -338,20 +341,30 @@ void run_pass(const LocalRows& rows, const Coordinates& x, double shift, double 
   out.stress() = sums.scalar_total() * stress_unit;
 }
 
-template <int L, bool Weighted>
+template <int L, bool Weighted, bool AddStress>
 void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
   // Undo the units: stress in stored units² (× stored weight), Σ 4c(x_i − x_j) in
   // half stored units (× stored weight).
   const double weight_unit = Weighted ? 1.0 / spidal::kMatrixScale : 1.0;
-  run_pass<L, GuttmanColumns<L, Weighted>>(rows, x, shift, weight_unit / (4.0 * kHalfUnit),
-                                           weight_unit / (spidal::kMatrixScale * spidal::kMatrixScale), out);
+  run_pass<L, GuttmanColumns<L, Weighted, AddStress>>(rows, x, shift, weight_unit / (4.0 * kHalfUnit),
+                                                      weight_unit / (spidal::kMatrixScale * spidal::kMatrixScale),
+                                                      out);
+}
+
+template <int L, bool AddStress>
+void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
+  if (rows.weighted()) {
+    guttman_pairs<L, true, AddStress>(rows, x, shift, out);
+  } else {
+    guttman_pairs<L, false, AddStress>(rows, x, shift, out);
+  }
 }
 
 }  // namespace
 
-void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
+void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out) {
   with_dimension(x.dim, [&]<int L>() {
-    if (rows.weighted()) {
+    if (stress == PairStress::add) {
       guttman_pairs<L, true>(rows, x, shift, out);
     } else {
       guttman_pairs<L, false>(rows, x, shift, out);

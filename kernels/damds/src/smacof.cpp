@@ -29,18 +29,47 @@ Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::
   local_points_.assign(first, first + rows.block.rows() * dim_);
 }
 
+double unit_weight_moving_stress(const std::vector<double>& points, const double* bx, std::int64_t n, int dim) {
+  std::vector<double> centroid(dim, 0.0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < dim; ++k) centroid[k] += points[i * dim + k];
+  }
+  for (double& value : centroid) value /= static_cast<double>(n);
+  double spread = 0.0;  // Σ_i |x_i − x̄|²
+  double target_distance = 0.0;  // Σ_i x_i·(B(X)X)_i = Σ_{i<j} δ̂ d
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < dim; ++k) {
+      const double offset = points[i * dim + k] - centroid[k];
+      spread += offset * offset;
+      target_distance += points[i * dim + k] * bx[i * dim + k];
+    }
+  }
+  return static_cast<double>(n) * spread - 2.0 * target_distance;
+}
+
 // One Allreduce per pass adds the ranks' shares of B(X)X and the stress: the stress
 // needs all pairs, and the closed-form solve all rows, which then needs no further
-// communication.
-double Smacof::pass(double shift) {
+// communication. With unit weights only a temperature's first pass adds the stress
+// pair by pair: it leaves the fixed part Σδ̂², and unit_weight_moving_stress gives the
+// rest from B(X)X (every rank has all of it) at every pass.
+double Smacof::pass(double shift, bool temperature_start) {
   const auto start = std::chrono::steady_clock::now();
-  guttman_pass(rows_, coordinates_, shift, sums_);
+  const bool derive_stress = rows_.closed_form;
+  guttman_pass(rows_, coordinates_, shift, derive_stress && !temperature_start ? PairStress::skip : PairStress::add,
+               sums_);
   add_over_ranks(sums_);
   const auto first = sums_.values.begin() + rows_.block.begin * dim_;
   bx_.assign(first, first + rows_.block.rows() * dim_);
+  double stress = sums_.stress();
+  if (derive_stress) {
+    const double moving = unit_weight_moving_stress(points_, sums_.bx(), rows_.n, dim_);
+    if (temperature_start) fixed_stress_ = stress - moving;
+    // Rounding could take a near-perfect fit a hair below zero.
+    stress = std::max(0.0, fixed_stress_ + moving);
+  }
   result_.pass_seconds += seconds_since(start);
   ++result_.passes;
-  return sums_.stress() / rows_.stats.sum_squares;
+  return stress / rows_.stats.sum_squares;
 }
 
 void Smacof::add_over_ranks(PassSums& sums) const {
@@ -154,13 +183,13 @@ AnnealResult Smacof::run(spidal::ProgressReporter& progress) {
       final_loop = true;
     }
     const double shift = temperature * spread;
-    double stress = pass(shift);
+    double stress = pass(shift, true);
     std::int64_t iterations_here = 0;
     while (true) {
       update();
       ++iterations_here;
       const double previous = stress;
-      stress = pass(shift);
+      stress = pass(shift, false);
       if (previous - stress < config_.threshold) break;
       if (config_.max_iterations_per_temperature > 0 && iterations_here >= config_.max_iterations_per_temperature) {
         break;

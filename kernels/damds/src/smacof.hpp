@@ -27,6 +27,12 @@ struct AnnealResult {
   double solve_seconds = 0.0;      // closed-form or CG solves, gathers included
 };
 
+// With unit weights on every pair, the part of the raw stress Σ_{i<j} (δ̂ − d)² that
+// moves with X: Σd² − 2Σδ̂d = n·Σ_i |x_i − x̄|² − 2·Σ_i x_i·(B(X)X)_i, from the points
+// (n × dim, x̄ their centroid) and B(X)X of every row. The rest, Σδ̂², is fixed at a
+// temperature.
+double unit_weight_moving_stress(const std::vector<double>& points, const double* bx, std::int64_t n, int dim);
+
 class Smacof {
  public:
   // `comm` holds the ranks that share the rows (each with its own block).
@@ -35,8 +41,9 @@ class Smacof {
   AnnealResult run(spidal::ProgressReporter& progress);
 
  private:
-  // Computes B(X)X into bx_ and returns the normalised stress of X at `shift`.
-  double pass(double shift);
+  // Computes B(X)X into bx_ and returns the normalised stress of X at `shift`; the
+  // first pass at a temperature is `temperature_start`.
+  double pass(double shift, bool temperature_start);
   // X ← (V + I)⁻¹ B(X) X, then gathers X on every rank.
   void update();
   void solve_closed_form();
@@ -64,6 +71,7 @@ class Smacof {
   std::vector<double> bx_;          // this rank's rows of B(X)X
   std::vector<double> all_rows_;    // scratch: per-row values of every rank
   PassSums product_sums_;            // scratch: the ranks' shares of V·p
+  double fixed_stress_ = 0.0;        // unit weights: Σδ̂² at the current temperature
   AnnealResult result_;
 };
 
