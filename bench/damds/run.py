@@ -224,15 +224,16 @@ def main():
                      f"{matrix_gb / 2 / seconds:.2f} | {probe:.2f} |")
     lines += [
         "",
-        "The pass is compute-bound, not memory-bound. On this Zen 3 vCPU multiplies, FMAs and rsqrt run on two "
-        "of the four 256-bit pipes (adds, conversions and integer operations on the other two), so those set the "
-        "pace: the AVX2 loop (`kernels/damds/src/kernels_avx2.cpp`) needs 16 of them per 8 pairs (3 for d², 1 "
-        "rsqrt, 5 for the Newton step, B coefficient and stress error, 1 stress, 3 B(X)X terms of the row and 3 "
-        "of the columns), so ≥ 8 cycles per 8 pairs = 32 bytes of the full matrix: ≤ 12 GB/s at 3 GHz. A copy of "
-        "the loop on cached data takes ~12 cycles (≈ 8 GB/s, 60–65% of the read bandwidth); in the pass, memory "
-        "stalls and the per-block work (tails, sums to double) add about a third. A row-by-row pass needs 13 of "
-        "them per 8 pairs but covers only 16 bytes: ≤ 7.4 GB/s, 56% of the read bandwidth at the very best; it "
-        "ran at 30–37%, which is why the pass now uses the symmetry.",
+        "The pass is compute-bound, not memory-bound: per pair it is as fast on N = 2000 (rows from L3) as on "
+        "N = 8000 (rows from DRAM). The AVX2 loop (`kernels/damds/src/kernels_avx2.cpp`) does 8 pairs (32 bytes "
+        "of the full matrix) in about 22 vector operations, 14 of them multiplies, FMAs or rsqrt, which this Zen 3 "
+        "vCPU runs on two of its four 256-bit pipes: ≥ 7 cycles, ≤ 14 GB/s at 3.2 GHz. A copy of the loop on cached "
+        "data takes ~11.5 cycles, and taking out any operation, integer ones included, shows, so the limit is the "
+        "whole loop's issue rather than one pipe. With unit weights the stress is not added pair by pair after a "
+        "temperature's first pass: it follows from B(X)X (Σδ̂² − 2Σ x_i·(BX)_i + N Σ|x_i − x̄|²), which took two "
+        "operations per 8 pairs out (these timings run one temperature, so all but its first pass go without). "
+        "A row-by-row pass covers only 16 bytes per 8 pairs and ran at 30–37%, which is why the pass uses the "
+        "symmetry.",
         "",
         f"CPU seconds per Guttman iteration at N = {largest}: damds {cpu_per_iteration:.4f} (one thread), "
         f"scikit-learn {rows[-1][2]['cpu_per_iteration']:.2f} "
