@@ -1,11 +1,12 @@
 // Export as PlotViz XML: one frame → a .pviz document; several frames → a ZIP
-// of one .pviz per frame plus "plot.index" listing them in order (what the
-// ZIP reader accepts back). Everything is streamed: frames may be produced
+// of one .pviz per frame plus "plot.index" listing them in order under the
+// plot's title (what the ZIP reader accepts back). Everything is streamed: frames may be produced
 // lazily (an async iterable), and each is written before the next is pulled.
 import { Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import type { Rgba } from '@wpv/schema';
+import { formatIndex } from './time-series-index.ts';
 import type { ClusterDef, ParsedFrame } from './types.ts';
 
 export interface ExportCluster extends Omit<ClusterDef, 'color'> {
@@ -50,7 +51,7 @@ async function writeTimeSeries(plot: ExportPlot, out: Writable): Promise<void> {
     if (names.length !== plot.frameCount) {
       throw new Error(`writePviz: frameCount is ${plot.frameCount} but ${names.length} frames were given`);
     }
-    zip.addBuffer(Buffer.from(names.join('\n') + '\n'), INDEX_ENTRY);
+    zip.addBuffer(Buffer.from(formatIndex(plot.title, names)), INDEX_ENTRY);
     zip.end();
   } catch (error) {
     (zip.outputStream as Readable).destroy(error as Error);

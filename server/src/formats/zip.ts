@@ -1,6 +1,6 @@
 // Time-series ZIP: one frame per PlotViz XML, text or CSV entry, in the order
-// of an optional "*.index" entry (one entry name per line), else in natural
-// order of the names ("f2" before "f10"). Directories, "__MACOSX/" and dot
+// of an optional "*.index" entry (time-series-index.ts; its "# title:" line
+// names the plot), else in natural order of the names ("f2" before "f10"). Directories, "__MACOSX/" and dot
 // files are skipped. Entry paths with ".." or absolute paths are rejected.
 // ZIP bombs: the inflated bytes are counted while inflating (headers are not
 // trusted) against maxUncompressedBytes (all entries together) and
@@ -12,6 +12,7 @@ import { assemblePlot } from './assemble.ts';
 import { detectFormat } from './detect.ts';
 import { FRAME_READERS } from './frame-readers.ts';
 import { titleFromName, type FrameRead } from './reader.ts';
+import { indexTitle, isIndexName } from './time-series-index.ts';
 import { InputError, type FormatParser, type ParseLimits, type ParsedPlot } from './types.ts';
 
 const RATIO_FLOOR_BYTES = 1 << 20;
@@ -34,8 +35,10 @@ export const zipParser: FormatParser = {
       const budget: InflateBudget = { limits, inflated: 0, compressed: 0 };
       const warnings: string[] = [];
       let ordered: Entry[];
+      let title = titleFromName(originalName);
       if (indexEntries.length === 1) {
         const names = await readIndex(zip, indexEntries[0], budget);
+        title = indexTitle(names) ?? title;
         ordered = orderByIndex(frameEntries, names, indexEntries[0].fileName);
         const unlisted = frameEntries.length - ordered.length;
         if (unlisted > 0) warnings.push(`${unlisted} archive entries not listed in ${indexEntries[0].fileName} were ignored`);
@@ -51,7 +54,7 @@ export const zipParser: FormatParser = {
       const clusterNames = new Map<string, number>();
       const reads: FrameRead[] = [];
       for (const entry of ordered) reads.push(await readFrame(zip, entry, budget, clusterNames));
-      const plot = assemblePlot(titleFromName(originalName), reads);
+      const plot = assemblePlot(title, reads);
       plot.warnings.push(...warnings);
       return plot;
     } finally {
@@ -127,7 +130,7 @@ async function readIndex(zip: ZipFile, entry: Entry, budget: InflateBudget): Pro
   return Buffer.concat(parts).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/).map((line) => line.trim());
 }
 
-/** The entries named by the index lines (blank and "#" lines skipped), in that order. */
+/** The entries named by the index lines, in that order. */
 function orderByIndex(entries: Entry[], lines: string[], indexName: string): Entry[] {
   const byName = new Map(entries.map((entry) => [entry.fileName, entry]));
   const byBaseName = new Map<string, Entry[]>();
@@ -137,7 +140,7 @@ function orderByIndex(entries: Entry[], lines: string[], indexName: string): Ent
   }
   const ordered: Entry[] = [];
   lines.forEach((name, i) => {
-    if (name.length === 0 || name.startsWith('#')) return;
+    if (!isIndexName(name)) return;
     const fail = (message: string) => new InputError('bad_index', `${indexName}: line ${i + 1}: ${message}`, { line: i + 1, file: indexName });
     const candidates = byName.has(name) ? [byName.get(name)!] : (byBaseName.get(name) ?? []);
     if (candidates.length === 0) throw fail(`"${name}" is not an entry of the archive`);

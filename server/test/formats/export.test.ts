@@ -72,10 +72,12 @@ test('a time series exports as a ZIP with an index and reads back frame by frame
     for (const f of frames) yield f; // the store streams frames one by one
   }
   const path = tempPath('series.zip');
-  await writePviz({ title: 'series', clusters, frameCount: 3, frames: lazy() }, createWriteStream(path));
+  const title = 'Stocks <2004–2014>\n& more';
+  await writePviz({ title, clusters, frameCount: 3, frames: lazy() }, createWriteStream(path));
   const names = await zipEntryNames(path);
   assert.deepEqual(names, ['frame_1.pviz', 'frame_2.pviz', 'frame_3.pviz', INDEX_ENTRY]);
-  const again = await parseFile(path, 'series.zip', LIMITS);
+  const again = await parseFile(path, 'download.zip', LIMITS);
+  assert.equal(again.title, 'Stocks <2004–2014> & more', 'the title travels in the index, on one line');
   assertSameFrames(again.frames, frames);
   assert.deepEqual(again.clusters, clusters);
 });

@@ -57,8 +57,19 @@ test('an .index entry gives the order; unlisted entries are ignored with a warni
   ]);
   const plot = await parseFile(path, 'series.zip', LIMITS);
   assert.deepEqual(firstX(plot), [3, 2, 1]);
+  assert.equal(plot.title, 'series', 'a "#" line that is not a title leaves the archive name');
   assert.equal(plot.warnings.length, 1);
   assert.match(plot.warnings[0], /1 archive entries not listed in order\.index/);
+});
+
+test('the index\'s "# title:" line names the plot', async () => {
+  const path = await writeZip([
+    { name: 'a.pviz', content: pviz('a', 1) },
+    { name: 'plot.index', content: '# exported\n#  Title:  Stocks 2004–2014 \na.pviz\n' },
+  ]);
+  const plot = await parseFile(path, 'download (3).zip', LIMITS);
+  assert.equal(plot.title, 'Stocks 2004–2014');
+  assert.deepEqual(firstX(plot), [1]);
 });
 
 test('an index naming a missing entry is rejected with its line', async () => {
