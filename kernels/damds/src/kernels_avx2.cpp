@@ -16,8 +16,9 @@
 //   d = t·u and 4/d = r·u;
 // - c_ij (x_i − x_j) reuses the differences already formed for d;
 // - max(δ − shift, +0) is a signed integer max on the float bits, off the multiply
-//   pipes; q starts from a tiny floor (the original's cut-off) instead of a mask, so
-//   1/d stays finite for coincident points, whose differences are exactly 0;
+//   pipes; at T = 0 (the final SMACOF loop) neither it nor the subtraction is done;
+// - q starts from a tiny floor (the original's cut-off) instead of a mask, so 1/d
+//   stays finite for coincident points, whose differences are exactly 0;
 // - the stress is added pair by pair only when asked (PairStress): with unit weights
 //   Smacof derives it from B(X)X after a temperature's first pass;
 // - rows in groups sweep the columns in blocks, so a block of coordinates and of the
@@ -76,8 +77,9 @@ struct RowSums {
 };
 
 // The Guttman pass's terms of eight pairs: w·4c·(x_i − x_j) per axis and, if AddStress,
-// Σ w(δ̂ − d)²; coordinates in half stored units.
-template <int L, bool Weighted, bool AddStress>
+// Σ w(δ̂ − d)²; coordinates in half stored units. Shifted: the temperature's shift is
+// not zero (at T = 0, the final SMACOF loop, the target is the stored value itself).
+template <int L, bool Weighted, bool AddStress, bool Shifted>
 struct GuttmanColumns {
   static constexpr bool kReadsDistances = true;
   static constexpr bool kReadsWeights = Weighted;
@@ -102,10 +104,14 @@ struct GuttmanColumns {
   template <bool Tail = false>
   inline void add(const std::int16_t* distance, const std::int16_t* weight, const float* const* axes,
                   float* const* column_sums, std::int64_t at, std::int64_t lanes = 8) {
-    const __m256i zero_bits = _mm256_setzero_si256();
-    // δ̂ = max(stored − shift, +0), a signed integer max on the float bits.
-    __m256 target = _mm256_castsi256_ps(
-        _mm256_max_epi32(_mm256_castps_si256(_mm256_sub_ps(load_stored(distance), shift)), zero_bits));
+    // δ̂ = max(stored − shift, +0), a signed integer max on the float bits. Unshifted,
+    // a stored value is its own target: only missing ones are negative, and their
+    // weight is zero.
+    __m256 target = load_stored(distance);
+    if constexpr (Shifted) {
+      target = _mm256_castsi256_ps(
+          _mm256_max_epi32(_mm256_castps_si256(_mm256_sub_ps(target, shift)), _mm256_setzero_si256()));
+    }
     __m256 w;
     if constexpr (Weighted) w = load_stored(weight);  // zero for missing distances
     if constexpr (Tail) {
@@ -356,9 +362,13 @@ void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, Pa
   // Undo the units: stress in stored units² (× stored weight), Σ 4c(x_i − x_j) in
   // half stored units (× stored weight).
   const double weight_unit = Weighted ? 1.0 / spidal::kMatrixScale : 1.0;
-  run_pass<L, GuttmanColumns<L, Weighted, AddStress>>(rows, x, shift, weight_unit / (4.0 * kHalfUnit),
-                                                      weight_unit / (spidal::kMatrixScale * spidal::kMatrixScale),
-                                                      out);
+  const double point_unit = weight_unit / (4.0 * kHalfUnit);
+  const double stress_unit = weight_unit / (spidal::kMatrixScale * spidal::kMatrixScale);
+  if (shift > 0.0) {
+    run_pass<L, GuttmanColumns<L, Weighted, AddStress, true>>(rows, x, shift, point_unit, stress_unit, out);
+  } else {
+    run_pass<L, GuttmanColumns<L, Weighted, AddStress, false>>(rows, x, shift, point_unit, stress_unit, out);
+  }
 }
 
 template <int L, bool AddStress>
