@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -114,13 +115,29 @@ def run_sklearn(n, iterations):
 
 
 def read_bandwidth(bytes_, threads):
+    """The machine's read bandwidth in GB/s with `threads` threads (best of 7 repetitions)."""
     binary = os.path.join(OUT, "read_bandwidth")
     source = os.path.join(ROOT, "bench", "damds", "read_bandwidth.cpp")
     if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):
         subprocess.run(["g++", "-O3", "-march=native", "-fopenmp", source, "-o", binary], check=True)
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="true")
     result = subprocess.run([binary, str(bytes_), "7"], capture_output=True, text=True, env=environment, check=True)
-    return {"wall": float(result.stdout)}
+    return float(result.stdout)
+
+
+def pass_against_bandwidth(args, n, threads, rounds):
+    """Rounds of the read-bandwidth probe and a damds run back to back, on the same
+    number of threads: each round's fraction compares two figures taken at the same
+    moment of this shared machine, whose speed drifts by tens of percent between runs.
+    Returns each round's (pass in matrix GB/s, read bandwidth GB/s)."""
+    matrix_gb = 2 * n * n / 1e9
+    # At least 256 MB so the probe reads memory, not the 32 MB L3.
+    probe_bytes = max(int(matrix_gb * 1e9), 256_000_000)
+    pairs = []
+    for _ in range(rounds):
+        bandwidth = read_bandwidth(probe_bytes, threads)
+        pairs.append((matrix_gb / run_damds(args, n, 40, threads=threads)["pass"], bandwidth))
+    return pairs
 
 
 def main():
@@ -131,6 +148,7 @@ def main():
     parser.add_argument("--damds", default=os.path.join(ROOT, "kernels", "build", "bin", "damds"))
     parser.add_argument("--mpiexec", default="mpirun")
     parser.add_argument("--repeats", type=int, default=3, help="measurements per scaling layout (best kept)")
+    parser.add_argument("--rounds", type=int, default=7, help="paired pass / read-bandwidth rounds per thread count")
     args = parser.parse_args()
     os.makedirs(OUT, exist_ok=True)
     sizes = [int(size) for size in args.sizes.split(",")]
@@ -144,8 +162,7 @@ def main():
         print(f"N={n}: damds {ours['per_iteration']:.4f} s/it, sklearn {theirs['per_iteration']:.3f} s/it", flush=True)
 
     largest = max(sizes)
-    # At least 256 MB so the probe reads memory, not the 32 MB L3.
-    bandwidth = {threads: read_bandwidth(max(2 * largest * largest, 256_000_000), threads) for threads in (1, 2)}
+    fractions = {threads: pass_against_bandwidth(args, largest, threads, args.rounds) for threads in (1, 2)}
     # Per layout a 10- and a 60-iteration run: the wall figures come from the longer
     # one, the CPU seconds per iteration from the difference (cancels the load phase).
     # The machine is shared, so each layout is measured args.repeats times: the best
@@ -167,7 +184,7 @@ def main():
         scaling[layout] = best
     cpu_per_iteration = scaling[(1, 1)]["cpu_per_iteration"]
     weighted = run_damds(args, largest, args.iterations, weighted=True)
-    print(f"bandwidth {bandwidth}, scaling { {k: v['per_iteration'] for k, v in scaling.items()} }, "
+    print(f"pass, bandwidth GB/s {fractions}, scaling { {k: v['per_iteration'] for k, v in scaling.items()} }, "
           f"weighted {weighted['per_iteration']:.4f} s/it", flush=True)
 
     large = None
@@ -201,33 +218,37 @@ def main():
         f"{weighted['cg_per_iteration']:.1f} CG steps per iteration (each one pass over the int16 weights), "
         f"pass {weighted['pass']:.4f} s, peak RSS {weighted['max_rss_gb']:.2f} GB.",
     ]
-    pass_2t = scaling[(1, 2)]["pass"]
-    pass_1t = scaling[(1, 1)]["pass"]
     matrix_gb = 2 * largest * largest / 1e9
     lines += [
         "",
         f"## Fused pass vs read bandwidth (N = {largest}, a {matrix_gb * 1000:.0f} MB int16 matrix)",
         "",
-        "The probe (`bench/damds/read_bandwidth.cpp`) streams a buffer of at least 256 MB as the pass does. "
-        "Pass times are the program's own timings of its passes, the best of the scaling table's runs (other "
-        "work on this shared machine only ever adds time). The pass visits each unordered pair once, so it "
-        "reads half the matrix: "
-        "'matrix GB/s' is the whole matrix's size over the pass time (the pass does the work of reading all of "
-        "it row by row), 'read GB/s' the bytes it actually loads.",
+        "The probe (`bench/damds/read_bandwidth.cpp`) streams a buffer the matrix's size (at least 256 MB) on "
+        "the same number of threads as the pass. This machine's speed drifts by tens of percent from one run to "
+        f"the next, so the two are measured in {args.rounds} rounds per thread count, the probe (best of 7 "
+        "repetitions) right before a 40-iteration damds run, and each round's fraction compares figures taken "
+        "at the same moment; the table gives the median round and the range. The pass visits each unordered "
+        "pair once, reading half the matrix: 'matrix GB/s' is the whole matrix's size over the pass time (the "
+        "pass does the work of reading all of it row by row). The timed passes are at T = 0, the final SMACOF "
+        "loop (the iterations compared with scikit-learn); annealing passes subtract the temperature's shift, "
+        "two more vector operations per 8 pairs.",
         "",
-        "| measure | matrix GB/s | fraction of read bandwidth | pass reads GB/s | read bandwidth GB/s |",
+        "| threads | median fraction of read bandwidth | rounds' range | median pass matrix GB/s | "
+        "median read bandwidth GB/s |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
-    for name, seconds, probe in [("1 thread", pass_1t, bandwidth[1]["wall"]),
-                                 ("2 threads", pass_2t, bandwidth[2]["wall"])]:
-        lines.append(f"| {name} | {matrix_gb / seconds:.2f} | {matrix_gb / seconds / probe:.0%} | "
-                     f"{matrix_gb / 2 / seconds:.2f} | {probe:.2f} |")
+    for threads, pairs in fractions.items():
+        ratios = sorted(speed / bandwidth for speed, bandwidth in pairs)
+        lines.append(f"| {threads} | **{statistics.median(ratios):.0%}** | {ratios[0]:.0%}–{ratios[-1]:.0%} | "
+                     f"{statistics.median(speed for speed, _ in pairs):.2f} | "
+                     f"{statistics.median(bandwidth for _, bandwidth in pairs):.2f} |")
     lines += [
         "",
         "The pass is compute-bound, not memory-bound: per pair it is as fast on N = 2000 (rows from L3) as on "
         "N = 8000 (rows from DRAM). The AVX2 loop (`kernels/damds/src/kernels_avx2.cpp`) does 8 pairs (32 bytes "
-        "of the full matrix) in about 22 vector operations, 14 of them multiplies, FMAs or rsqrt, which this Zen 3 "
-        "vCPU runs on two of its four 256-bit pipes: ≥ 7 cycles, ≤ 14 GB/s at 3.2 GHz. A copy of the loop on cached "
+        "of the full matrix) at T = 0 in 19 vector arithmetic operations besides 7 loads and 3 stores, 14 of them "
+        "multiplies, FMAs or rsqrt, which this Zen 3 vCPU runs on two of its four 256-bit pipes: ≥ 7 cycles, "
+        "≤ 14 GB/s at 3.2 GHz. A copy of the loop on cached "
         "data takes ~11.5 cycles, and taking out any operation, integer ones included, shows, so the limit is the "
         "whole loop's issue rather than one pipe. With unit weights the stress is not added pair by pair after a "
         "temperature's first pass: it follows from B(X)X (Σδ̂² − 2Σ x_i·(BX)_i + N Σ|x_i − x̄|²), which took two "
