@@ -21,6 +21,16 @@ declare -A DEB_CHECK=(
   [slurm-client]=/usr/bin/sbatch
   [munge]=/usr/sbin/munged
   [time]=/usr/bin/time
+  # The SWG AVX-512 kernel's test on an emulated CPU (kernels/swg/tests/avx512_on_bochs.sh).
+  [bochs]=/usr/bin/bochs
+  [bochs-term]=/usr/share/doc/bochs-term  # its lightest display library (Bochs needs one)
+  [bochsbios]=/usr/share/bochs/BIOS-bochs-latest
+  [vgabios]=/usr/share/vgabios/vgabios.bin
+  [busybox-static]=/usr/share/doc/busybox-static
+  [isolinux]=/usr/lib/ISOLINUX/isolinux.bin
+  [syslinux-common]=/usr/lib/syslinux/modules/bios/ldlinux.c32
+  [genisoimage]=/usr/bin/genisoimage
+  [cpio]=/usr/bin/cpio
 )
 
 missing=()
