@@ -42,6 +42,11 @@ if ldd /bin/busybox >/dev/null 2>&1; then
   echo "error: /bin/busybox is dynamically linked (install busybox-static)" >&2
   exit 1
 fi
+# Bochs's only headless display here (rfb, a VNC server) listens on every interface:
+# it runs in a network namespace of its own, which nothing outside can reach.
+own_network=(unshare --net)
+((EUID == 0)) || own_network+=(--map-root-user)
+"${own_network[@]}" true 2>/dev/null || { echo "error: cannot give Bochs its own network namespace (unshare)" >&2; exit 1; }
 if ! "$tests_bin" --gtest_list_tests | grep -q '^LaneKernelSelection\.'; then
   echo "error: $tests_bin has no LaneKernelSelection tests" >&2
   exit 1
@@ -140,7 +145,7 @@ echo continue >"$work/debugger.rc"
 rm -f "$serial"
 echo "booting in Bochs ($cpu_model), serial log: $serial"
 start=$SECONDS
-timeout "$bochs_timeout" bochs -q -f "$work/bochsrc" -rc "$work/debugger.rc" </dev/null >"$work/bochs.out" 2>&1 &
+timeout "$bochs_timeout" "${own_network[@]}" bochs -q -f "$work/bochsrc" -rc "$work/debugger.rc" </dev/null >"$work/bochs.out" 2>&1 &
 bochs_pid=$!
 # Bochs exits on the guest's ACPI power-off; stop it ourselves if it lingers after the
 # marker, or at once on a kernel panic (the guest would otherwise sit there until the timeout).
