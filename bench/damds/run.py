@@ -231,7 +231,8 @@ def main():
         "pair once, reading half the matrix: 'matrix GB/s' is the whole matrix's size over the pass time (the "
         "pass does the work of reading all of it row by row). The timed passes are at T = 0, the final SMACOF "
         "loop (the iterations compared with scikit-learn); annealing passes subtract the temperature's shift, "
-        "two more vector operations per 8 pairs.",
+        "two more vector operations per 8 pairs. The machine's figure is the 2-thread row (both cores); the 1-thread "
+        "row is one core's.",
         "",
         "| threads | median fraction of read bandwidth | rounds' range | median pass matrix GB/s | "
         "median read bandwidth GB/s |",
