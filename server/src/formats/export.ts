@@ -1,7 +1,8 @@
 // Export as PlotViz XML: one frame → a .pviz document; several frames → a ZIP
 // of one .pviz per frame plus "plot.index" listing them in order under the
-// plot's title (what the ZIP reader accepts back). Everything is streamed: frames may be produced
-// lazily (an async iterable), and each is written before the next is pulled.
+// plot's title (what the ZIP reader accepts back). Everything is streamed:
+// frames may be produced lazily (an async iterable), and each is written
+// before the next is pulled.
 import { Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import yazl from 'yazl';

@@ -1,7 +1,8 @@
 // Time-series ZIP: one frame per PlotViz XML, text or CSV entry, in the order
 // of an optional "*.index" entry (time-series-index.ts; its "# title:" line
-// names the plot), else in natural order of the names ("f2" before "f10"). Directories, "__MACOSX/" and dot
-// files are skipped. Entry paths with ".." or absolute paths are rejected.
+// names the plot), else in natural order of the names ("f2" before "f10").
+// Directories, "__MACOSX/" and dot files are skipped. Entry paths with ".." or
+// absolute paths are rejected.
 // ZIP bombs: the inflated bytes are counted while inflating (headers are not
 // trusted) against maxUncompressedBytes (all entries together) and
 // maxCompressionRatio (per entry and overall, once past 1 MiB so that tiny
