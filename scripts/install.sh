@@ -21,6 +21,7 @@ declare -A DEB_CHECK=(
   [slurm-client]=/usr/bin/sbatch
   [munge]=/usr/sbin/munged
   [time]=/usr/bin/time
+  [supervisor]=/usr/bin/supervisord  # runs the platform's services (scripts/up.sh)
   # The SWG AVX-512 kernel's test on an emulated CPU (kernels/swg/tests/avx512_on_bochs.sh).
   [bochs]=/usr/bin/bochs
   [bochs-term]=/usr/share/doc/bochs-term  # its lightest display library (Bochs needs one)
