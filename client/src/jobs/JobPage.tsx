@@ -1,9 +1,11 @@
 // /jobs/:id: live progress of one job (SSE), its stages, cancel / retry, and the resulting plot.
 import { useState } from 'react';
+import type { Job } from '@wpv/schema';
 import { jobs } from '../api/endpoints';
 import { linkClick, navigate } from '../app/router';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { elapsedSeconds, formatSeconds, isActiveJob } from './jobProgress';
+import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, isActiveJob, jobOverview } from './jobProgress';
+import { ProgressBar } from './ProgressBar';
 import { StageCard } from './StageCard';
 import { useJobEvents } from './useJobEvents';
 
@@ -32,6 +34,7 @@ export function JobPage({ jobId }: { jobId: string }) {
           {job.retryOf && <> · retry of <a href={`/jobs/${encodeURIComponent(job.retryOf)}`} onClick={linkClick}>{job.retryOf}</a></>}
         </p>
         {job.error && <p className="error" data-testid="job-error">Failed: {job.error}</p>}
+        {isActiveJob(job.state) && <JobProgress job={job} />}
         <div className="row">
           {isActiveJob(job.state) && <button disabled={busy} onClick={() => void cancel()}>Cancel job</button>}
           {(job.state === 'failed' || job.state === 'cancelled') && <button disabled={busy} onClick={() => void retry()}>Retry</button>}
@@ -39,9 +42,26 @@ export function JobPage({ jobId }: { jobId: string }) {
         </div>
         <ErrorMessage error={actionError} />
         <div className="stages">
-          {job.stages.map((s) => <StageCard key={s.name} jobId={job.id} stage={s} revision={job.revision} />)}
+          {job.stages.map((s, i) => (
+            <StageCard key={s.name} jobId={job.id} stage={s} index={i + 1} total={job.stages.length} revision={job.revision} />
+          ))}
         </div>
       </>}
     </main>
+  );
+}
+
+/** The whole job at a glance: stage i of n, what runs now, percent and time left. */
+function JobProgress({ job }: { job: Job }) {
+  const overview = jobOverview(job.stages);
+  const elapsed = elapsedSeconds(job.startedAt, null);
+  const eta = etaSeconds(overview.fraction, elapsed);
+  const doing = overview.running.length ? overview.running.join(' and ') : 'Waiting for a free slot';
+  return (
+    <div className="job-progress" data-testid="job-progress">
+      <p><strong>Stage {overview.current} of {overview.total}</strong>: {doing}</p>
+      <ProgressBar fraction={overview.fraction} testId="job-progress-bar"
+        text={`${formatPercent(overview.fraction)}${eta === null ? '' : ` · about ${formatSeconds(eta)} left`}`} />
+    </div>
   );
 }

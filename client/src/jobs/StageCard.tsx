@@ -1,21 +1,35 @@
-// One pipeline stage: state, latest progress figures, timings, backend id, chart, log tail.
+// One pipeline stage: what it does, how far it has got (bar, percent, ETA), its figures,
+// timings, backend id, chart and log tail.
 import { useEffect, useState } from 'react';
 import type { JobLogs, JobStage } from '@wpv/schema';
 import type { z } from 'zod';
 import { jobs } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { elapsedSeconds, formatSeconds, progressFigures } from './jobProgress';
+import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, progressFigures, stageFraction, stageTitle } from './jobProgress';
+import { ProgressBar } from './ProgressBar';
 import { StressChart } from './StressChart';
 
-export function StageCard({ jobId, stage, revision }: { jobId: string; stage: JobStage; revision: number }) {
+export function StageCard({ jobId, stage, index, total, revision }:
+  { jobId: string; stage: JobStage; index: number; total: number; revision: number }) {
   const running = stage.state === 'running';
+  const elapsed = stage.metrics?.runSeconds ?? elapsedSeconds(stage.startedAt, stage.endedAt);
+  const fraction = stageFraction(stage);
+  const eta = running ? etaSeconds(fraction, elapsed) : null;
   return (
     <section className={`job-stage state-${stage.state}`} data-testid={`stage-${stage.name}`} data-state={stage.state}>
-      <h3>{stage.name} <span className={`badge state-${stage.state}`}>{stage.state}</span></h3>
+      <h3>
+        <span className="stage-count">Stage {index} of {total}</span> {stageTitle(stage.name)}
+        {' '}<span className={`badge state-${stage.state}`}>{stage.state}</span>
+        <span className="program">{stage.name}</span>
+      </h3>
+      {running && (
+        <ProgressBar fraction={fraction} testId={`progress-${stage.name}`}
+          text={`${fraction === null ? 'working' : formatPercent(fraction)}${eta === null ? '' : ` · about ${formatSeconds(eta)} left`}`} />
+      )}
+      {stage.error && <p className="error" data-testid={`stage-error-${stage.name}`}>{stage.error}</p>}
       <dl className="figures">
         {progressFigures(stage.progress).map((f) => <div key={f.label}><dt>{f.label}</dt><dd>{f.value}</dd></div>)}
-        <div><dt>{running ? 'running for' : 'run time'}</dt>
-          <dd>{formatSeconds(stage.metrics?.runSeconds ?? elapsedSeconds(stage.startedAt, stage.endedAt))}</dd></div>
+        <div><dt>{running ? 'running for' : 'run time'}</dt><dd>{formatSeconds(elapsed)}</dd></div>
         {stage.metrics && <>
           <div><dt>queue wait</dt><dd>{formatSeconds(stage.metrics.queueWaitSeconds)}</dd></div>
           <div><dt>CPU</dt><dd>{formatSeconds(stage.metrics.cpuSeconds)}</dd></div>
@@ -24,16 +38,16 @@ export function StageCard({ jobId, stage, revision }: { jobId: string; stage: Jo
         {stage.backendJobId && <div><dt>backend job</dt><dd data-testid="backend-id">{stage.backendJobId}</dd></div>}
         {stage.attempts > 1 && <div><dt>attempts</dt><dd>{stage.attempts}</dd></div>}
       </dl>
-      {stage.error && <p className="error">{stage.error}</p>}
       <StressChart series={stage.series} />
-      {stage.state !== 'pending' && stage.state !== 'queued' && <StageLogs jobId={jobId} stage={stage.name} revision={revision} />}
+      {stage.state !== 'pending' && stage.state !== 'queued' &&
+        <StageLogs jobId={jobId} stage={stage.name} revision={revision} initiallyOpen={stage.state === 'failed'} />}
     </section>
   );
 }
 
-/** The stage's stdout/stderr tails, loaded when opened and refreshed as the job moves. */
-function StageLogs({ jobId, stage, revision }: { jobId: string; stage: string; revision: number }) {
-  const [open, setOpen] = useState(false);
+/** The stage's stdout/stderr tails, loaded when opened (a failed stage opens them) and refreshed as the job moves. */
+function StageLogs({ jobId, stage, revision, initiallyOpen }: { jobId: string; stage: string; revision: number; initiallyOpen: boolean }) {
+  const [open, setOpen] = useState(initiallyOpen);
   const [logs, setLogs] = useState<z.infer<typeof JobLogs> | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
@@ -43,12 +57,12 @@ function StageLogs({ jobId, stage, revision }: { jobId: string; stage: string; r
     return () => { current = false; };
   }, [open, jobId, stage, revision]);
   return (
-    <details className="logs" onToggle={(e) => setOpen(e.currentTarget.open)}>
+    <details className="logs" open={initiallyOpen} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Logs</summary>
       <ErrorMessage error={error} />
       {logs && <>
+        {logs.stderr && <pre className="stderr" data-testid={`logs-${stage}-stderr`}>{logs.stderr}</pre>}
         <pre data-testid={`logs-${stage}-stdout`}>{logs.stdout || '(no output)'}</pre>
-        {logs.stderr && <pre className="stderr">{logs.stderr}</pre>}
       </>}
     </details>
   );

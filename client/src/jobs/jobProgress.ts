@@ -1,10 +1,56 @@
-// Pure helpers for the job pages: which states are live, what a stage's progress line
-// says, and the stress chart's scaling.
+// Pure helpers for the job pages: which states are live, what a stage is called and how far
+// it has got, what its progress line says, and the stress chart's scaling.
 import type { Job, JobStage } from '@wpv/schema';
 
 const ACTIVE_JOB_STATES: ReadonlySet<string> = new Set(['queued', 'running']);
 
 export const isActiveJob = (state: Job['state']) => ACTIVE_JOB_STATES.has(state);
+
+/** What each stage does, in the words a user would use (the program names are jargon). */
+const STAGE_TITLES: Readonly<Record<string, string>> = {
+  distances: 'Computing distances',
+  swg: 'Aligning sequences',
+  mds: 'Mapping to 3D',
+  pwc: 'Clustering',
+  assemble: 'Building the plot',
+};
+export const stageTitle = (name: string) => STAGE_TITLES[name] ?? name;
+
+/** Share of a stage's work done, 0–1, or null when its programs do not say. */
+export function stageFraction(stage: Pick<JobStage, 'state' | 'progress'>): number | null {
+  if (stage.state === 'succeeded') return 1;
+  if (stage.state === 'pending' || stage.state === 'queued') return 0;
+  const f = stage.progress?.fraction;
+  return typeof f === 'number' && Number.isFinite(f) ? Math.min(1, Math.max(0, f)) : null;
+}
+
+/** Seconds left at the rate so far; null until there is enough progress to extrapolate from. */
+export function etaSeconds(fraction: number | null, elapsed: number | null): number | null {
+  if (fraction === null || elapsed === null || fraction < 0.02 || fraction >= 1) return null;
+  return (elapsed * (1 - fraction)) / fraction;
+}
+
+export interface JobOverview {
+  /** 1-based position of the first unfinished stage, or the stage count when all are done. */
+  current: number;
+  total: number;
+  /** Titles of the stages running now (stages without dependencies between them run together). */
+  running: string[];
+  /** Whole job, 0–1: each stage counts equally; a stage that reports no fraction counts half once running. */
+  fraction: number;
+}
+
+export function jobOverview(stages: Pick<JobStage, 'name' | 'state' | 'progress'>[]): JobOverview {
+  const total = stages.length;
+  const unfinished = stages.findIndex((s) => s.state !== 'succeeded');
+  const done = stages.reduce((sum, s) => sum + (stageFraction(s) ?? (s.state === 'running' ? 0.5 : 0)), 0);
+  return {
+    current: unfinished < 0 ? total : unfinished + 1,
+    total,
+    running: stages.filter((s) => s.state === 'running').map((s) => stageTitle(s.name)),
+    fraction: total ? done / total : 0,
+  };
+}
 
 /** The figures of a stage's latest progress line worth showing, in a fixed order. */
 export function progressFigures(progress: JobStage['progress']): { label: string; value: string }[] {
@@ -14,12 +60,10 @@ export function progressFigures(progress: JobStage['progress']): { label: string
     const v = progress[key];
     if (typeof v === 'number' && Number.isFinite(v)) figures.push({ label, value: format(v) });
   };
-  if (typeof progress.phase === 'string') figures.push({ label: 'phase', value: progress.phase });
   add('iteration', 'iteration', (n) => String(n));
   add('temperature', 'temperature', (n) => n.toPrecision(4));
   add('stress', 'stress', (n) => n.toPrecision(4));
   add('clusters', 'clusters', (n) => String(n));
-  add('elapsed', 'elapsed', formatSeconds);
   return figures;
 }
 
@@ -30,33 +74,56 @@ export function formatSeconds(s: number | null | undefined): string {
   return `${m} min ${Math.round(s - m * 60)} s`;
 }
 
+export const formatPercent = (f: number) => `${Math.floor(f * 100)} %`;
+
 /** Seconds between two ISO times; `end` null means still running (measured against `now`). */
 export function elapsedSeconds(start: string | null, end: string | null, now = Date.now()): number | null {
   if (!start) return null;
   return ((end ? Date.parse(end) : now) - Date.parse(start)) / 1000;
 }
 
+export interface ChartBox {
+  width: number;
+  height: number;
+  /** Room for the axes' labels, in pixels. */
+  left: number;
+  bottom: number;
+  pad: number;
+}
+
 export interface ChartGeometry {
-  /** SVG path of stress over iterations ('' with fewer than one finite point). */
+  /** SVG path of stress over iterations ('' with no finite point). */
   path: string;
   iterations: [number, number];
   /** Lowest and highest stress (the chart's vertical range). */
   stress: [number, number];
-  /** Stress at the first and the last charted iteration. */
+  /** Stress at the first and the last charted point. */
   firstStress: number;
   lastStress: number;
+  /** One dot per temperature step (each series point ends one); `final` is the plain SMACOF loop. */
+  marks: { x: number; y: number; final: boolean }[];
+  /** Where the final (temperature 0) loop starts, in pixels; null while annealing. */
+  finalX: number | null;
 }
 
-/** Scales the (iteration, stress) series into a width×height box with `pad` pixels of margin. */
-export function stressChart(series: JobStage['series'], width: number, height: number, pad = 4): ChartGeometry {
+/** Scales the (iteration, stress) series into the plot area of `box`, left of and above the axes. */
+export function stressChart(series: JobStage['series'], box: ChartBox): ChartGeometry {
   const points = series.filter((p): p is { iteration: number; stress: number; temperature: number | null } =>
     p.stress !== null && Number.isFinite(p.stress) && Number.isFinite(p.iteration));
-  if (points.length === 0) return { path: '', iterations: [0, 0], stress: [0, 0], firstStress: 0, lastStress: 0 };
+  if (points.length === 0) {
+    return { path: '', iterations: [0, 0], stress: [0, 0], firstStress: 0, lastStress: 0, marks: [], finalX: null };
+  }
+  const { width, height, left, bottom, pad } = box;
   const xs = points.map((p) => p.iteration), ys = points.map((p) => p.stress);
   const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const right = width - pad, top = pad, base = height - bottom;
   // A single value (one point or a flat line) sits in the middle instead of dividing by zero.
-  const sx = (x: number) => (x1 === x0 ? width / 2 : pad + ((x - x0) / (x1 - x0)) * (width - 2 * pad));
-  const sy = (y: number) => (y1 === y0 ? height / 2 : height - pad - ((y - y0) / (y1 - y0)) * (height - 2 * pad));
+  const sx = (x: number) => (x1 === x0 ? (left + right) / 2 : left + ((x - x0) / (x1 - x0)) * (right - left));
+  const sy = (y: number) => (y1 === y0 ? (top + base) / 2 : base - ((y - y0) / (y1 - y0)) * (base - top));
   const path = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${sx(p.iteration).toFixed(1)},${sy(p.stress).toFixed(1)}`).join(' ');
-  return { path, iterations: [x0, x1], stress: [y0, y1], firstStress: ys[0]!, lastStress: ys[ys.length - 1]! };
+  const marks = points.map((p) => ({ x: sx(p.iteration), y: sy(p.stress), final: p.temperature === 0 }));
+  const firstFinal = points.findIndex((p) => p.temperature === 0);
+  // The final loop starts where the last annealing step ended.
+  const finalX = firstFinal < 0 ? null : sx(firstFinal > 0 ? points[firstFinal - 1]!.iteration : x0);
+  return { path, iterations: [x0, x1], stress: [y0, y1], firstStress: ys[0]!, lastStress: ys[ys.length - 1]!, marks, finalX };
 }
