@@ -51,9 +51,11 @@ export class ProgressReader {
     this.latest = record;
     this.version++;
     if (typeof record.stress === 'number') {
-      // Counted here: programs restart their iteration count at each temperature.
+      // One point per temperature step, at the program's running iteration count when it
+      // reports one (DA-MDS does), else numbered here.
+      ++this.stressLines;
       this.series.push({
-        iteration: ++this.stressLines,
+        iteration: typeof record.iteration === 'number' ? record.iteration : this.stressLines,
         stress: record.stress,
         temperature: typeof record.temperature === 'number' ? record.temperature : null,
       });
