@@ -149,6 +149,9 @@ export class XmlScanner {
   /** Last results of find(): positions of "<" and "&" (see find). */
   private readonly found = [-1, -1];
   private rootSeen = false;
+  /** Chunks fed while a long unfinished token waits (see feed). */
+  private held: Buffer[] = [];
+  private heldBytes = 0;
 
   /**
    * `knownNames`: the element and attribute names the handler compares with.
@@ -180,9 +183,28 @@ export class XmlScanner {
   }
 
   feed(chunk: Buffer): void {
+    // An unfinished token (text or markup) is scanned again from its start
+    // when bytes are added: doing that for every chunk made one long text node
+    // cost time quadratic in its length. Chunks wait until they at least match
+    // the unfinished part, so each byte is rescanned a bounded number of times.
+    const unfinished = this.buf.length - this.pos;
+    this.held.push(chunk);
+    this.heldBytes += chunk.length;
+    if (this.heldBytes < unfinished) {
+      if (unfinished + this.heldBytes > MAX_PENDING_BYTES) this.failTooLong();
+      return;
+    }
+    this.takeHeld();
+  }
+
+  /** Joins the unfinished token and the held chunks into the buffer and scans it. */
+  private takeHeld(): void {
     this.tokenStart = this.pos;
     this.line(); // count the lines of what is dropped
-    this.buf = this.pos === this.buf.length ? chunk : Buffer.concat([this.buf.subarray(this.pos), chunk]);
+    const rest = this.buf.subarray(this.pos);
+    this.buf = rest.length === 0 && this.held.length === 1 ? this.held[0] : Buffer.concat([rest, ...this.held]);
+    this.held = [];
+    this.heldBytes = 0;
     this.chars = latin1(this.buf, 0, this.buf.length);
     this.ascii = isAscii(this.buf);
     this.countedTo = 0;
@@ -191,13 +213,16 @@ export class XmlScanner {
     this.found[LT] = this.found[AMP] = -1;
     if (!this.bomChecked && !this.skipBom(false)) return;
     this.scan(false);
-    if (this.buf.length - this.pos > MAX_PENDING_BYTES) {
-      this.tokenStart = this.pos;
-      this.fail('malformed_xml', `a tag or text longer than ${MAX_PENDING_BYTES} bytes`, this.line());
-    }
+    if (this.buf.length - this.pos > MAX_PENDING_BYTES) this.failTooLong();
+  }
+
+  private failTooLong(): never {
+    this.tokenStart = this.pos;
+    return this.fail('malformed_xml', `a tag or text longer than ${MAX_PENDING_BYTES} bytes`, this.line());
   }
 
   end(): void {
+    if (this.held.length > 0) this.takeHeld();
     if (!this.bomChecked) this.skipBom(true);
     this.scan(true);
     this.tokenStart = this.buf.length;
