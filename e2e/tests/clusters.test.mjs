@@ -120,4 +120,41 @@ describe('clusters from selections', () => {
       assert.deepEqual(decode(new URL(page.url()).searchParams.get('sel')), inside.map((i) => GRID.length - 1 - i).sort((a, b) => a - b));
     });
   });
+
+  test('bulk: a pattern filter scopes Hide and Only these, picked rows get one colour', async () => {
+    await step(page, 'cluster-bulk', async () => {
+      // Six named clusters, one point each, spread on a line: "internal 1..3" and "leaf 1..3".
+      const names = ['internal 1', 'internal 2', 'internal 3', 'leaf 1', 'leaf 2', 'leaf 3'];
+      const csv = 'x,y,z,cluster,label\n' + names.map((n, i) => `${i / 5 * 2 - 1},0,0,${n},p${i}`).join('\n') + '\n';
+      const plot = await upload('e2e bulk', csv, 'bulk.csv');
+      await open(plot.id);
+      const visible = () => page.$$eval('[data-testid=cluster-row]', (rows) => rows.filter((r) => r.querySelector('input[type=checkbox]').checked)
+        .map((r) => r.querySelector('.label').textContent).sort());
+      await page.fill('[data-testid=clusters-panel] input[type=search]', 'internal*');
+      assert.equal(await page.textContent('[data-testid=cluster-scope]'), '3 matching:');
+      await page.click('[data-testid=cluster-bulk] button:has-text("Hide")');
+      await page.fill('[data-testid=clusters-panel] input[type=search]', '');
+      assert.deepEqual(await visible(), ['leaf 1', 'leaf 2', 'leaf 3']);
+      await page.fill('[data-testid=clusters-panel] input[type=search]', '/^(internal 2|leaf 3)$/');
+      await page.click('[data-testid=cluster-bulk] button:has-text("Only these")');
+      await page.fill('[data-testid=clusters-panel] input[type=search]', '');
+      assert.deepEqual(await visible(), ['internal 2', 'leaf 3']);
+      await page.waitForFunction(() => /[?&]hide=/.test(location.search));
+
+      // Pick two rows (click, ctrl-click) and give them one colour.
+      await clusterRow('leaf 1').locator('.label').click();
+      await clusterRow('leaf 2').locator('.label').click({ modifiers: ['Control'] });
+      assert.equal(await page.textContent('[data-testid=cluster-scope]'), '2 picked:');
+      await page.locator('[aria-label="colour of the targets"]').evaluate((input) => {
+        input.value = '#ff0000';
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      const colours = await page.$$eval('[data-testid=cluster-row]', (rows) =>
+        Object.fromEntries(rows.map((r) => [r.querySelector('.label').textContent, r.querySelector('input[type=color]').value])));
+      assert.equal(colours['leaf 1'], '#ff0000');
+      assert.equal(colours['leaf 2'], '#ff0000');
+      assert.notEqual(colours['leaf 3'], '#ff0000');
+    });
+  });
 });

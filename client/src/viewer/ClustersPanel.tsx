@@ -1,7 +1,10 @@
-// Cluster table: counts, show/hide/solo/invert, recolour with alpha, rename, glyph and size, schemes, sort.
+// Cluster table: counts, show/hide/solo/invert, recolour with alpha, rename, glyph and size, schemes,
+// sort. The filter takes a substring, glob or /regex/; the bulk buttons act on the clusters it
+// shows, or on the rows picked (click, ctrl/⌘-click, shift-click) when there are some.
 import { useMemo, useState } from 'react';
 import type { ClusterStyle } from './clusterStyles';
 import { rgbaToHex, hexToRgba, schemeColor, type SchemeName } from '@wpv/schema';
+import { clusterMatcher, hiddenAfter } from './clusterPattern';
 import { VirtualList } from './VirtualList';
 import type { ClusterOverride } from './viewState';
 
@@ -17,47 +20,82 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
   const [sort, setSort] = useState<'file' | 'size' | 'label'>('file');
   const [filter, setFilter] = useState('');
   const [renaming, setRenaming] = useState<number | null>(null);
+  const [picked, setPicked] = useState<ReadonlySet<number>>(new Set());
+  const [anchor, setAnchor] = useState<number | null>(null);
 
+  const matcher = useMemo(() => clusterMatcher(filter), [filter]);
   const shown = useMemo(() => {
-    const f = filter.toLowerCase();
-    const list = styles.filter((s) => !f || s.label.toLowerCase().includes(f));
+    const list = styles.filter((s) => matcher.test(s.label));
     if (sort === 'size') list.sort((a, b) => b.count - a.count);
     if (sort === 'label') list.sort((a, b) => a.label.localeCompare(b.label, undefined, { numeric: true }));
     return list;
-  }, [styles, sort, filter]);
+  }, [styles, sort, matcher]);
+  const pickedStyles = useMemo(() => styles.filter((s) => picked.has(s.key)), [styles, picked]);
+  /** What the bulk buttons act on: the picked rows, else every cluster the filter shows. */
+  const targets = pickedStyles.length ? pickedStyles : shown;
+  const scope = pickedStyles.length ? `${pickedStyles.length} picked` : filter.trim() ? `${shown.length} matching` : 'all';
 
-  const hiddenKeys = () => styles.filter((s) => !s.visible).map((s) => s.key);
-  const toggle = (key: number) => {
-    const hidden = new Set(hiddenKeys());
-    if (hidden.has(key)) hidden.delete(key); else hidden.add(key);
-    actions.setHidden([...hidden]);
-  };
+  const visibility = (action: 'show' | 'hide' | 'invert' | 'solo', of: readonly ClusterStyle[] = targets) =>
+    actions.setHidden(hiddenAfter(styles, of, action));
   const applyScheme = (scheme: SchemeName) => {
-    if (scheme === 'file') return actions.override(Object.fromEntries(styles.map((s) => [s.key, { color: undefined }])));
-    actions.override(Object.fromEntries(styles.map((s, i) => [s.key, { color: schemeColor(scheme, i, styles.length) }])));
+    if (scheme === 'file') return actions.override(Object.fromEntries(targets.map((s) => [s.key, { color: undefined }])));
+    actions.override(Object.fromEntries(targets.map((s, i) => [s.key, { color: schemeColor(scheme, i, targets.length) }])));
+  };
+  const styleTargets = (change: (s: ClusterStyle) => ClusterOverride) =>
+    actions.override(Object.fromEntries(targets.map((s) => [s.key, change(s)])));
+
+  /** Click picks one row, ctrl/⌘ toggles it, shift extends from the last click over the rows shown. */
+  const pick = (key: number, e: React.MouseEvent) => {
+    const next = new Set(e.ctrlKey || e.metaKey || e.shiftKey ? picked : []);
+    if (e.shiftKey && anchor !== null) {
+      const a = shown.findIndex((s) => s.key === anchor), b = shown.findIndex((s) => s.key === key);
+      if (a >= 0 && b >= 0) for (let i = Math.min(a, b); i <= Math.max(a, b); i++) next.add(shown[i]!.key);
+    } else if ((e.ctrlKey || e.metaKey) && next.has(key)) next.delete(key);
+    else next.add(key);
+    setPicked(next);
+    setAnchor(key);
   };
 
   return (
     <section className="panel clusters" data-testid="clusters-panel">
       <h3>Clusters ({styles.length})</h3>
-      <div className="row wrap">
-        <button onClick={() => actions.setHidden([])}>Show all</button>
-        <button onClick={() => actions.setHidden(styles.map((s) => s.key))}>Hide all</button>
-        <button onClick={() => actions.setHidden(styles.filter((s) => s.visible).map((s) => s.key))}>Invert</button>
-        <select aria-label="sort clusters" value={sort} onChange={(e) => setSort(e.target.value as typeof sort)}>
-          <option value="file">file order</option><option value="size">by size</option><option value="label">by label</option>
+      <input type="search" placeholder="filter: text, glob* or /regex/" value={filter} aria-label="filter clusters"
+        onChange={(e) => setFilter(e.target.value)} />
+      {matcher.error && <p className="error small">{matcher.error}</p>}
+      <div className="row wrap bulk" data-testid="cluster-bulk">
+        <span className="muted small" data-testid="cluster-scope">{scope}:</span>
+        <button onClick={() => visibility('show')}>Show</button>
+        <button onClick={() => visibility('hide')}>Hide</button>
+        <button onClick={() => visibility('invert')}>Invert</button>
+        <button onClick={() => visibility('solo')} title="hide every other cluster">Only these</button>
+        <button onClick={() => setPicked(new Set(shown.map((s) => s.key)))} title="pick every cluster the filter shows">Pick matching</button>
+        {pickedStyles.length > 0 && <button onClick={() => setPicked(new Set())}>Clear picks</button>}
+      </div>
+      <div className="row wrap bulk">
+        <input type="color" title={`colour of ${scope}`} aria-label="colour of the targets"
+          onChange={(e) => styleTargets((s) => ({ color: { ...hexToRgba(e.target.value), a: s.color.a } }))} />
+        <select aria-label="glyph of the targets" defaultValue="" onChange={(e) => { if (e.target.value) styleTargets(() => ({ shape: Number(e.target.value) })); e.target.value = ''; }}>
+          <option value="" disabled>glyph…</option>
+          {SHAPE_NAMES.map((n, i) => <option key={n} value={i}>{n}</option>)}
+        </select>
+        <select aria-label="size of the targets" defaultValue="" onChange={(e) => { if (e.target.value) styleTargets(() => ({ size: Number(e.target.value) })); e.target.value = ''; }}>
+          <option value="" disabled>size…</option>
+          {[0.5, 1, 2, 3, 5, 8].map((v) => <option key={v} value={v}>{v}</option>)}
         </select>
         <select aria-label="colour scheme" defaultValue="" onChange={(e) => { if (e.target.value) applyScheme(e.target.value as SchemeName); e.target.value = ''; }}>
           <option value="" disabled>colours…</option>
           <option value="file">from file</option><option value="categorical">categorical</option><option value="rainbow">rainbow</option>
         </select>
+        <select aria-label="sort clusters" value={sort} onChange={(e) => setSort(e.target.value as typeof sort)}>
+          <option value="file">file order</option><option value="size">by size</option><option value="label">by label</option>
+        </select>
       </div>
-      <input type="search" placeholder="filter clusters" value={filter} onChange={(e) => setFilter(e.target.value)} />
       <VirtualList
         items={shown} rowHeight={30} height={280} keyOf={(s) => s.key}
         render={(s) => (
-          <div className="cluster-row" data-testid="cluster-row" data-key={s.key}>
-            <input type="checkbox" checked={s.visible} onChange={() => toggle(s.key)} title="show / hide" aria-label={`show ${s.label}`} />
+          <div className={`cluster-row${picked.has(s.key) ? ' picked' : ''}`} data-testid="cluster-row" data-key={s.key}
+            onClick={(e) => { if (e.target === e.currentTarget || (e.target as HTMLElement).classList.contains('label')) pick(s.key, e); }}>
+            <input type="checkbox" checked={s.visible} onChange={() => visibility(s.visible ? 'hide' : 'show', [s])} title="show / hide" aria-label={`show ${s.label}`} />
             <input type="color" value={rgbaToHex(s.color).slice(0, 7)} title="colour"
               onChange={(e) => actions.override({ [s.key]: { color: { ...hexToRgba(e.target.value), a: s.color.a } } })} />
             <input type="range" min={0} max={255} value={s.color.a} title="opacity" className="alpha"
@@ -66,15 +104,15 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
               ? <input autoFocus defaultValue={s.label} className="rename"
                   onBlur={(e) => { actions.rename!(s.key, e.target.value); setRenaming(null); }}
                   onKeyDown={(e) => { if (e.key === 'Enter') e.currentTarget.blur(); if (e.key === 'Escape') setRenaming(null); }} />
-              : <span className="label" title={actions.rename ? 'double-click to rename' : s.label}
+              : <span className="label" title={actions.rename ? 'click to pick, double-click to rename' : s.label}
                   onDoubleClick={() => actions.rename && setRenaming(s.key)}>{s.label}</span>}
-            <span className="count">{s.count}</span>
+            <span className="count" title="points">{s.count.toLocaleString()}</span>
             <select value={s.shape} title="glyph" onChange={(e) => actions.override({ [s.key]: { shape: Number(e.target.value) } })}>
               {SHAPE_NAMES.map((n, i) => <option key={n} value={i}>{n}</option>)}
             </select>
             <input type="number" min={0.1} step={0.5} value={s.size} title="size" className="size"
               onChange={(e) => { const v = Number(e.target.value); if (v > 0) actions.override({ [s.key]: { size: v } }); }} />
-            <button title="show only this cluster" onClick={() => actions.setHidden(styles.filter((o) => o.key !== s.key).map((o) => o.key))}>solo</button>
+            <button title="show only this cluster" onClick={() => visibility('solo', [s])}>solo</button>
           </div>
         )}
       />
