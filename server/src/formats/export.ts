@@ -94,7 +94,17 @@ function* pvizDocument(title: string, clusters: ExportCluster[], frame: ParsedFr
 }
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+/** What needs work: markup characters, and UTF-16 units that may be outside XML 1.0's characters. */
+const SUSPECT = /[&<>"'\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]/;
+/**
+ * Code points XML 1.0 has no way to write, not even as a character reference
+ * (C0 controls but tab, LF and CR; lone surrogates; U+FFFE, U+FFFF): dropped,
+ * so that every XML parser reads the export. Labels may hold them (text and
+ * CSV uploads accept any character).
+ */
+const NOT_XML = /[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
 
 function escapeXml(text: string): string {
-  return /[&<>"']/.test(text) ? text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]) : text;
+  if (!SUSPECT.test(text)) return text;
+  return text.replace(NOT_XML, '').replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
 }

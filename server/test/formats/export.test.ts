@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { test } from 'node:test';
 import { INDEX_ENTRY, writePviz, type ExportPlot } from '../../src/formats/export.ts';
@@ -99,3 +100,34 @@ function zipEntryNames(path: string): Promise<string[]> {
     });
   });
 }
+
+test("characters XML cannot hold are dropped from labels and titles; Python's xml.etree parses the export", async () => {
+  const bad = 'a\u0000b\u001bc\u0001\u0008\u000b\u000c\u001f\ud800d\udc00e\ufffe\uffff';
+  const kept = 'tab\there, emoji \u{1f600}, \ue000\ufffd';
+  const plot: ExportPlot = {
+    title: `title ${bad}`,
+    clusters: [{ key: 0, label: `cluster ${bad}`, color: { r: 1, g: 2, b: 3, a: 255 }, shape: 0, size: 1, visible: true }],
+    frameCount: 1,
+    frames: [
+      {
+        title: `frame ${bad}`,
+        positions: new Float32Array([0, 1, 2, 3, 4, 5]),
+        clusterKeys: new Uint32Array([0, 0]),
+        labels: [bad, kept],
+        edges: [{ key: `edge ${bad}`, vertices: [0, 1] }],
+      },
+    ],
+  };
+  const path = tempPath('controls.pviz');
+  await writePviz(plot, createWriteStream(path));
+  const script = [
+    'import sys, json, xml.etree.ElementTree as E',
+    'root = E.parse(sys.argv[1]).getroot()',
+    "print(json.dumps([root.findtext('plot/title'), root.findtext('clusters/cluster/label'),",
+    "  [p.findtext('label') for p in root.iter('point')], root.findtext('edges/edge/key')]))",
+  ].join('\n');
+  const parsed = JSON.parse(execFileSync('python3', ['-c', script, path], { encoding: 'utf8' }));
+  assert.deepEqual(parsed, ['frame abcde', 'cluster abcde', ['abcde', kept], 'edge abcde']);
+  const again = await parseFile(path, 'controls.pviz', LIMITS);
+  assert.deepEqual(again.frames[0].labels, ['abcde', kept]);
+});
