@@ -10,7 +10,7 @@
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import type { Readable } from 'node:stream';
 import { assemblePlot } from './assemble.ts';
-import { detectFormat } from './detect.ts';
+import { checkUtf8, detectFormat } from './detect.ts';
 import { FRAME_READERS } from './frame-readers.ts';
 import { titleFromName, type FrameRead } from './reader.ts';
 import { indexTitle, isIndexName } from './time-series-index.ts';
@@ -75,7 +75,7 @@ async function readFrame(zip: ZipFile, entry: Entry, budget: InflateBudget, clus
   try {
     const first = await chunks.next();
     const head: Buffer = first.done ? Buffer.alloc(0) : first.value;
-    const format = detectFormat(entry.fileName, head);
+    const format = detectFormat(entry.fileName, head, entry.fileName);
     if (format === 'zip') {
       throw new InputError('bad_zip_entry', `${entry.fileName}: archives inside the archive are not read`, { file: entry.fileName });
     }
@@ -128,7 +128,9 @@ async function readIndex(zip: ZipFile, entry: Entry, budget: InflateBudget): Pro
     if (size > MAX_INDEX_BYTES) throw new InputError('bad_index', `${entry.fileName} is larger than ${MAX_INDEX_BYTES} bytes`, { file: entry.fileName });
     parts.push(chunk);
   }
-  return Buffer.concat(parts).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/).map((line) => line.trim());
+  const bytes = Buffer.concat(parts);
+  checkUtf8(bytes, entry.fileName);
+  return bytes.toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/).map((line) => line.trim());
 }
 
 /** The entries named by the index lines, in that order. */
