@@ -2,6 +2,7 @@
 // attributes, edges and trails as line segments sharing those buffers, an orbit camera
 // (perspective 3D or orthographic 2D), on-demand rendering and screen-grid picking.
 import * as THREE from 'three';
+import { orthographicFitZoom, perspectiveFitDistance } from './cameraFit';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import type { BoundingBox } from '@wpv/schema';
 import type { PointAttributes } from './clusterStyles';
@@ -284,10 +285,10 @@ export class PlotRenderer {
     if (this.mode === '2d') {
       this.orthographic.position.set(c.x, c.y, c.z + 10 * r);
       this.orthographic.up.set(0, 1, 0);
-      this.orthographic.zoom = 1;
+      this.orthographic.zoom = orthographicFitZoom(this.positions, c.toArray(), r, this.perspective.aspect);
       this.orthographic.updateProjectionMatrix();
     } else {
-      const dist = r / Math.sin(THREE.MathUtils.degToRad(this.perspective.fov / 2));
+      const dist = perspectiveFitDistance(this.positions, c.toArray(), this.perspective.fov, this.perspective.aspect);
       this.perspective.position.set(c.x, c.y, c.z + dist);
       this.perspective.up.set(0, 1, 0);
       this.perspective.near = dist / 1000;
@@ -322,7 +323,8 @@ export class PlotRenderer {
     const v = new THREE.Vector3();
     for (const i of indices) box.expandByPoint(v.fromArray(this.positions, 3 * i));
     const target = box.getCenter(new THREE.Vector3());
-    const r = Math.max(box.getSize(new THREE.Vector3()).length() / 2, this.radius() / 20);
+    // Never closer than a fifth of the plot: a single match keeps its neighbourhood in view.
+    const r = Math.max(box.getSize(new THREE.Vector3()).length() / 2, this.radius() / 5);
     const dir = this.camera.position.clone().sub(this.controls.target).normalize();
     const dist = this.mode === '2d' ? this.camera.position.distanceTo(this.controls.target)
       : r / Math.sin(THREE.MathUtils.degToRad(this.perspective.fov / 2));
