@@ -11,10 +11,6 @@
 namespace damds {
 namespace {
 
-constexpr std::int16_t kUnitWeight = 32767;
-
-std::int16_t to_stored(double value) { return static_cast<std::int16_t>(std::lround(value * spidal::kMatrixScale)); }
-
 // Reads the halves of `rows`'s rows from `file` into `out` (laid out as rows.distances).
 void read_halves(const spidal::MatrixReader& file, const LocalRows& rows, std::vector<std::int16_t>& out) {
   out.resize(static_cast<std::size_t>(rows.halves.before(rows.block.end) - rows.halves.before(rows.block.begin)));
@@ -147,6 +143,11 @@ LocalRows load_local_rows(const Config& config, MPI_Comm comm) {
     }
   }
 
+  prepare_local_rows(rows, comm, config.distances_path);
+  return rows;
+}
+
+void prepare_local_rows(LocalRows& rows, MPI_Comm comm, const std::string& source) {
   // Weights anywhere mean weights everywhere: every rank takes the same solver.
   const int local_weighted = rows.weighted() ? 1 : 0;
   int any_weighted = 0;
@@ -157,19 +158,18 @@ LocalRows load_local_rows(const Config& config, MPI_Comm comm) {
                                          rows.distances.size());
   rows.stats = spidal::reduce_stats(local, comm);
   if (!(rows.stats.sum_squares > 0.0)) {
-    throw spidal::InputError(config.distances_path + ": no positive distance with non-zero weight");
+    throw spidal::InputError(source + ": no positive distance with non-zero weight");
   }
   rows.closed_form = !rows.weighted();
 
   // Distances in [0, smallest positive) are raised to the smallest positive one (as in
   // the original); the diagonal is not kept and never counts.
-  const std::int16_t smallest = to_stored(rows.stats.min_positive);
+  const std::int16_t smallest = stored_value(rows.stats.min_positive);
 #pragma omp parallel for schedule(static)
   for (std::size_t k = 0; k < rows.distances.size(); ++k) {
     std::int16_t& distance = rows.distances[k];
     if (distance >= 0 && distance < smallest) distance = smallest;
   }
-  return rows;
 }
 
 }  // namespace damds

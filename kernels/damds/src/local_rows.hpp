@@ -4,7 +4,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "config.hpp"
@@ -14,6 +16,12 @@
 #include "spidal/mpi_env.hpp"
 
 namespace damds {
+
+// A weight of 1 as stored (value/32767), and a distance or weight in [0, 1] as stored.
+inline constexpr std::int16_t kUnitWeight = 32767;
+inline std::int16_t stored_value(double value) {
+  return static_cast<std::int16_t>(std::lround(value * spidal::kMatrixScale));
+}
 
 // The pairs each row keeps: its circular upper half, columns i+1 … i+length(i) mod n,
 // with length(i) = ⌊(n−1)/2⌋, plus the column i + n/2 for i < n/2 when n is even.
@@ -54,5 +62,12 @@ struct LocalRows {
 // them for the solver (zero distances raised to the smallest positive one; weights
 // synthesised as 0/1 when unit weights meet missing distances). Collective.
 LocalRows load_local_rows(const Config& config, MPI_Comm comm);
+
+// The part of load_local_rows after the rows' distances (and weights, if any) are in
+// place, for programs that compute them (mdsseries): unit weights widened to all ranks
+// when any rank has weights, the global statistics, the solver choice and distances in
+// [0, smallest positive) raised to it. Throws InputError naming `source` when no pair
+// has a positive distance and non-zero weight. Collective.
+void prepare_local_rows(LocalRows& rows, MPI_Comm comm, const std::string& source);
 
 }  // namespace damds

@@ -170,14 +170,14 @@ void Smacof::shifted_laplacian_product(const Coordinates& p, std::vector<double>
   }
 }
 
-AnnealResult Smacof::run(spidal::ProgressReporter& progress) {
+AnnealResult Smacof::run(spidal::ProgressReporter& progress, const RunOptions& options) {
   const double spread = std::sqrt(2.0 * dim_);  // T·√(2L) is the distance shift at temperature T
   const double t_max = rows_.stats.max / spread;
   const double t_min = config_.tmin_factor * rows_.stats.min_positive / spread;
-  double temperature = config_.alpha * t_max;
+  double temperature = config_.alpha * options.start_fraction * t_max;
   bool final_loop = false;
   while (true) {
-    if (temperature < t_min) {
+    if (temperature < t_min || temperature <= 0.0) {
       // The last loop is plain weighted SMACOF.
       temperature = 0.0;
       final_loop = true;
@@ -188,6 +188,7 @@ AnnealResult Smacof::run(spidal::ProgressReporter& progress) {
     while (true) {
       update();
       ++iterations_here;
+      if (options.after_iteration) options.after_iteration();
       const double previous = stress;
       stress = pass(shift, false);
       if (previous - stress < config_.threshold) break;

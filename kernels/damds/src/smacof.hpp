@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "config.hpp"
@@ -33,12 +34,22 @@ struct AnnealResult {
 // temperature.
 double unit_weight_moving_stress(const std::vector<double>& points, const double* bx, std::int64_t n, int dim);
 
+// Where the schedule starts and what runs between Guttman iterations. mdsseries
+// warm-starts its later windows at a low temperature (or at T = 0) and checks for
+// cancellation after each iteration.
+struct RunOptions {
+  // The first temperature is alpha · start_fraction · T_max; 0 runs only the final
+  // T = 0 loop (plain weighted SMACOF from the start points).
+  double start_fraction = 1.0;
+  std::function<void()> after_iteration;  // may throw to stop the run
+};
+
 class Smacof {
  public:
   // `comm` holds the ranks that share the rows (each with its own block).
   Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::vector<double> start);
   // Runs the whole schedule, reporting one progress line per temperature.
-  AnnealResult run(spidal::ProgressReporter& progress);
+  AnnealResult run(spidal::ProgressReporter& progress, const RunOptions& options = {});
 
  private:
   // Computes B(X)X into bx_ and returns the normalised stress of X at `shift`; the

@@ -1,0 +1,97 @@
+#include "config.hpp"
+
+#include <limits>
+
+#include "spidal/errors.hpp"
+#include "spidal/options.hpp"
+
+namespace mdsseries {
+
+Config parse_config(int argc, const char* const* argv) {
+  spidal::Options options(
+      "mdsseries",
+      "Stock time series: one DA-MDS frame per sliding window of a price matrix, each warm-started from\n"
+      "and aligned to the previous one. Input and output layouts: kernels/README.md (mdsseries).\n"
+      "Progress as JSON lines on stdout.",
+      {
+          {"prices", "FILE", "price matrix (symbols × trading days, WPVTSMAT header, NaN = missing)", std::nullopt,
+           {"PricesFile"}},
+          {"output", "FILE", "output frames file", std::nullopt, {"FramesFile"}},
+          {"volumes", "FILE", "volume matrix, same layout as --prices (needed by --weights tradedValue)",
+           std::nullopt, {"VolumesFile"}},
+          {"dates", "FILE", "one YYYY-MM-DD per trading day, ascending; default: day t is calendar day t",
+           std::nullopt, {"DatesFile"}},
+          {"symbols", "FILE", "one symbol name per line, copied into the output header", std::nullopt,
+           {"SymbolsFile"}},
+          {"window-days", "D", "window length in calendar days", "365", {"WindowDays"}},
+          {"step-days", "D", "calendar days between window starts", "7", {"StepDays"}},
+          {"max-missing", "F", "leave a symbol out of a window when it misses more than this share of its days",
+           "0.05", {"MaxMissing"}},
+          {"distance", "KIND", "correlation: (1 - r)/2 of daily log returns; change: SPIDAL's L-based distance",
+           "correlation", {"Distance"}},
+          {"weights", "KIND", "tradedValue: from average daily price × volume; none: unit weights", "none",
+           {"Weights"}},
+          {"max-frames", "K", "compute only the first K windows (0: all)", "0", {"MaxFrames"}},
+          {"alpha", "A", "first window: cooling factor per temperature", "0.95", {"Alpha"}},
+          {"tmin-factor", "F", "final temperature as a fraction of the smallest distance", "0.5", {"TminFactor"}},
+          {"threshold", "E", "stop a temperature when the stress decreases by less than this", "1e-6",
+           {"Threshold"}},
+          {"max-iterations-per-temperature", "K", "first window: cap on Guttman iterations per temperature (0: none)",
+           "0", {"StressIterations"}},
+          {"cg-iterations", "K", "conjugate-gradient iterations per Guttman step (weighted)", "100",
+           {"CGIterations"}},
+          {"cg-threshold", "E", "CG stops when r'r falls below this fraction of its start", "1e-5",
+           {"CGErrorThreshold"}},
+          {"seed", "S", "seed of the first window's random start", "0", {"RandomSeed"}},
+          {"warm-temperature", "F",
+           "later windows start annealing at F × the first window's starting temperature (0: plain SMACOF)", "0",
+           {"WarmTemperature"}},
+          {"warm-iterations", "K", "later windows: cap on Guttman iterations per temperature", "40",
+           {"WarmIterations"}},
+          {"neighbours", "K", "a symbol new to a window starts at the mean of its K nearest known symbols", "3",
+           {"Neighbours"}},
+      });
+  options.parse(argc, argv);
+
+  Config config;
+  config.prices_path = options.get_string("prices");
+  config.output_path = options.get_string("output");
+  if (options.has("volumes")) config.volumes_path = options.get_string("volumes");
+  if (options.has("dates")) config.dates_path = options.get_string("dates");
+  if (options.has("symbols")) config.symbols_path = options.get_string("symbols");
+  config.window_days = options.get_int("window-days", 2, 1'000'000);
+  config.step_days = options.get_int("step-days", 1, 1'000'000);
+  config.max_missing = options.get_double("max-missing", 0.0, 1.0);
+  const std::string distance = options.get_string("distance");
+  if (distance == "correlation") {
+    config.distance = DistanceKind::correlation;
+  } else if (distance == "change") {
+    config.distance = DistanceKind::change;
+  } else {
+    throw spidal::UsageError("--distance must be correlation or change, got '" + distance + "'");
+  }
+  const std::string weights = options.get_string("weights");
+  if (weights == "tradedValue") {
+    config.weights = WeightKind::traded_value;
+    if (!config.volumes_path) throw spidal::UsageError("--weights tradedValue needs --volumes");
+  } else if (weights == "none") {
+    config.weights = WeightKind::none;
+  } else {
+    throw spidal::UsageError("--weights must be tradedValue or none, got '" + weights + "'");
+  }
+  config.max_frames = options.get_int("max-frames", 0, std::numeric_limits<std::int32_t>::max());
+  config.alpha = options.get_double("alpha", 1e-3, 0.999999);
+  config.tmin_factor = options.get_double("tmin-factor", 0.0, 1e6);
+  config.threshold = options.get_double("threshold", 0.0, 1.0);
+  config.max_iterations_per_temperature =
+      options.get_int("max-iterations-per-temperature", 0, std::numeric_limits<std::int32_t>::max());
+  config.cg_iterations = static_cast<int>(options.get_int("cg-iterations", 1, 100000));
+  config.cg_threshold = options.get_double("cg-threshold", 0.0, 1.0);
+  config.seed = static_cast<std::uint64_t>(options.get_int("seed", 0, std::numeric_limits<std::int64_t>::max()));
+  config.warm_temperature = options.get_double("warm-temperature", 0.0, 1.0);
+  config.warm_iterations = options.get_int("warm-iterations", 1, std::numeric_limits<std::int32_t>::max());
+  config.neighbours = static_cast<int>(options.get_int("neighbours", 1, 100));
+  return config;
+}
+
+}  // namespace mdsseries

@@ -1,0 +1,43 @@
+// mdsseries settings: command line (or SPIDAL-style config file), validated.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mdsseries {
+
+enum class DistanceKind { correlation, change };
+enum class WeightKind { traded_value, none };
+
+struct Config {
+  std::string prices_path;
+  std::optional<std::string> volumes_path;
+  std::optional<std::string> dates_path;
+  std::optional<std::string> symbols_path;
+  std::string output_path;
+  std::int64_t window_days = 365;
+  std::int64_t step_days = 7;
+  double max_missing = 0.05;
+  DistanceKind distance = DistanceKind::correlation;
+  WeightKind weights = WeightKind::none;
+  std::int64_t max_frames = 0;  // 0: every window
+  // DA-MDS of the first window (damds's settings).
+  double alpha = 0.95;
+  double tmin_factor = 0.5;
+  double threshold = 1e-6;
+  std::int64_t max_iterations_per_temperature = 0;
+  int cg_iterations = 100;
+  double cg_threshold = 1e-5;
+  std::uint64_t seed = 0;
+  // Later windows: the schedule starts at warm_temperature · alpha · T_max (0: plain
+  // SMACOF at T = 0), each temperature capped at warm_iterations Guttman updates.
+  double warm_temperature = 0.0;
+  std::int64_t warm_iterations = 40;
+  int neighbours = 3;  // known symbols a new one is placed among
+};
+
+// Parses argv; throws spidal::HelpRequested / spidal::UsageError.
+Config parse_config(int argc, const char* const* argv);
+
+}  // namespace mdsseries

@@ -1,0 +1,299 @@
+// mdsseries's parts and its windows loop on generated markets: the alignment's exact
+// recovery, rolling correlations against a from-scratch computation, and the frames
+// of a market with planted sectors and two bad stocks.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "alignment.hpp"
+#include "config.hpp"
+#include "market.hpp"
+#include "market_generator.hpp"
+#include "rolling.hpp"
+#include "series.hpp"
+#include "spidal/errors.hpp"
+#include "spidal/mpi_env.hpp"
+#include "spidal/progress.hpp"
+
+namespace mdsseries {
+namespace {
+
+std::vector<double> random_cloud(std::int64_t count, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> points(count * 3);
+  for (double& x : points) x = normal(random);
+  return points;
+}
+
+// Rotation about a skewed axis, then a reflection of z, scaled by 2.5, shifted.
+Similarity known_transform() {
+  Similarity t;
+  const double a = 0.7, c = std::cos(a), s = std::sin(a);
+  const double rz[9] = {c, -s, 0, s, c, 0, 0, 0, 1};
+  const double b = -1.1, cb = std::cos(b), sb = std::sin(b);
+  const double rx[9] = {1, 0, 0, 0, cb, -sb, 0, sb, cb};
+  for (int r = 0; r < 3; ++r) {
+    for (int k = 0; k < 3; ++k) {
+      double sum = 0.0;
+      for (int m = 0; m < 3; ++m) sum += rz[r * 3 + m] * rx[m * 3 + k];
+      t.rotation[r * 3 + k] = sum * (k == 2 ? -1.0 : 1.0);  // reflection: z flipped
+    }
+  }
+  t.scale = 2.5;
+  t.translation = {3.0, -1.0, 4.0};
+  return t;
+}
+
+double largest_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0.0;
+  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::fabs(a[k] - b[k]));
+  return worst;
+}
+
+TEST(Alignment, MapsARotatedReflectedScaledShiftedFrameBackExactly) {
+  const std::vector<double> previous = random_cloud(40, 3);
+  // The new frame is the previous one moved by the inverse of a known transform.
+  const Similarity forward = known_transform();
+  std::vector<double> moved = previous;
+  forward.apply(moved.data(), 40);
+  const Similarity fit = fit_similarity(moved.data(), previous.data(), nullptr, 40);
+  std::vector<double> back = moved;
+  fit.apply(back.data(), 40);
+  EXPECT_LT(largest_difference(back, previous), 1e-12);
+  EXPECT_NEAR(fit.scale, 1.0 / 2.5, 1e-14);
+  // The recovered rotation is the transpose of the forward one (a reflection: det −1).
+  for (int r = 0; r < 3; ++r) {
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(fit.rotation[r * 3 + k], forward.rotation[k * 3 + r], 1e-14);
+  }
+}
+
+TEST(Alignment, PlanarAndCollinearFramesAreRecoveredToo) {
+  for (const int flat_axes : {1, 2}) {
+    std::vector<double> previous = random_cloud(25, 4);
+    for (int i = 0; i < 25; ++i) {
+      for (int k = 3 - flat_axes; k < 3; ++k) previous[i * 3 + k] = 0.0;
+    }
+    std::vector<double> moved = previous;
+    known_transform().apply(moved.data(), 25);
+    const Similarity fit = fit_similarity(moved.data(), previous.data(), nullptr, 25);
+    fit.apply(moved.data(), 25);
+    EXPECT_LT(largest_difference(moved, previous), 1e-12) << flat_axes << " flat axes";
+  }
+}
+
+TEST(Alignment, WeightsDecideTheFit) {
+  std::vector<double> previous = random_cloud(30, 5);
+  std::vector<double> moved = previous;
+  known_transform().apply(moved.data(), 30);
+  // Five points moved far away on their own: with weight 0 they do not disturb the fit
+  // of the others, with weight 1 they do.
+  std::vector<double> target = previous;
+  std::vector<double> weights(30, 1.0);
+  for (int i = 0; i < 5; ++i) {
+    for (int k = 0; k < 3; ++k) target[i * 3 + k] += 5.0 * (k + 1);
+    weights[i] = 0.0;
+  }
+  std::vector<double> fitted = moved;
+  fit_similarity(moved.data(), target.data(), weights.data(), 30).apply(fitted.data(), 30);
+  EXPECT_LT(largest_difference(std::vector<double>(fitted.begin() + 15, fitted.end()),
+                               std::vector<double>(previous.begin() + 15, previous.end())),
+            1e-12);
+  std::vector<double> unweighted = moved;
+  fit_similarity(moved.data(), target.data(), nullptr, 30).apply(unweighted.data(), 30);
+  EXPECT_GT(largest_difference(std::vector<double>(unweighted.begin() + 15, unweighted.end()),
+                               std::vector<double>(previous.begin() + 15, previous.end())),
+            0.1);
+  // A weight of 2 is the point counted twice.
+  std::vector<double> doubled_moved = moved, doubled_target = target;
+  doubled_moved.insert(doubled_moved.end(), moved.begin(), moved.begin() + 3);
+  doubled_target.insert(doubled_target.end(), target.begin(), target.begin() + 3);
+  std::vector<double> two(30, 1.0);
+  two[0] = 2.0;
+  const Similarity weighted = fit_similarity(moved.data(), target.data(), two.data(), 30);
+  const Similarity repeated = fit_similarity(doubled_moved.data(), doubled_target.data(), nullptr, 31);
+  EXPECT_NEAR(weighted.scale, repeated.scale, 1e-12);
+  for (int k = 0; k < 9; ++k) EXPECT_NEAR(weighted.rotation[k], repeated.rotation[k], 1e-12);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(weighted.translation[k], repeated.translation[k], 1e-12);
+}
+
+Market generated(const MarketSpec& spec) {
+  const GeneratedMarket generated_market = generate_market(spec);
+  Market market = make_market(generated_market.prices, &generated_market.volumes, "prices", "volumes");
+  market.dates = generated_market.dates;
+  market.has_dates = true;
+  return market;
+}
+
+TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
+  MarketSpec spec;
+  spec.stocks = 41;
+  spec.days = 700;
+  spec.bad_stocks = true;
+  const Market market = generated(spec);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  RollingSums sums(market, spidal::row_block(market.symbols, size, rank));
+  const std::vector<Window> windows = make_windows(market, 90, 7);
+  ASSERT_GT(windows.size(), 100u);
+  double worst = 0.0;
+  for (const Window& window : windows) {
+    sums.move_to(window);
+    const std::int64_t first_position = sums.halves().before(sums.block().begin);
+    for (std::int64_t i = sums.block().begin; i < sums.block().end; ++i) {
+      for (std::int64_t t = 0; t < sums.halves().length(i); ++t) {
+        const std::int64_t j = (i + 1 + t) % market.symbols;
+        const double rolling = sums.correlation(i, j, sums.halves().before(i) - first_position + t);
+        worst = std::max(worst, std::fabs(rolling - correlation_from_scratch(market, window, i, j)));
+      }
+    }
+  }
+  // r is in [−1, 1], so this is also its error relative to its scale. After >100 moves.
+  EXPECT_LT(worst, 1e-9);
+}
+
+TEST(Windows, CalendarDaysAndTheirTradingDays) {
+  MarketSpec spec;
+  spec.stocks = 5;
+  spec.days = 300;
+  const Market market = generated(spec);
+  const std::vector<Window> windows = make_windows(market, 365, 7);
+  // 300 weekdays from 2004-01-02 end on 2005-02-24: windows start every 7 days while
+  // start + 364 ≤ that date.
+  std::int64_t last = 0;
+  parse_iso_date("2005-02-24", last);
+  EXPECT_EQ(market.dates.back(), last);
+  EXPECT_EQ(static_cast<std::int64_t>(windows.size()), (last - 364 - market.dates.front()) / 7 + 1);
+  for (const Window& window : windows) {
+    EXPECT_GE(market.dates[window.first], window.start_date);
+    EXPECT_LE(market.dates[window.last], window.end_date);
+    EXPECT_TRUE(window.first == 0 || market.dates[window.first - 1] < window.start_date);
+    EXPECT_TRUE(window.last + 1 == market.days || market.dates[window.last + 1] > window.end_date);
+  }
+  EXPECT_THROW(make_windows(market, 500, 7), spidal::InputError);
+}
+
+// The planted-sector market of the series tests: 6 sectors × 10 stocks plus the two
+// bad ones (constant price, 30 % missing), two years, 120-day windows every 14 days.
+struct SeriesRun {
+  Market market;
+  std::vector<int> sectors;
+  std::vector<Window> windows;
+  std::vector<Frame> frames;
+};
+
+SeriesRun run_market(const Config& config, int max_frames = 0, std::uint64_t seed = 7) {
+  MarketSpec spec;
+  spec.stocks = 62;
+  spec.days = 520;
+  spec.sectors = 6;
+  spec.bad_stocks = true;
+  spec.seed = seed;
+  SeriesRun run;
+  const GeneratedMarket generated_market = generate_market(spec);
+  run.sectors = generated_market.sectors;
+  run.market = generated(spec);
+  run.windows = make_windows(run.market, config.window_days, config.step_days);
+  if (max_frames > 0) run.windows.resize(max_frames);
+  spidal::ProgressReporter quiet("mdsseries", false);
+  run_series(config, run.market, run.windows, MPI_COMM_WORLD, quiet, [&](const Frame& f) { run.frames.push_back(f); });
+  return run;
+}
+
+Config series_config() {
+  Config config;
+  config.window_days = 120;
+  config.step_days = 14;
+  config.weights = WeightKind::traded_value;
+  config.seed = 3;
+  return config;
+}
+
+double distance(const Frame& frame, std::size_t a, std::size_t b) {
+  double squared = 0.0;
+  for (int k = 0; k < 3; ++k) squared += std::pow(frame.points[a * 3 + k] - frame.points[b * 3 + k], 2);
+  return std::sqrt(squared);
+}
+
+// The largest distance between two points of the frame.
+double extent(const Frame& frame) {
+  double largest = 0.0;
+  for (std::size_t a = 0; a < frame.symbols.size(); ++a) {
+    for (std::size_t b = a + 1; b < frame.symbols.size(); ++b) largest = std::max(largest, distance(frame, a, b));
+  }
+  return largest;
+}
+
+// Median displacement of the symbols in both frames.
+double median_displacement(const Frame& from, const Frame& to) {
+  std::vector<double> moves;
+  for (std::size_t a = 0; a < to.symbols.size(); ++a) {
+    const auto found = std::find(from.symbols.begin(), from.symbols.end(), to.symbols[a]);
+    if (found == from.symbols.end()) continue;
+    const std::size_t b = found - from.symbols.begin();
+    double squared = 0.0;
+    for (int k = 0; k < 3; ++k) squared += std::pow(to.points[a * 3 + k] - from.points[b * 3 + k], 2);
+    moves.push_back(std::sqrt(squared));
+  }
+  std::nth_element(moves.begin(), moves.begin() + moves.size() / 2, moves.end());
+  return moves[moves.size() / 2];
+}
+
+TEST(Series, FramesShowThePlantedSectorsWithoutTheBadStocks) {
+  for (const DistanceKind kind : {DistanceKind::correlation, DistanceKind::change}) {
+    Config config = series_config();
+    config.distance = kind;
+    const SeriesRun run = run_market(config);
+    ASSERT_EQ(run.frames.size(), run.windows.size());
+    ASSERT_GT(run.frames.size(), 40u);
+    for (const Frame& frame : run.frames) {
+      // The two bad stocks (61 missing 30 %, 60 constant) are in no frame; all others are.
+      EXPECT_EQ(frame.symbols.size(), 60u);
+      EXPECT_EQ(std::count_if(frame.symbols.begin(), frame.symbols.end(), [](std::int64_t s) { return s >= 60; }), 0);
+      if (kind == DistanceKind::change) continue;  // change distances mix sectors by design
+      int same = 0;
+      for (std::size_t a = 0; a < frame.symbols.size(); ++a) {
+        std::size_t nearest = a == 0 ? 1 : 0;
+        for (std::size_t b = 0; b < frame.symbols.size(); ++b) {
+          if (b != a && distance(frame, a, b) < distance(frame, a, nearest)) nearest = b;
+        }
+        same += run.sectors[frame.symbols[a]] == run.sectors[frame.symbols[nearest]];
+      }
+      EXPECT_GE(same, 54) << "frame " << frame.index << ": " << same << " of 60 nearest neighbours share the sector";
+    }
+  }
+}
+
+TEST(Series, ConsecutiveFramesStayPut) {
+  const Config config = series_config();
+  const SeriesRun run = run_market(config);
+  std::vector<double> aligned;
+  for (std::size_t k = 1; k < run.frames.size(); ++k) {
+    aligned.push_back(median_displacement(run.frames[k - 1], run.frames[k]) / extent(run.frames[k - 1]));
+  }
+  std::sort(aligned.begin(), aligned.end());
+  const double worst = aligned.back();
+  EXPECT_LT(worst, 0.05) << "median displacement up to " << worst << " of the extent";
+  // The same windows each embedded on their own (a cold start, no alignment): what a
+  // frame-by-frame run gives.
+  double unaligned = 0.0;
+  for (const std::size_t k : {5u, 20u, 35u}) {
+    Config cold = config;
+    cold.seed = 100 + k;
+    SeriesRun single;
+    spidal::ProgressReporter quiet("mdsseries", false);
+    run_series(cold, run.market, {run.windows[k]}, MPI_COMM_WORLD, quiet,
+               [&](const Frame& f) { single.frames.push_back(f); });
+    unaligned = std::max(unaligned, median_displacement(run.frames[k - 1], single.frames[0]) / extent(run.frames[k - 1]));
+  }
+  std::printf("aligned median displacement ≤ %.4f of the extent; unaligned %.4f\n", worst, unaligned);
+  EXPECT_LT(worst * 5.0, unaligned);
+}
+
+}  // namespace
+}  // namespace mdsseries
