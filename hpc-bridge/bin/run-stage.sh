@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one stage's program in its stage directory and records the outcome in files,
 # so that the bridge can be restarted (or run elsewhere) and still learn how it ended.
-#   run-stage.sh STAGE_DIR PROGRAM [ARGS...]
+#   run-stage.sh STAGE_DIR PROGRAM [ARGS...]     (WPV_TIME_LIMIT=seconds: wall-time limit)
 # Writes launch.json when it starts, stdout/stderr of the program, and exit.json
 # (atomically, by rename) when the program ends: exit code, wall and CPU seconds,
 # peak resident memory of the largest process (KiB).
@@ -25,7 +25,11 @@ if [[ -n "${WPV_SLOTS:-}" ]]; then
 fi
 printf '{"pid":%d,"slurmJobId":"%s","startedAt":%s}\n' "$$" "${SLURM_JOB_ID:-}" "$(now)" >launch.json.tmp
 mv launch.json.tmp launch.json
-/usr/bin/time -o rusage -f '%M %U %S %e' "$@" >stdout 2>stderr
+# WPV_TIME_LIMIT: the stage's wall-time limit in seconds (timeout exits 124, or 137 after
+# the grace). --foreground keeps the program in this process group, which a cancel signals.
+limit=()
+[[ -n "${WPV_TIME_LIMIT:-}" ]] && limit=(timeout --foreground --kill-after=10 "$WPV_TIME_LIMIT")
+/usr/bin/time -o rusage -f '%M %U %S %e' "${limit[@]}" "$@" >stdout 2>stderr
 code=$?
 # GNU time prefixes a "Command terminated by signal" line when the program was killed.
 read -r peak user sys wall < <(tail -n 1 rusage 2>/dev/null) || true

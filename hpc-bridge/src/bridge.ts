@@ -10,6 +10,7 @@ import { type HpcMessage, type JobBroker } from '../../server/src/jobs/broker.ts
 import type { JobConfig } from '../../server/src/jobs/config.ts';
 import { isTerminalJob, type JobDoc, type JobState, type StageCommand, type StageName, type StageState } from '../../server/src/jobs/model.ts';
 import type { JobRepo } from '../../server/src/jobs/repository.ts';
+import { exitError } from '../../server/src/jobs/messages.ts';
 import { STAGE_FILES, exists, stageDir, tailOf } from '../../server/src/jobs/workdir.ts';
 import type { Backend, BackendState, Handle, Submission } from './backends/backend.ts';
 import { ProgressReader } from './progress.ts';
@@ -234,8 +235,11 @@ export class Bridge {
     };
     const recorded = { exitCode: exit.exitCode, metrics, progress: t.progress.latest, series: t.progress.series };
     if (exit.exitCode !== 0) {
-      const stderr = (await tailOf(path.join(t.handle.dir, STAGE_FILES.stderr), STDERR_TAIL_BYTES)).trim();
-      await this.end(t, 'failed', `exit code ${exit.exitCode}${stderr ? `: ${stderr}` : ''}`, recorded);
+      const stderr = await tailOf(path.join(t.handle.dir, STAGE_FILES.stderr), STDERR_TAIL_BYTES);
+      // timeout(1) ends a program at its limit with 124 (137 when it had to kill it).
+      const limit = t.command.timeLimitSeconds;
+      const timedOut = limit !== undefined && [124, 137].includes(exit.exitCode) && (exit.runSeconds ?? 0) >= limit;
+      await this.end(t, 'failed', exitError(stderr, exit.exitCode, timedOut ? limit : null), recorded);
       return;
     }
     const missing: string[] = [];

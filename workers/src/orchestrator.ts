@@ -9,6 +9,7 @@ import { type Delivery, type JobBroker, type PipelineMessage } from '../../serve
 import { stageCommand } from '../../server/src/jobs/commands.ts';
 import type { JobConfig } from '../../server/src/jobs/config.ts';
 import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '../../server/src/jobs/model.ts';
+import { redactPaths } from '../../server/src/jobs/messages.ts';
 import type { JobRepo } from '../../server/src/jobs/repository.ts';
 import { FILES } from '../../server/src/jobs/workdir.ts';
 
@@ -47,7 +48,7 @@ export class Orchestrator {
       const stages = job.stageOrder.map((name) => job.stages[name]!);
       const failed = stages.find((s) => s.state === 'failed');
       if (failed) {
-        await this.failJob(job, `stage ${failed.name} failed: ${failed.error ?? 'no reason given'}`);
+        await this.failJob(job, `${failed.error ?? 'no reason given'}; stage ${failed.name} failed`);
         continue;
       }
       if (stages.every((s) => s.state === 'succeeded')) {
@@ -112,8 +113,8 @@ export class Orchestrator {
     try {
       result = await worker.run(job);
     } catch (err) {
-      const error = (err as Error).message;
-      this.log(`${job._id}/${name}: failed: ${error}`);
+      this.log(`${job._id}/${name}: failed: ${(err as Error).message}`);
+      const error = redactPaths((err as Error).message);
       await this.repo.moveStage(job._id, name, 'failed', error.slice(0, 500), { endedAt: new Date(), error, attempts });
       return true;
     }

@@ -55,4 +55,8 @@ export function mpirunArgv(command: StageCommand): string[] {
   ];
 }
 
+/** The wrapper's environment for a stage: its wall-time limit. */
+export const stageEnv = (command: StageCommand): Record<string, string> =>
+  command.timeLimitSeconds ? { WPV_TIME_LIMIT: String(command.timeLimitSeconds) } : {};
+
 export const jobName = (s: { jobId: string; stage: string }) => `wpv-${s.jobId}-${s.stage}`;

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { STAGE_FILES, exists } from '../../../server/src/jobs/workdir.ts';
-import { RUN_STAGE, mpirunArgv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
+import { RUN_STAGE, mpirunArgv, stageEnv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
 
 const KILL_GRACE_MS = 5000;
 
@@ -24,7 +24,7 @@ export class LocalBackend implements Backend {
       cwd: s.dir,
       detached: true,
       stdio: 'ignore',
-      env: { ...process.env, WPV_SLOTS: String(this.slots), WPV_SLOT_DIR: this.slotDir },
+      env: { ...process.env, ...stageEnv(s.command), WPV_SLOTS: String(this.slots), WPV_SLOT_DIR: this.slotDir },
     });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { STAGE_FILES, exists } from '../../../server/src/jobs/workdir.ts';
-import { RUN_STAGE, jobName, mpirunArgv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
+import { RUN_STAGE, jobName, mpirunArgv, stageEnv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
 
 const run = promisify(execFile);
 /** Slurm states meaning the allocation failed under the job, not the program: worth a retry. */
@@ -26,11 +26,13 @@ export class SlurmBackend implements Backend {
       `--cpus-per-task=${s.command.threads}`,
       `--chdir=${s.dir}`,
       `--output=${path.join(s.dir, 'slurm.out')}`,
+      // Slurm's limit (whole minutes) backs up the wrapper's own, which ends the program with an exit record.
+      ...(s.command.timeLimitSeconds ? [`--time=${Math.ceil(s.command.timeLimitSeconds / 60) + 1}`] : []),
       ...this.extraArgs,
       RUN_STAGE,
       s.dir,
       ...mpirunArgv(s.command),
-    ]);
+    ], { env: { ...process.env, ...stageEnv(s.command) } });
     const id = stdout.trim().split(';')[0]!;
     if (!/^\d+$/.test(id)) throw new Error(`sbatch printed "${stdout.trim()}", not a job id`);
     return id;

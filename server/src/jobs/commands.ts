@@ -18,7 +18,7 @@ export function stageCommand(job: JobDoc, stage: StageName, config: JobConfig): 
   const bin = (program: string) => path.join(config.kernelsDir, program);
   const at = (file: string) => path.join(job.workdir, file);
   const optional = (flag: string, value: unknown) => (value === undefined ? [] : [flag, String(value)]);
-  const layout = { ranks: p.ranks ?? 1, threads: p.threads ?? 1 };
+  const layout = { ranks: p.ranks ?? 1, threads: p.threads ?? 1, timeLimitSeconds: config.stageTimeLimitSeconds };
   const matrix = matrixOf(job);
   const points = String(job.input.points);
   const endian = matrix.bigEndian ? ['--big-endian'] : [];

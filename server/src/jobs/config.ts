@@ -18,10 +18,20 @@ export interface JobConfig {
   maxSubmitted: number;
   maxInputBytes: number;
   maxActivePerUser: number;
+  /** Queued and running jobs of all users together: submissions beyond it get a 503. */
+  maxActiveTotal: number;
   /** Largest sequence count / matrix order of a job. */
   maxPoints: number;
+  /** Longest single sequence of a FASTA input (SWG's cost grows with the product of two lengths). */
+  maxSequenceLength: number;
+  /** Residues of a FASTA input, all sequences together. */
+  maxResidues: number;
   /** Largest CSV of vectors (distances are computed in the worker). */
   maxVectorRows: number;
+  /** CPUs one program may ask for (ranks × threads): the machine's cores locally, the largest allocation on Slurm. */
+  maxCpus: number;
+  /** Wall time of one stage's program; beyond it the program is stopped and the stage fails. */
+  stageTimeLimitSeconds: number;
   /** Attempts of a stage that failed for a transient reason (lost process, submission error). */
   stageAttempts: number;
   /** on-success: remove the distance matrix of succeeded jobs; never: keep everything. */
@@ -50,8 +60,13 @@ export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.
     maxSubmitted: intFromEnv(env, 'HPC_MAX_SUBMITTED', env.HPC_BACKEND === 'slurm' ? 1000 : 2 * intFromEnv(env, 'HPC_LOCAL_SLOTS', os.availableParallelism())),
     maxInputBytes: intFromEnv(env, 'JOB_MAX_INPUT_BYTES', 256 * 1024 * 1024),
     maxActivePerUser: intFromEnv(env, 'JOB_MAX_ACTIVE', 20),
+    maxActiveTotal: intFromEnv(env, 'JOB_MAX_QUEUED', 1000),
     maxPoints: intFromEnv(env, 'JOB_MAX_POINTS', 100_000),
+    maxSequenceLength: intFromEnv(env, 'JOB_MAX_SEQUENCE_LENGTH', 100_000),
+    maxResidues: intFromEnv(env, 'JOB_MAX_RESIDUES', 200_000_000),
     maxVectorRows: intFromEnv(env, 'JOB_MAX_VECTOR_ROWS', 20_000),
+    maxCpus: intFromEnv(env, 'HPC_MAX_CPUS', env.HPC_BACKEND === 'slurm' ? 1024 : os.availableParallelism()),
+    stageTimeLimitSeconds: intFromEnv(env, 'JOB_STAGE_TIME_LIMIT', 24 * 3600),
     stageAttempts: intFromEnv(env, 'JOB_STAGE_ATTEMPTS', 3),
     cleanup: oneOf(env, 'JOB_CLEANUP', ['on-success', 'never'], 'on-success'),
     queuePrefix: env.JOB_QUEUE_PREFIX || 'wpv',

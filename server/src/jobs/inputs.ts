@@ -24,11 +24,23 @@ export interface FastaSummary {
   alphabet: 'dna' | 'protein';
 }
 
-/** Ids unique and printable, no empty sequence, residues of the alphabet (detected for "auto"). */
-export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'protein', maxSequences: number): Promise<FastaSummary> {
+export interface FastaLimits {
+  /** Sequences (JOB_MAX_POINTS). */
+  maxPoints: number;
+  maxSequenceLength: number;
+  maxResidues: number;
+}
+
+/** A limit of the job gateway exceeded: 413, naming the limit and its setting. */
+const overLimit = (code: string, message: string, line?: number) =>
+  new InputError(code, line === undefined ? message : `line ${line}: ${message}`, { line, field: 'file', status: 413 });
+
+/** Ids unique and printable, no empty sequence, residues of the alphabet (detected for "auto"), within the limits. */
+export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'protein', limits: FastaLimits): Promise<FastaSummary> {
   const ids = new Set<string>();
   let header = 0; // line of the current record's header
   let residues = 0;
+  let total = 0;
   let firstNonDna: number | null = null;
   const closeRecord = () => {
     if (header && residues === 0) throw invalid('empty_sequence', 'the sequence is empty', header);
@@ -41,7 +53,9 @@ export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'prote
       const id = text.slice(1).split(/\s+/)[0] ?? '';
       if (!id || !FASTA_ID.test(id)) throw invalid('bad_fasta_id', 'a header needs a printable sequence id after ">"', line);
       if (ids.has(id)) throw invalid('duplicate_id', `sequence id "${id}" appears twice`, line);
-      if (ids.size === maxSequences) throw invalid('too_many_sequences', `more than ${maxSequences} sequences`, line);
+      if (ids.size === limits.maxPoints) {
+        throw overLimit('too_many_sequences', `more than ${limits.maxPoints} sequences, the limit per job (JOB_MAX_POINTS)`, line);
+      }
       ids.add(id);
       header = line;
       residues = 0;
@@ -54,6 +68,11 @@ export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'prote
       if (firstNonDna === null && !DNA.has(char)) firstNonDna = line;
     }
     residues += text.length;
+    total += text.length;
+    if (residues > limits.maxSequenceLength) {
+      throw overLimit('sequence_too_long', `sequence longer than ${limits.maxSequenceLength} residues, the limit (JOB_MAX_SEQUENCE_LENGTH)`, line);
+    }
+    if (total > limits.maxResidues) throw overLimit('too_many_residues', `more than ${limits.maxResidues} residues in all, the limit (JOB_MAX_RESIDUES)`, line);
   }
   closeRecord();
   if (ids.size < 2) throw invalid('too_few_sequences', 'at least 2 sequences are needed');
@@ -62,7 +81,9 @@ export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'prote
 
 /** A SPIDAL matrix is exactly N×N int16 values; so is its optional weight matrix. */
 export async function checkMatrix(file: string, points: number, maxPoints: number, labels?: string[], weights?: string): Promise<void> {
-  if (points > maxPoints) throw new InputError('too_many_points', `points: at most ${maxPoints}`, { field: 'params.points', status: 422 });
+  if (points > maxPoints) {
+    throw new InputError('too_many_points', `points: ${points}; a matrix job has at most ${maxPoints} (JOB_MAX_POINTS)`, { field: 'params.points', status: 413 });
+  }
   await checkMatrixSize(file, points, 'file');
   if (weights) await checkMatrixSize(weights, points, 'weights');
   if (labels && labels.length !== points) {
@@ -106,7 +127,7 @@ export async function checkVectors(file: string, header: boolean, labelColumn: n
       const text = cell.trim();
       if (text === '' || !Number.isFinite(Number(text))) throw invalid('not_a_number', `column ${column + 1}: "${text}" is not a number`, line);
     });
-    if (++rows > maxRows) throw invalid('too_many_rows', `more than ${maxRows} vectors`, line);
+    if (++rows > maxRows) throw overLimit('too_many_rows', `more than ${maxRows} vectors, the limit per job (JOB_MAX_VECTOR_ROWS)`, line);
   }
   if (rows < 2) throw invalid('too_few_rows', 'at least 2 vectors are needed');
   return { rows, columns };

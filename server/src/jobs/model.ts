@@ -34,6 +34,8 @@ export interface StageCommand {
   threads: number;
   /** Files (relative to the job directory) that must exist after a zero exit. */
   outputs: string[];
+  /** Wall-time limit of the program (absent on commands recorded before limits existed). */
+  timeLimitSeconds?: number;
 }
 
 export interface StageMetrics {
@@ -121,8 +123,22 @@ export interface OwnedJob {
 export interface ActiveJob {
   _id: string; // the job id
   owner: string;
+  /** The JobSlot this job holds (absent on jobs queued before slots existed). */
+  slot?: string;
   /** When an event was last appended (to within TOUCH_EVERY_MS): the sweeper looks for idle jobs by it. */
   touchedAt: Date;
+}
+
+/**
+ * One of a user's active-job slots, "<owner>/<k>" for k below the per-user limit. A
+ * submission takes the first free k by insertOne: the unique _id makes concurrent
+ * submissions take different slots or none, which a count-then-insert cannot do on
+ * FerretDB. Deleted when the job ends.
+ */
+export interface JobSlot {
+  _id: string;
+  jobId: string;
+  at: Date;
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   type JobDoc,
   type JobEvent,
   type JobRecord,
+  type JobSlot,
   type JobState,
   type SeriesPoint,
   type StageName,
@@ -39,6 +40,8 @@ const MAX_RACES = 20;
 const CACHED_JOBS = 2000;
 /** An active job's touchedAt is rewritten at most this often by one process (one write per event otherwise). */
 const TOUCH_EVERY_MS = 10_000;
+/** A slot whose job record never appeared (its submission died half-way) is taken back after this long. */
+const ORPHAN_SLOT_MS = 60_000;
 
 export interface JobCollections {
   jobs: Collection<JobRecord>;
@@ -46,6 +49,7 @@ export interface JobCollections {
   jobTracks: Collection<StageTrack>;
   jobActive: Collection<ActiveJob>;
   jobOwners: Collection<OwnedJob>;
+  jobSlots: Collection<JobSlot>;
 }
 
 export class JobRepo {
@@ -54,6 +58,7 @@ export class JobRepo {
   private readonly tracks: Collection<StageTrack>;
   private readonly active: Collection<ActiveJob>;
   private readonly owned: Collection<OwnedJob>;
+  private readonly slots: Collection<JobSlot>;
   /** Per user, a lower bound of the number of jobs submitted (the next free list number). */
   private readonly ownedCount = new Map<string, number>();
   /** Immutable records and events by job id, least recently used first; when this process last touched the job. */
@@ -65,18 +70,25 @@ export class JobRepo {
     this.tracks = store.jobTracks;
     this.active = store.jobActive;
     this.owned = store.jobOwners;
+    this.slots = store.jobSlots;
   }
 
-  async create(record: JobRecord, reason: string): Promise<void> {
+  /**
+   * Stores a new queued job if its owner has fewer than `maxActive` jobs queued or running;
+   * false (nothing stored) when every slot is taken. Atomic against concurrent submissions.
+   */
+  async create(record: JobRecord, reason: string, maxActive: number): Promise<boolean> {
+    const slot = await this.takeSlot(record.owner, record._id, maxActive);
+    if (!slot) return false;
     await this.jobs.insertOne(record);
     await this.events.insertOne(event(record._id, JOB, 0, '', 'queued', reason, {}));
-    await this.active.insertOne({ _id: record._id, owner: record.owner, touchedAt: record.createdAt });
+    await this.active.insertOne({ _id: record._id, owner: record.owner, slot, touchedAt: record.createdAt });
     for (let race = 0; race < MAX_RACES; race++) {
       const n = await this.countOwned(record.owner);
       try {
         await this.owned.insertOne({ _id: `${record.owner}/${n}`, jobId: record._id });
         this.ownedCount.set(record.owner, n + 1);
-        return;
+        return true;
       } catch (err) {
         if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
         this.ownedCount.set(record.owner, n + 1); // a concurrent submission took n
@@ -88,7 +100,7 @@ export class JobRepo {
   /** Removes a job that never got queued (the broker refused it): its only event is the creation. */
   async remove(id: string): Promise<void> {
     this.cache.delete(id);
-    await this.active.deleteOne({ _id: id });
+    await this.retire(id);
     await this.events.deleteOne({ _id: `${id}/${JOB}/0` });
     await this.jobs.deleteOne({ _id: id });
   }
@@ -136,9 +148,51 @@ export class JobRepo {
     return this.active.countDocuments({ owner });
   }
 
-  /** Drops an ended job from the active ones (after its final event; again by whoever finds it ended, after a crash). */
+  /** Queued or running jobs of all users (for the global queue cap). */
+  countAllActive(): Promise<number> {
+    return this.active.countDocuments({});
+  }
+
+  /** Drops an ended job from the active ones and frees its slot (after its final event; again by whoever finds it ended, after a crash). */
   async retire(id: string): Promise<void> {
+    const active = await this.active.findOne({ _id: id });
+    // The slot first: a crash in between leaves the active entry, and the next retire finds the slot again.
+    if (active?.slot) await this.slots.deleteOne({ _id: active.slot, jobId: id });
     await this.active.deleteOne({ _id: id });
+  }
+
+  /** The first free slot "<owner>/<k>", k < max; one pass again after taking back slots of ended jobs. */
+  private async takeSlot(owner: string, jobId: string, max: number): Promise<string | null> {
+    for (let pass = 0; pass < 2; pass++) {
+      for (let k = 0; k < max; k++) {
+        const _id = `${owner}/${k}`;
+        try {
+          await this.slots.insertOne({ _id, jobId, at: new Date() });
+          return _id;
+        } catch (err) {
+          if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+        }
+      }
+      if (!(await this.reclaimSlots(owner, max))) return null;
+    }
+    return null;
+  }
+
+  /** Frees slots still held by ended jobs (a process died between the end and the retire); true if any. */
+  private async reclaimSlots(owner: string, max: number): Promise<boolean> {
+    let freed = false;
+    for (let k = 0; k < max; k++) {
+      const slot = await this.slots.findOne({ _id: `${owner}/${k}` });
+      if (!slot) {
+        freed = true; // freed meanwhile
+        continue;
+      }
+      const record = await this.jobs.findOne({ _id: slot.jobId }, { projection: { _id: 1 } });
+      const state = record ? ((await this.last(slot.jobId, JOB))?.to as JobState | undefined) : undefined;
+      const ended = record ? state !== undefined && isTerminalJob(state) : Date.now() - +slot.at > ORPHAN_SLOT_MS;
+      if (ended && (await this.slots.deleteOne({ _id: slot._id, jobId: slot.jobId })).deletedCount) freed = true;
+    }
+    return freed;
   }
 
   /** Ids of active jobs with no event since `before` (to within TOUCH_EVERY_MS). */

@@ -39,10 +39,10 @@ export class Jobs {
     if (file.bytes + (weights?.bytes ?? 0) > this.config.maxInputBytes) {
       throw new ApiError(413, 'too_large', `job inputs (file and weights together) are limited to ${this.config.maxInputBytes} bytes`, weights ? 'weights' : 'file');
     }
+    // A cheap early answer; the binding check is the slot taken when the job is stored.
     const active = await this.repo.countActive(owner);
-    if (active >= this.config.maxActivePerUser) {
-      throw new ApiError(429, 'too_many_jobs', `you have ${active} jobs queued or running; the limit is ${this.config.maxActivePerUser}`);
-    }
+    if (active >= this.config.maxActivePerUser) throw this.tooManyJobs();
+    this.checkLayout(params);
     const points = await this.checkInput(fields.type, file.path, params, weights?.path);
 
     const id = randomBytes(12).toString('base64url');
@@ -103,7 +103,8 @@ export class Jobs {
   async logs(id: string, owner: string, stage?: string): Promise<{ stage: StageName; stdout: string; stderr: string }> {
     const job = await this.owned(id, owner);
     const name = (stage ?? lastStarted(job)) as StageName;
-    if (!job.stages[name]) throw new ApiError(400, 'bad_request', `stage must be one of ${job.stageOrder.join(', ')}`, 'stage');
+    // stageOrder, not `name in stages`: "constructor" and other built-ins are no stage.
+    if (!job.stageOrder.includes(name)) throw new ApiError(400, 'bad_request', `stage must be one of ${job.stageOrder.join(', ')}`, 'stage');
     const dir = stageDir(job.workdir, name);
     const [stdout, stderr] = await Promise.all([
       tailOf(path.join(dir, STAGE_FILES.stdout), LOG_TAIL_BYTES),
@@ -112,10 +113,23 @@ export class Jobs {
     return { stage: name, stdout, stderr };
   }
 
+  /** One program's ranks × threads must fit the backend: more would only oversubscribe it. */
+  private checkLayout(params: Record<string, any>): void {
+    const cpus = (params.ranks ?? 1) * (params.threads ?? 1);
+    if (cpus > this.config.maxCpus) {
+      throw new ApiError(422, 'too_many_cpus',
+        `ranks × threads = ${cpus}; the ${this.config.backend} backend runs a program on at most ${this.config.maxCpus} CPUs (HPC_MAX_CPUS)`, 'params.ranks');
+    }
+  }
+
+  private tooManyJobs(): ApiError {
+    return new ApiError(429, 'too_many_jobs', `you have ${this.config.maxActivePerUser} jobs queued or running, the limit (JOB_MAX_ACTIVE); wait for one to end`);
+  }
+
   private async checkInput(type: JobType, file: string, params: Record<string, any>, weights?: string): Promise<number> {
     switch (type) {
       case 'sequence-clustering': {
-        const fasta = await checkFasta(file, params.alphabet, this.config.maxPoints);
+        const fasta = await checkFasta(file, params.alphabet, this.config);
         params.alphabet = fasta.alphabet; // the programs get the detected alphabet
         return fasta.sequences;
       }
@@ -144,7 +158,15 @@ export class Jobs {
 
   /** Stores the job, then publishes it; if the broker cannot take it, nothing is left behind. */
   private async enqueue(doc: JobRecord): Promise<{ id: string }> {
-    await this.repo.create(doc, doc.retryOf ? `retry of ${doc.retryOf}` : 'submitted');
+    // Approximate under a burst (a count, then an insert): a bound on the queue's size, not an exact one.
+    if ((await this.repo.countAllActive()) >= this.config.maxActiveTotal) {
+      await rm(doc.workdir, { recursive: true, force: true });
+      throw new ApiError(503, 'queue_full', `the job queue is full (${this.config.maxActiveTotal} jobs, JOB_MAX_QUEUED); try again later`);
+    }
+    if (!(await this.repo.create(doc, doc.retryOf ? `retry of ${doc.retryOf}` : 'submitted', this.config.maxActivePerUser))) {
+      await rm(doc.workdir, { recursive: true, force: true });
+      throw this.tooManyJobs();
+    }
     try {
       await this.broker.publish('pipeline', { jobId: doc._id });
     } catch (err) {

@@ -1,7 +1,7 @@
 // MongoDB connection, collections and the indexes behind every query the API makes.
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { BlobStore } from './blobs.ts';
-import type { ActiveJob, JobEvent, JobRecord, OwnedJob, StageTrack } from '../jobs/model.ts';
+import type { ActiveJob, JobEvent, JobRecord, JobSlot, OwnedJob, StageTrack } from '../jobs/model.ts';
 import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, UserDoc } from './documents.ts';
 
 export interface Store {
@@ -18,6 +18,7 @@ export interface Store {
   jobTracks: Collection<StageTrack>;
   jobActive: Collection<ActiveJob>;
   jobOwners: Collection<OwnedJob>;
+  jobSlots: Collection<JobSlot>;
   blobs: BlobStore;
 }
 
@@ -39,6 +40,7 @@ export async function openStore(uri: string): Promise<Store> {
     jobTracks: db.collection<StageTrack>('job_tracks'),
     jobActive: db.collection<ActiveJob>('job_active'),
     jobOwners: db.collection<OwnedJob>('job_owners'),
+    jobSlots: db.collection<JobSlot>('job_slots'),
     blobs: new BlobStore(db),
   };
   await createIndexes(store);

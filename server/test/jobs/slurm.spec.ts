@@ -36,6 +36,8 @@ describe('Slurm backend', () => {
         assert.match(stage.backendJobId, /^\d+$/, 'a Slurm job id');
         const comment = execFileSync('scontrol', ['show', 'job', stage.backendJobId], { encoding: 'utf8' });
         assert.match(comment, new RegExp(`JobName=wpv-${id}-${stage.name}`));
+        // JOB_STAGE_TIME_LIMIT's default, 86,400 s, rounded up to minutes plus one as Slurm's backstop.
+        assert.match(comment, /TimeLimit=1-00:01:00/);
       }
     } finally {
       await gw.close();
