@@ -208,6 +208,7 @@ export const Health = z.object({ mongo: z.string(), amqp: z.string() });
 export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } from './palette.ts';
 export { matchByLabel } from './labels.ts';
 export { decodeSelectionMask, encodeSelectionMask, SelectionMaskError } from './selectionMask.ts';
+export { Selection, SelectionInfo, SelectionInput, SelectionName, SelectionQuery } from './selections.ts';
 
 // ---------------------------------------------------------------------------
 // Analytics job gateway (issue 4): job submission parameters and job documents.

@@ -11,6 +11,7 @@ import { collectionRoutes } from './routes/collections.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { plotRoutes } from './routes/plots.ts';
+import { selectionRoutes } from './routes/selections.ts';
 import { Exporter } from './services/export.ts';
 import { Jobs } from './services/jobs.ts';
 import { JobBroker } from './jobs/broker.ts';
@@ -56,6 +57,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   });
   api.use('/auth', authRoutes(users, config.cookieSecure));
   api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs)));
+  api.use('/plots', selectionRoutes(plots, blobs));
   api.use('/jobs', jobRoutes(config, jobs));
   api.use(collectionRoutes(store));
   api.use(docsRoutes());

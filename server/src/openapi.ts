@@ -65,6 +65,21 @@ const ops: Record<string, Record<string, Op>> = {
     put: { summary: 'Save a named view (owner)', auth: true, body: z.record(z.string(), z.unknown()), ok: [204, null] },
     delete: { summary: 'Delete a named view (owner)', auth: true, ok: [204, null] },
   },
+  [`${plotPath}/selections`]: { get: { summary: 'Saved named selections (name, frame, point count)', ok: [200, z.array(api.SelectionInfo)] } },
+  [`${plotPath}/selections/{name}`]: {
+    get: { summary: 'A named selection: its point indices, or its bitset with encoding=mask', query: api.SelectionQuery, ok: [200, api.Selection] },
+    put: {
+      summary: 'Save a named selection (owner): `indices` or `mask` of a frame\'s points',
+      description:
+        'Names: 1–100 letters, digits, spaces, "_", "." or "-". 201 when new, 200 when replacing. 400 names the field at fault ' +
+        '(an index out of range or listed twice, a mask of another length than the frame\'s); 422 past 100 selections per plot; ' +
+        '413 past the 1 MB JSON limit (about 130,000 indices: send larger selections as `mask`).',
+      auth: true,
+      body: api.SelectionInput,
+      ok: [200, api.SelectionInfo],
+    },
+    delete: { summary: 'Delete a named selection (owner)', auth: true, ok: [204, null] },
+  },
   '/collections': {
     get: { summary: 'Your collections', auth: true, ok: [200, z.array(api.Collection)] },
     post: { summary: 'Create a collection', auth: true, body: api.CollectionInput, ok: [201, api.Collection] },
