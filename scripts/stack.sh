@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Starts, stops or reports the embedded services: FerretDB (MongoDB wire protocol
 # over SQLite files) and a project-local RabbitMQ broker.
-#   stack.sh start|stop|status STATE_DIR MONGO_PORT AMQP_PORT [DIST_PORT]
-# `start` writes STATE_DIR/env with MONGODB_URI and AMQP_URL and is idempotent.
+#   stack.sh start|stop|status|env STATE_DIR MONGO_PORT AMQP_PORT [DIST_PORT]
+#   stack.sh run ferretdb|rabbitmq STATE_DIR MONGO_PORT AMQP_PORT [DIST_PORT]
+# `start` runs both in the background (pid files; the test suites use it), writes
+# STATE_DIR/env with MONGODB_URI and AMQP_URL and is idempotent. `env` only writes
+# STATE_DIR/env (and the broker's password and config); `run` runs one service in
+# the foreground, for a process supervisor (scripts/supervisor.sh).
 # DIST_PORT is the broker's Erlang distribution port (default AMQP_PORT + 20000).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-cmd="${1:?usage: stack.sh start|stop|status STATE_DIR MONGO_PORT AMQP_PORT}"
+usage="usage: stack.sh start|stop|status|env STATE_DIR MONGO_PORT AMQP_PORT [DIST_PORT], or stack.sh run ferretdb|rabbitmq STATE_DIR ..."
+cmd="${1:?$usage}"
+service=""
+if [[ "$cmd" == run ]]; then
+  service="${2:?$usage}"
+  shift
+fi
 state="${2:?state dir}"
 mongo_port="${3:?mongo port}"
 amqp_port="${4:?amqp port}"
@@ -25,25 +35,18 @@ fail_with_log() {
 
 pid_alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-start_ferretdb() {
-  if pid_alive "$state/ferretdb.pid" && port_open "$mongo_port"; then return; fi
+# exec_ferretdb / exec_rabbitmq: become the service, in the foreground.
+exec_ferretdb() {
   port_open "$mongo_port" && die "port $mongo_port is taken by another program; set MONGO_PORT or MONGODB_URI"
   [[ -x "$FERRETDB_BIN" ]] || die "FerretDB is not built; run scripts/install.sh"
-  setsid "$FERRETDB_BIN" -listen "127.0.0.1:$mongo_port" -data "$state/ferretdb" \
-    >>"$state/ferretdb.log" 2>&1 </dev/null &
-  echo $! >"$state/ferretdb.pid"
-  wait_port "$mongo_port" 30 || fail_with_log "FerretDB did not start" "$state/ferretdb.log"
+  exec "$FERRETDB_BIN" -listen "127.0.0.1:$mongo_port" -data "$state/ferretdb"
 }
 
-start_rabbitmq() {
-  if pid_alive "$state/rabbitmq.pid" && port_open "$amqp_port"; then return; fi
-  port_open "$amqp_port" && die "port $amqp_port is taken by another program; set AMQP_PORT or AMQP_URL"
+# The broker's user, password and config, made once per state dir: no default credentials.
+prepare_rabbitmq() {
   ((dist_port <= 65535)) || die "no distribution port for AMQP port $amqp_port: pass DIST_PORT"
   echo "$dist_port" >"$state/dist_port"
-  local rmq=/usr/lib/rabbitmq/bin/rabbitmq-server
-  [[ -x "$rmq" ]] || die "RabbitMQ is not installed; run scripts/install.sh (Debian package rabbitmq-server)"
   mkdir -p "$state/rabbitmq/home" "$state/rabbitmq/mnesia" "$state/rabbitmq/log"
-  # A broker user with a random password, made once per state dir: no default credentials.
   if [[ ! -s "$state/rabbitmq/password" ]]; then
     (umask 077 && head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$state/rabbitmq/password")
   fi
@@ -56,7 +59,15 @@ default_pass = $password
 loopback_users = none
 CONF
   echo '[].' >"$state/rabbitmq/enabled_plugins"
-  # Foreground broker in its own session: the packaged -detached mode starts nothing here.
+}
+
+# The packaged script stays in the foreground (its -detached mode starts nothing here)
+# and stops the broker cleanly on SIGTERM.
+exec_rabbitmq() {
+  port_open "$amqp_port" && die "port $amqp_port is taken by another program; set AMQP_PORT or AMQP_URL"
+  local rmq=/usr/lib/rabbitmq/bin/rabbitmq-server
+  [[ -x "$rmq" ]] || die "RabbitMQ is not installed; run scripts/install.sh (Debian package rabbitmq-server)"
+  prepare_rabbitmq
   HOME="$state/rabbitmq/home" \
   RABBITMQ_NODENAME="wpv$amqp_port@localhost" \
   RABBITMQ_NODE_PORT="$amqp_port" \
@@ -65,12 +76,21 @@ CONF
   RABBITMQ_LOG_BASE="$state/rabbitmq/log" \
   RABBITMQ_CONFIG_FILE="$state/rabbitmq/rabbitmq" \
   RABBITMQ_ENABLED_PLUGINS_FILE="$state/rabbitmq/enabled_plugins" \
-    setsid "$rmq" >>"$state/rabbitmq.log" 2>&1 </dev/null &
-  echo $! >"$state/rabbitmq.pid"
-  wait_port "$amqp_port" 90 || fail_with_log "RabbitMQ did not start" "$state/rabbitmq.log"
+    exec "$rmq"
+}
+
+# start_service NAME PORT SECONDS: runs `stack.sh run NAME` in a session of its own,
+# unless it already runs; waits for its port.
+start_service() {
+  if pid_alive "$state/$1.pid" && port_open "$2"; then return; fi
+  setsid bash "${BASH_SOURCE[0]}" run "$1" "$state" "$mongo_port" "$amqp_port" "$dist_port" \
+    >>"$state/$1.log" 2>&1 </dev/null &
+  echo $! >"$state/$1.pid"
+  wait_port "$2" "$3" || fail_with_log "$1 did not start" "$state/$1.log"
 }
 
 write_env() {
+  prepare_rabbitmq
   cat >"$state/env" <<ENV
 export MONGODB_URI='mongodb://127.0.0.1:$mongo_port/webplotviz'
 export AMQP_URL='amqp://wpv:$(cat "$state/rabbitmq/password")@127.0.0.1:$amqp_port'
@@ -91,9 +111,17 @@ stop_one() {
 
 case "$cmd" in
   start)
-    start_ferretdb
-    start_rabbitmq
+    start_service ferretdb "$mongo_port" 30
+    start_service rabbitmq "$amqp_port" 90
     write_env
+    ;;
+  env) write_env ;;
+  run)
+    case "$service" in
+      ferretdb) exec_ferretdb ;;
+      rabbitmq) exec_rabbitmq ;;
+      *) die "$usage" ;;
+    esac
     ;;
   stop)
     stop_one rabbitmq
