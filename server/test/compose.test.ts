@@ -17,6 +17,37 @@ test('every service has a healthcheck, and the backing services are the real ima
   assert.match(services.rabbitmq.image, /^rabbitmq:.*management/);
 });
 
+test('every service restarts when its process dies, and its healthcheck is an exec-form probe with limits', () => {
+  for (const [name, service] of Object.entries(services)) {
+    assert.ok(['always', 'unless-stopped', 'on-failure'].includes(service.restart), `${name}: restart is ${service.restart}`);
+    const { test: probe, interval, timeout, retries } = service.healthcheck;
+    assert.ok(Array.isArray(probe) && ['CMD', 'CMD-SHELL'].includes(probe[0]) && probe.length > 1, `${name}: healthcheck test ${probe}`);
+    for (const duration of [interval, timeout]) assert.match(String(duration), /^\d+(ms|s|m)$/, `${name}: ${duration}`);
+    assert.ok(Number.isInteger(retries) && retries > 0, `${name}: retries`);
+  }
+});
+
+test('the Node services start after the store and the broker are healthy', () => {
+  for (const name of ['server', 'workers', 'hpc-bridge']) {
+    const dependsOn = services[name].depends_on;
+    for (const backing of ['mongo', 'rabbitmq']) assert.equal(dependsOn?.[backing]?.condition, 'service_healthy', `${name} -> ${backing}`);
+  }
+});
+
+test('the gateway services are healthy only once their process wrote its ready file, on a tmpfs a restart clears', () => {
+  const workerSource = readFileSync(path.join(root, 'workers/src/main.ts'), 'utf8');
+  const bridgeSource = readFileSync(path.join(root, 'hpc-bridge/src/main.ts'), 'utf8');
+  for (const source of [workerSource, bridgeSource]) assert.match(source, /process\.env\.READY_FILE/);
+  for (const name of ['workers', 'hpc-bridge']) {
+    const { environment, healthcheck, tmpfs } = services[name];
+    const ready = environment.READY_FILE;
+    assert.ok(ready, `${name}: READY_FILE`);
+    assert.ok(healthcheck.test.join(' ').includes(ready), `${name}: the healthcheck reads ${ready}`);
+    const mounts = (tmpfs as string[]).map((m) => m.split(':')[0]!);
+    assert.ok(mounts.some((m) => ready.startsWith(`${m}/`)), `${name}: ${ready} is not on a tmpfs (${mounts})`);
+  }
+});
+
 test('the Node services are built from a Dockerfile in the repository and start an existing entry point', () => {
   for (const name of ['server', 'workers', 'hpc-bridge']) {
     const { build, command } = services[name];
