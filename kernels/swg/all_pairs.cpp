@@ -32,8 +32,8 @@ std::int64_t TilePlan::block_end(std::int64_t block) const {
 }
 
 TileAligner::TileAligner(const std::vector<std::vector<Residue>>& sequences, const ScoringScheme& scheme,
-                         const LaneKernel& kernel, const TilePlan& plan)
-    : sequences_(sequences), scheme_(scheme), kernel_(kernel), plan_(plan) {
+                         DistanceKind distance, const LaneKernel& kernel, const TilePlan& plan)
+    : sequences_(sequences), scheme_(scheme), distance_(distance), kernel_(kernel), plan_(plan) {
   lane_groups_.resize(plan.blocks());
   for (std::int64_t block = 0; block < plan.blocks(); ++block) {
     std::vector<std::int64_t> order(plan.block_end(block) - plan.block_begin(block));
@@ -60,9 +60,11 @@ namespace {
 template <class Keys>
 class KeyWidthBatch {
  public:
+  KeyWidthBatch(const ScoringScheme& scheme, AlignmentMode mode) : longest_pair_(Keys::longest_pair(scheme, mode)) {}
+
   // Takes row `index` if its pairs with the group fit this key width.
   bool offer(std::int64_t index, std::span<const Residue> row, int group_columns) {
-    if (static_cast<int>(row.size()) + group_columns > Keys::max_pair_length) return false;
+    if (static_cast<int>(row.size()) + group_columns > longest_pair_) return false;
     rows_.push_back(row);
     row_index_.push_back(index);
     return true;
@@ -71,18 +73,18 @@ class KeyWidthBatch {
   // Aligns the rows taken so far against the lane group, calls store(row index,
   // lane, stats) for every real lane, and forgets the rows.
   template <class Store>
-  void align(void (*kernel)(const LaneGroupJob<Keys>&), int lanes, const ScoringScheme& scheme,
+  void align(void (*kernel)(const LaneGroupJob<Keys>&), int lanes, const ScoringScheme& scheme, AlignmentMode mode,
              std::span<const std::span<const Residue>> lane_sequences, std::span<const Residue> codes_in_use,
              const Store& store) {
     if (rows_.empty()) return;
     profile_.build(scheme, lane_sequences, lanes, codes_in_use);
     workspace_.resize(2 * static_cast<std::size_t>(profile_.columns()) * lanes);
-    best_keys_.resize(rows_.size() * lanes);
-    kernel({&profile_, rows_, Keys::gap(scheme.gap_open), Keys::gap(scheme.gap_extend), best_keys_.data(),
+    result_keys_.resize(rows_.size() * lanes);
+    kernel({&profile_, rows_, Keys::gap(scheme.gap_open), Keys::gap(scheme.gap_extend), mode, result_keys_.data(),
             workspace_.data()});
     for (std::size_t r = 0; r < rows_.size(); ++r) {
       for (std::size_t lane = 0; lane < lane_sequences.size(); ++lane) {
-        store(row_index_[r], lane, Keys::decode(best_keys_[r * lanes + lane]));
+        store(row_index_[r], lane, Keys::decode(result_keys_[r * lanes + lane]));
       }
     }
     rows_.clear();
@@ -90,9 +92,10 @@ class KeyWidthBatch {
   }
 
  private:
+  int longest_pair_;
   LaneProfile<Keys> profile_;
   AlignedVector<typename Keys::Key> workspace_;
-  std::vector<typename Keys::Key> best_keys_;
+  std::vector<typename Keys::Key> result_keys_;
   std::vector<std::span<const Residue>> rows_;
   std::vector<std::int64_t> row_index_;
 };
@@ -106,6 +109,7 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
     std::size_t group;
   };
   std::vector<WorkItem> items;
+  const AlignmentMode mode = alignment_mode(distance_);
   for (std::size_t t = 0; t < tiles.size(); ++t) {
     const Tile& tile = tiles[t];
     const auto rows = plan_.block_end(tile.row_block) - plan_.block_begin(tile.row_block);
@@ -118,8 +122,8 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
 
 #pragma omp parallel
   {
-    KeyWidthBatch<NarrowKeys> narrow;
-    KeyWidthBatch<WideKeys> wide;
+    KeyWidthBatch<NarrowKeys> narrow(scheme_, mode);
+    KeyWidthBatch<WideKeys> wide(scheme_, mode);
     std::vector<std::span<const Residue>> lane_sequences;
 
 #pragma omp for schedule(dynamic, 1)
@@ -132,7 +136,8 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
       const std::int64_t rows = row_end - row0, cols = plan_.block_end(tile.col_block) - col0;
       const auto store = [&](std::int64_t i, std::size_t lane, const AlignmentStats& stats) {
         const std::int64_t j = group[lane];
-        const std::int16_t value = i == j ? 0 : stored_distance(stats);
+        const std::int16_t value =
+            i == j ? 0 : stored_distance(stats, sequences_[i].size(), sequences_[j].size(), distance_);
         out.values[(i - row0) * cols + (j - col0)] = value;
         if (!out.transposed.empty()) out.transposed[(j - col0) * rows + (i - row0)] = value;
       };
@@ -148,11 +153,11 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
       for (std::int64_t i = row0; i < row_end; ++i) {
         if (narrow.offer(i, sequences_[i], group_columns) || wide.offer(i, sequences_[i], group_columns)) continue;
         for (std::size_t lane = 0; lane < group.size(); ++lane) {
-          store(i, lane, align_reference(sequences_[i], sequences_[group[lane]], scheme_));
+          store(i, lane, align_reference(sequences_[i], sequences_[group[lane]], scheme_, mode));
         }
       }
-      narrow.align(kernel_.run_narrow, kernel_.lanes, scheme_, lane_sequences, codes_in_use_, store);
-      wide.align(kernel_.run_wide, kernel_.lanes, scheme_, lane_sequences, codes_in_use_, store);
+      narrow.align(kernel_.run_narrow, kernel_.lanes, scheme_, mode, lane_sequences, codes_in_use_, store);
+      wide.align(kernel_.run_wide, kernel_.lanes, scheme_, mode, lane_sequences, codes_in_use_, store);
     }
   }
   return results;

@@ -49,7 +49,7 @@ struct TileDistances {
 
 class TileAligner {
  public:
-  TileAligner(const std::vector<std::vector<Residue>>& sequences, const ScoringScheme& scheme,
+  TileAligner(const std::vector<std::vector<Residue>>& sequences, const ScoringScheme& scheme, DistanceKind distance,
               const LaneKernel& kernel, const TilePlan& plan);
   // Computes the tiles of one batch using all OpenMP threads.
   std::vector<TileDistances> compute(std::span<const Tile> tiles) const;
@@ -62,6 +62,7 @@ class TileAligner {
   std::vector<std::vector<std::vector<std::int64_t>>> lane_groups_;
   const std::vector<std::vector<Residue>>& sequences_;
   const ScoringScheme& scheme_;
+  DistanceKind distance_;
   LaneKernel kernel_;
   const TilePlan& plan_;
   std::vector<Residue> codes_in_use_;

@@ -1,21 +1,37 @@
 #include "lane_kernel.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace swg {
 
+std::int64_t score_bound(const ScoringScheme& scheme, AlignmentMode mode, int pair_length) {
+  std::int64_t largest = 0;
+  for (const int score : scheme.matrix) largest = std::max<std::int64_t>(largest, std::abs(score));
+  const std::int64_t length = pair_length;
+  const std::int64_t padding = -kPaddingScore;
+  if (mode == AlignmentMode::local) {
+    // H ≥ 0; E and F lie at most a gap opening below an H; a match into a padded column adds the padding score.
+    return largest * length + scheme.gap_open + padding;
+  }
+  // Any cell's H is at least that of the path of two end gaps, E and F an opening
+  // below it, and at most `largest` per column; plus the padding of a padded column.
+  return 3 * static_cast<std::int64_t>(scheme.gap_open) + (scheme.gap_extend + largest) * length + padding;
+}
+
 template <class Keys>
 void LaneProfile<Keys>::build(const ScoringScheme& scheme, std::span<const std::span<const Residue>> lane_sequences,
-                        int lanes, std::span<const Residue> codes_in_use) {
+                              int lanes, std::span<const Residue> codes_in_use) {
   columns_ = 0;
   lanes_ = lanes;
-  padding_code_ = scheme.alphabet_size;
-  for (const auto sequence : lane_sequences) columns_ = std::max(columns_, static_cast<int>(sequence.size()));
-  entries_.resize(static_cast<std::size_t>(scheme.alphabet_size + 1) * columns_ * lanes);
-  const Key padding = Keys::column(Keys::padding_score, false);
-  std::fill_n(entries_.begin() + static_cast<std::size_t>(padding_code_) * columns_ * lanes,
-              static_cast<std::size_t>(columns_) * lanes, padding);
+  lane_lengths_.assign(lanes, 0);
+  for (std::size_t lane = 0; lane < lane_sequences.size(); ++lane) {
+    lane_lengths_[lane] = static_cast<int>(lane_sequences[lane].size());
+    columns_ = std::max(columns_, lane_lengths_[lane]);
+  }
+  entries_.resize(static_cast<std::size_t>(scheme.alphabet_size) * columns_ * lanes);
+  const Key padding = Keys::column(kPaddingScore, false);
   for (const Residue code : codes_in_use) {
     Key* block = entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes;
     for (int lane = 0; lane < lanes; ++lane) {

@@ -1,10 +1,12 @@
 // Inter-sequence SIMD alignment: one row sequence against a group of column
-// sequences, one per vector lane, with the exact statistics of alignment.hpp.
+// sequences, one per vector lane, with the exact statistics of alignment.hpp, in
+// either alignment mode.
 //
-// Each DP state is one integer key = score·2^(2b) + (2^b − 1 − length)·2^b + identical,
-// so the lexicographic (score, −length, identical) optimum is a plain signed
-// maximum and a column adds a constant. The packing is exact while the length fits
-// in b bits, i.e. for pairs with len(a) + len(b) ≤ 2^b − 1:
+// Each DP state is one integer key = score·2^(2b) + length·2^b + identical, so the
+// lexicographic (score, length, identical) optimum is a plain signed maximum and a
+// column adds a constant. The packing is exact while the length fits in b bits,
+// i.e. for pairs with len(a) + len(b) ≤ 2^b − 1, and every score the DP reaches
+// stays within Keys::score_limit (longest_pair() gives the limit):
 //   NarrowKeys: int32, b = 8  — pairs up to 255 residues together (short reads);
 //   WideKeys:   int64, b = 16 — pairs up to 65,535 residues together.
 // Longer pairs go to align_reference.
@@ -20,23 +22,44 @@
 
 namespace swg {
 
+// The largest |score| a DP state (H, E, F, or a match into a padded column before
+// the max) reaches for pairs of `pair_length` residues together.
+std::int64_t score_bound(const ScoringScheme& scheme, AlignmentMode mode, int pair_length);
+
+inline constexpr int kPaddingScore = -4096;  // profile entry past a lane's sequence end
+
 template <class KeyType, int kCountBits>
 struct PackedKeys {
   using Key = KeyType;
   static constexpr int max_pair_length = (1 << kCountBits) - 1;
-  static constexpr Key empty = Key{max_pair_length} << kCountBits;  // score 0, no columns
-  static constexpr Key impossible = -(Key{1} << (8 * sizeof(Key) - 2));  // state unreachable
-  static constexpr int padding_score = -4096;    // profile entry past a lane's sequence end
+  static constexpr Key empty = 0;  // score 0, no columns
+  // Score of an unreachable state: far below any real one (score_limit), with room
+  // to subtract gap costs from it without overflow.
+  static constexpr Key impossible = -(Key{1} << (8 * sizeof(Key) - 2));
+  static constexpr std::int64_t score_limit = (std::int64_t{1} << (8 * sizeof(Key) - 2 * kCountBits - 2)) - 4 * kMaxGapCost;
 
   static constexpr Key column(int score, bool identical) {
-    return (Key{score} << (2 * kCountBits)) - (Key{1} << kCountBits) + (identical ? 1 : 0);
+    return (Key{score} << (2 * kCountBits)) + (Key{1} << kCountBits) + (identical ? 1 : 0);
   }
   // Subtracted for a gap column of the given cost.
-  static constexpr Key gap(int cost) { return (Key{cost} << (2 * kCountBits)) + (Key{1} << kCountBits); }
+  static constexpr Key gap(int cost) { return (Key{cost} << (2 * kCountBits)) - (Key{1} << kCountBits); }
   static AlignmentStats decode(Key key) {
     const Key packed = key & ((Key{1} << (2 * kCountBits)) - 1);
     return {static_cast<int>(key >> (2 * kCountBits)), static_cast<int>(packed & max_pair_length),
-            static_cast<int>(max_pair_length - (packed >> kCountBits))};
+            static_cast<int>(packed >> kCountBits)};
+  }
+  // The most residues a pair may have together for these keys to be exact.
+  static int longest_pair(const ScoringScheme& scheme, AlignmentMode mode) {
+    int low = 0, high = max_pair_length;  // score_bound grows with the length
+    while (low < high) {
+      const int middle = (low + high + 1) / 2;
+      if (score_bound(scheme, mode, middle) <= score_limit) {
+        low = middle;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return low;
   }
 };
 
@@ -44,8 +67,8 @@ using NarrowKeys = PackedKeys<std::int32_t, 8>;
 using WideKeys = PackedKeys<std::int64_t, 16>;
 
 // A lane group's score profile: Keys::column(score(c, lane's b[j]), c == b[j]) at
-// [(c·columns + j)·lanes + lane] for every residue code c in use, plus one
-// all-padding row.
+// [(c·columns + j)·lanes + lane] for every residue code c in use; columns past a
+// lane's sequence hold a padding score that never helps an alignment.
 template <class Keys>
 class LaneProfile {
  public:
@@ -55,18 +78,17 @@ class LaneProfile {
              std::span<const Residue> codes_in_use);
   // The columns × lanes entries for residue code `code`.
   const Key* row(int code) const { return entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes_; }
-  // A code whose row is all padding (scores that never help an alignment).
-  int padding_code() const { return padding_code_; }
   int columns() const { return columns_; }
+  int lane_length(int lane) const { return lane_lengths_[lane]; }  // 0 for a padding lane
 
  private:
   AlignedVector<Key> entries_;
+  std::vector<int> lane_lengths_;
   int columns_ = 0;
   int lanes_ = 0;
-  int padding_code_ = 0;
 };
 
-// Aligns `rows` (each with len + profile.columns() ≤ Keys::max_pair_length) against one lane group.
+// Aligns `rows` (each with len + profile.columns() ≤ Keys::longest_pair) against one lane group.
 template <class Keys>
 struct LaneGroupJob {
   using Key = typename Keys::Key;
@@ -74,7 +96,8 @@ struct LaneGroupJob {
   std::span<const std::span<const Residue>> rows;
   Key open_key = 0;              // Keys::gap(gap_open)
   Key extend_key = 0;            // Keys::gap(gap_extend)
-  Key* best_keys = nullptr;      // out: rows.size() × lanes best keys
+  AlignmentMode mode = AlignmentMode::local;
+  Key* result_keys = nullptr;    // out: rows.size() × lanes keys of the optimal alignments
   Key* workspace = nullptr;      // 2 × columns × lanes keys, vector-aligned
 };
 

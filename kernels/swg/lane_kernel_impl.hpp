@@ -1,7 +1,8 @@
 // The lane kernel, written once over a vector type V: V::lanes keys of type
-// Keys::Key with load/store/add/sub/max/set1, and V::rows_per_sweep. Included only
-// by the per-ISA translation units; everything is in an unnamed namespace so each
-// ISA gets its own copy.
+// Keys::Key with load/store/add/sub/max/set1, and V::rows_per_sweep; and once over
+// the alignment mode (a template parameter, so the local kernel keeps its exact
+// instruction sequence). Included only by the per-ISA translation units;
+// everything is in an unnamed namespace so each ISA gets its own copy.
 #pragma once
 
 #include <algorithm>
@@ -11,63 +12,124 @@
 namespace swg {
 namespace {
 
+template <class V, class Keys, AlignmentMode kMode>
+class LaneGroupAligner {
+ public:
+  using Key = typename Keys::Key;
+  using Vector = typename V::Vector;
+  static constexpr int lanes = V::lanes;
+
+  explicit LaneGroupAligner(const LaneGroupJob<Keys>& job)
+      : job_(job),
+        columns_(job.profile->columns()),
+        h_row_(job.workspace),
+        f_row_(job.workspace + columns_ * lanes),
+        open_(V::set1(job.open_key)),
+        extend_(V::set1(job.extend_key)),
+        empty_(V::set1(Keys::empty)),
+        impossible_(V::set1(Keys::impossible)) {}
+
+  void run() {
+    constexpr int rows_per_sweep = V::rows_per_sweep;
+    for (std::size_t r = 0; r < job_.rows.size(); ++r) {
+      const auto row = job_.rows[r];
+      for (int j = 0; j < columns_; ++j) {
+        V::store(h_row_ + j * lanes, V::set1(edge(j + 1)));
+        V::store(f_row_ + j * lanes, impossible_);
+      }
+      best_ = empty_;
+      // rows_per_sweep rows per pass over the columns: each row takes H and F of the
+      // row above from registers, which cuts the row-buffer traffic and gives the CPU
+      // independent dependency chains. The last few rows go one at a time, so that
+      // h_row_ ends as the last row's H (the global alignments end there).
+      std::size_t i = 0;
+      for (; i + rows_per_sweep <= row.size(); i += rows_per_sweep) sweep<rows_per_sweep>(row, i);
+      for (; i < row.size(); ++i) sweep<1>(row, i);
+
+      Key* out = job_.result_keys + r * lanes;
+      if constexpr (kMode == AlignmentMode::local) {
+        alignas(kVectorAlignment) Key best_keys[lanes];  // job.result_keys need not be aligned
+        V::store(best_keys, best_);
+        std::copy(best_keys, best_keys + lanes, out);
+      } else {  // H(len(a), len(b)) of each lane's own sequence
+        for (int lane = 0; lane < lanes; ++lane) {
+          const int length = job_.profile->lane_length(lane);
+          out[lane] = length > 0 ? h_row_[(length - 1) * lanes + lane] : Keys::empty;
+        }
+      }
+    }
+  }
+
+ private:
+  // H(k, 0) and H(0, k): local alignments may start anywhere (the empty alignment);
+  // a global one starts with an end gap of k columns.
+  Key edge(std::size_t k) const {
+    if constexpr (kMode == AlignmentMode::local) {
+      return Keys::empty;
+    } else {
+      return k == 0 ? Keys::empty : Keys::empty - job_.open_key - static_cast<Key>(k - 1) * job_.extend_key;
+    }
+  }
+
+  // Rows i .. i + kRows − 1 of `row` in one pass over the columns.
+  template <int kRows>
+  void sweep(std::span<const Residue> row, std::size_t i) {
+    const Key* profiles[kRows];
+    Vector left[kRows], e[kRows];  // H(i+k, j−1), E(i+k, j−1)
+    for (int k = 0; k < kRows; ++k) {
+      profiles[k] = job_.profile->row(row[i + k]);
+      left[k] = V::set1(edge(i + k + 1));
+      e[k] = impossible_;
+    }
+    Vector diagonal = V::set1(edge(i));  // H(i−1, j−1)
+    // Locals, not members, in the loop: vector stores may alias *this.
+    Vector best = best_;
+    const Vector open = open_, extend = extend_;
+    [[maybe_unused]] const Vector empty = empty_;
+    Key* const h_row = h_row_;
+    Key* const f_row = f_row_;
+    const int columns = columns_;
+    for (int j = 0; j < columns; ++j) {
+      const auto above = V::load(h_row + j * lanes);  // H(i−1, j)
+      auto up = above;                                // H(i+k−1, j)
+      auto f = V::load(f_row + j * lanes);            // F(i+k−1, j)
+#pragma GCC unroll 8
+      for (int k = 0; k < kRows; ++k) {
+        f = V::max(V::sub(up, open), V::sub(f, extend));
+        e[k] = V::max(V::sub(left[k], open), V::sub(e[k], extend));
+        const auto match = V::add(diagonal, V::load(profiles[k] + j * lanes));
+        Vector h;
+        if constexpr (kMode == AlignmentMode::local) {
+          h = V::max(V::max(match, empty), V::max(e[k], f));
+          best = V::max(best, h);
+        } else {  // no zero floor: the alignment runs from corner to corner
+          h = V::max(match, V::max(e[k], f));
+        }
+        diagonal = left[k];  // the next row's diagonal is this row's H(i+k, j−1)
+        left[k] = h;
+        up = h;
+      }
+      V::store(f_row + j * lanes, f);
+      V::store(h_row + j * lanes, up);
+      diagonal = above;
+    }
+    best_ = best;
+  }
+
+  const LaneGroupJob<Keys>& job_;
+  const int columns_;
+  Key* const h_row_;  // H(i−1, j), then H(i, j)
+  Key* const f_row_;  // F(i−1, j), then F(i, j)
+  const Vector open_, extend_, empty_, impossible_;
+  Vector best_;  // local mode: the best key so far, per lane
+};
+
 template <class V, class Keys>
 void run_lane_group(const LaneGroupJob<Keys>& job) {
-  using Key = typename Keys::Key;
-  constexpr int lanes = V::lanes;
-  constexpr int rows_per_sweep = V::rows_per_sweep;
-  const int columns = job.profile->columns();
-  Key* h_row = job.workspace;                    // H(i−1, j), then H(i, j)
-  Key* f_row = job.workspace + columns * lanes;  // F(i−1, j), then F(i, j)
-  const auto open = V::set1(job.open_key);
-  const auto extend = V::set1(job.extend_key);
-  const auto empty = V::set1(Keys::empty);
-  const auto impossible = V::set1(Keys::impossible);
-  const Key* padding_row = job.profile->row(job.profile->padding_code());
-
-  for (std::size_t r = 0; r < job.rows.size(); ++r) {
-    const auto row = job.rows[r];
-    for (int j = 0; j < columns; ++j) {
-      V::store(h_row + j * lanes, empty);
-      V::store(f_row + j * lanes, impossible);
-    }
-    auto best = empty;
-    // rows_per_sweep rows per pass over the columns: each row takes H and F of the
-    // row above from registers, which cuts the row-buffer traffic and gives the CPU
-    // independent dependency chains. Rows past the end use the all-padding profile
-    // row, which can never beat `best`.
-    for (std::size_t i = 0; i < row.size(); i += rows_per_sweep) {
-      const Key* profiles[rows_per_sweep];
-      typename V::Vector left[rows_per_sweep], e[rows_per_sweep];  // H(i+k, j−1), E(i+k, j−1)
-      for (int k = 0; k < rows_per_sweep; ++k) {
-        profiles[k] = i + k < row.size() ? job.profile->row(row[i + k]) : padding_row;
-        left[k] = empty;
-        e[k] = impossible;
-      }
-      auto diagonal = empty;  // H(i−1, j−1)
-      for (int j = 0; j < columns; ++j) {
-        const auto above = V::load(h_row + j * lanes);  // H(i−1, j)
-        auto up = above;                                // H(i+k−1, j)
-        auto f = V::load(f_row + j * lanes);            // F(i+k−1, j)
-#pragma GCC unroll 8
-        for (int k = 0; k < rows_per_sweep; ++k) {
-          f = V::max(V::sub(up, open), V::sub(f, extend));
-          e[k] = V::max(V::sub(left[k], open), V::sub(e[k], extend));
-          const auto match = V::add(diagonal, V::load(profiles[k] + j * lanes));
-          const auto h = V::max(V::max(match, empty), V::max(e[k], f));
-          best = V::max(best, h);
-          diagonal = left[k];  // the next row's diagonal is this row's H(i+k, j−1)
-          left[k] = h;
-          up = h;
-        }
-        V::store(f_row + j * lanes, f);
-        V::store(h_row + j * lanes, up);
-        diagonal = above;
-      }
-    }
-    alignas(kVectorAlignment) Key best_keys[lanes];  // job.best_keys need not be aligned
-    V::store(best_keys, best);
-    std::copy(best_keys, best_keys + lanes, job.best_keys + r * lanes);
+  if (job.mode == AlignmentMode::global) {
+    LaneGroupAligner<V, Keys, AlignmentMode::global>(job).run();
+  } else {
+    LaneGroupAligner<V, Keys, AlignmentMode::local>(job).run();
   }
 }
 

@@ -23,7 +23,7 @@ spidal::Options make_options() {
   return spidal::Options(
       "swg",
       "All-pairs Smith-Waterman-Gotoh distances: writes an N×N int16 little-endian SPIDAL matrix\n"
-      "(distance = 1 − identical/alignment length, stored ×32767) and OUTPUT.labels (ids in order).",
+      "(distance stored ×32767, see --distance) and OUTPUT.labels (ids in order).",
       {
           OptionSpec{"input", "FASTA", "sequences to compare", std::nullopt, {"FastaFile"}},
           OptionSpec{"output", "FILE", "distance matrix to write", std::nullopt, {"DistanceMatrixFile"}},
@@ -34,6 +34,10 @@ spidal::Options make_options() {
                      {"GapOpen"}},
           OptionSpec{"gap-extend", "N", "cost of each further gap column (default: 4 dna, 1 protein)", std::nullopt,
                      {"GapExtension"}},
+          OptionSpec{"distance", "spidal|shorter|global",
+                     "1 − identical / local alignment length (spidal), / shorter sequence length (shorter), "
+                     "or / global alignment length (global)",
+                     "spidal", {}},
           OptionSpec{"kernel", "auto|avx512|avx2|generic", "SIMD kernel", "auto", {}},
           OptionSpec{"block-size", "N", "sequences per tile side", "256", {}},
           OptionSpec{"memory-mb", "MB", "bound on one batch of tiles per rank", "256", {}},
@@ -43,6 +47,8 @@ spidal::Options make_options() {
 struct Settings {
   std::string input, output, kernel;
   swg::ScoringScheme scheme;
+  swg::DistanceKind distance = swg::DistanceKind::spidal;
+  std::string distance_name;
   int block_size = 0;
   std::int64_t memory_bytes = 0;
 };
@@ -52,6 +58,8 @@ Settings read_settings(const spidal::Options& options) {
   settings.input = options.get_string("input");
   settings.output = options.get_string("output");
   settings.kernel = options.get_string("kernel");
+  settings.distance_name = options.get_string("distance");
+  settings.distance = swg::parse_distance(settings.distance_name);
   const auto alphabet = swg::parse_alphabet(options.get_string("alphabet"));
   settings.scheme = swg::make_scoring(
       alphabet, options.has("matrix") ? options.get_string("matrix") : swg::default_matrix(alphabet),
@@ -94,11 +102,12 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
                               .add("sequences", n)
                               .add("residues", residues)
                               .add("kernel", kernel.name)
+                              .add("distance", settings.distance_name)
                               .add("ranks", mpi.size()));
   const double read_seconds = progress.elapsed();
 
   const swg::TilePlan plan(n, settings.block_size, mpi.size(), mpi.rank(), settings.memory_bytes);
-  const swg::TileAligner aligner(sequences, settings.scheme, kernel, plan);
+  const swg::TileAligner aligner(sequences, settings.scheme, settings.distance, kernel, plan);
 
   // All ranks write one temporary file named after rank 0's pid; rank 0 renames it.
   long root_pid = ::getpid();

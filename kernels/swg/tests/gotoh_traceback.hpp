@@ -1,6 +1,6 @@
 // Independent checks for the aligners: a textbook score-only Gotoh, and a
-// full-matrix version of the (score, −length, identical) DP with a traceback
-// that returns the alignment itself.
+// full-matrix version of the (score, length, identical) DP with a traceback
+// that returns the alignment itself; local or global (end gaps paid).
 #pragma once
 
 #include <span>
@@ -10,8 +10,10 @@
 
 namespace swg::testing {
 
-// Classic Smith-Waterman-Gotoh optimal local score (three integer matrices).
-int gotoh_score(std::span<const Residue> a, std::span<const Residue> b, const ScoringScheme& scheme);
+// Classic Smith-Waterman-Gotoh optimal local score, or Needleman-Wunsch-Gotoh
+// global score (three integer matrices).
+int gotoh_score(std::span<const Residue> a, std::span<const Residue> b, const ScoringScheme& scheme,
+                AlignmentMode mode);
 
 struct TracedAlignment {
   AlignmentStats stats;  // as computed by the DP
@@ -20,7 +22,8 @@ struct TracedAlignment {
   int a_begin = 0, b_begin = 0;  // first aligned residue of each sequence (0-based)
 };
 
-TracedAlignment align_traced(std::span<const Residue> a, std::span<const Residue> b, const ScoringScheme& scheme);
+TracedAlignment align_traced(std::span<const Residue> a, std::span<const Residue> b, const ScoringScheme& scheme,
+                             AlignmentMode mode);
 
 // Re-scores an alignment column by column (affine gaps); also counts identical
 // columns and the length. Does not look at the DP at all.

@@ -1,8 +1,8 @@
 // The aligners: reference vs textbook Gotoh and traceback, SIMD lanes vs reference.
 #include <gtest/gtest.h>
 
-
 #include "gotoh_traceback.hpp"
+#include "spidal/errors.hpp"
 #include "lane_kernel.hpp"
 #include "random_sequences.hpp"
 
@@ -32,7 +32,8 @@ TEST(Reference, HandWorkedExamples) {
   // Nothing scores above zero: the empty alignment, distance 1.
   const auto none = align_reference(dna_codes("A"), dna_codes("C"), scheme);
   EXPECT_EQ(none, (AlignmentStats{0, 0, 0}));
-  EXPECT_EQ(stored_distance(none), 32767);
+  EXPECT_EQ(stored_distance(none, 1, 1, DistanceKind::spidal), 32767);
+  EXPECT_EQ(stored_distance(none, 1, 1, DistanceKind::shorter), 32767);
   // U is T.
   EXPECT_EQ(align_reference(dna_codes("ACGU"), dna_codes("ACGT"), scheme), (AlignmentStats{20, 4, 4}));
 }
@@ -44,25 +45,86 @@ TEST(Reference, GapBeatsMismatch) {
   EXPECT_EQ(align_reference(dna_codes("AAAATAAAA"), dna_codes("AAAAAAAA"), scheme), (AlignmentStats{35, 8, 9}));
 }
 
-// Co-optimal alignments: the shortest, then the one with more identical columns.
-TEST(Reference, TieBreakPrefersShorterThenMoreIdentical) {
+// Global alignments run corner to corner; end gaps cost like internal ones.
+TEST(Reference, GlobalHandWorkedExamples) {
   const auto scheme = dna();
-  // AAAA/AAAA (+20) then CCCCC/GGGGG (−20) in front of the ten Ts (50) would add
-  // four identical columns at no cost, and nine columns: not taken.
+  const auto global = AlignmentMode::global;
+  EXPECT_EQ(align_reference(dna_codes("ACGT"), dna_codes("ACGT"), scheme, global), (AlignmentStats{20, 4, 4}));
+  // A trailing end gap of two: 20 − 16 − 4 = 0 over 6 columns.
+  EXPECT_EQ(align_reference(dna_codes("ACGT"), dna_codes("ACGTAA"), scheme, global), (AlignmentStats{0, 4, 6}));
+  EXPECT_EQ(align_reference(dna_codes("ACGTAA"), dna_codes("ACGT"), scheme, global), (AlignmentStats{0, 4, 6}));
+  // A leading one: the same score and columns.
+  EXPECT_EQ(align_reference(dna_codes("ACGT"), dna_codes("GGACGT"), scheme, global), (AlignmentStats{0, 4, 6}));
+  // Nothing in common still aligns: one mismatch.
+  EXPECT_EQ(align_reference(dna_codes("A"), dna_codes("C"), scheme, global), (AlignmentStats{-4, 0, 1}));
+  // Mismatching ends are aligned too: 8 matches and 8 mismatches.
+  EXPECT_EQ(align_reference(dna_codes("CCCCACGTACGTCCCC"), dna_codes("GGGGACGTACGTGGGG"), scheme, global),
+            (AlignmentStats{40 - 32, 8, 16}));
+}
+
+// Co-optimal alignments: the longest, then the one with more identical columns.
+TEST(Reference, TieBreakPrefersLongerThenMoreIdentical) {
+  const auto scheme = dna();
+  // AAAA/AAAA (+20) then CCCCC/GGGGG (−20) in front of the ten Ts (50) add four
+  // identical columns and nine columns at no cost: taken.
   EXPECT_EQ(align_reference(dna_codes("AAAACCCCCTTTTTTTTTT"), dna_codes("AAAAGGGGGTTTTTTTTTT"), scheme),
-            (AlignmentStats{50, 10, 10}));
-  // AA/WV (+1 −1) adds no score and no identical column, only length: not taken.
+            (AlignmentStats{50, 14, 19}));
+  // AA/WV (+1 −1) adds no score and no identical column, two columns: taken.
   EXPECT_EQ(align_reference(dna_codes("AATTTTTTTTTT"), dna_codes("WVTTTTTTTTTT"), scheme),
-            (AlignmentStats{50, 10, 10}));
+            (AlignmentStats{50, 10, 12}));
   // TVG/TVG and TVG/TNG both score 5 − 1 + 5 in three columns: the one with three
   // identical columns is taken.
   EXPECT_EQ(align_reference(dna_codes("TVGN"), dna_codes("TNGTVG"), scheme), (AlignmentStats{9, 3, 3}));
 }
 
+// Issue 15's example: 7 exact matches score 35, exactly like the 25 columns with
+// 15 matches around them (4 matches and 5 mismatches on each side add nothing).
+// The 25 columns are reported, in both orders, by the reference, the traceback
+// and every kernel (LaneKernelVersusReference); the distance is 10/25, not 0.
+TEST(Reference, CoOptimalExampleOfIssue15TakesTheLongAlignment) {
+  const auto scheme = dna();
+  const auto a = dna_codes("AAAACCCCCTTTTTTTCCCCCAAAA"), b = dna_codes("AAAAGGGGGTTTTTTTGGGGGAAAA");
+  const AlignmentStats expected{35, 15, 25};
+  EXPECT_EQ(align_reference(a, b, scheme), expected);
+  EXPECT_EQ(align_reference(b, a, scheme), expected);
+  EXPECT_EQ(testing::align_traced(a, b, scheme, AlignmentMode::local).stats, expected);
+  EXPECT_EQ(stored_distance(expected, a.size(), b.size(), DistanceKind::spidal), 10 * 32767 / 25);
+  EXPECT_EQ(stored_distance(expected, a.size(), b.size(), DistanceKind::shorter), 10 * 32767 / 25);
+}
+
 TEST(StoredDistance, TruncatesExactly) {
-  EXPECT_EQ(stored_distance({10, 7, 7}), 0);
-  EXPECT_EQ(stored_distance({84, 20, 21}), 32767 / 21);  // trunc(1/21 · 32767) = 1560
-  EXPECT_EQ(stored_distance({5, 1, 3}), 21844);          // trunc(2/3 · 32767) = 21844.67 → 21844
+  EXPECT_EQ(stored_distance({84, 20, 21}, 30, 40, DistanceKind::spidal), 32767 / 21);  // trunc(1/21 · 32767) = 1560
+  EXPECT_EQ(stored_distance({5, 1, 3}, 3, 9, DistanceKind::spidal), 21844);  // trunc(2/3 · 32767) = 21844.67
+  // shorter: 1 − 20/30.
+  EXPECT_EQ(stored_distance({84, 20, 21}, 30, 40, DistanceKind::shorter), 10 * 32767 / 30);
+  EXPECT_EQ(stored_distance({84, 20, 21}, 40, 30, DistanceKind::shorter), 10 * 32767 / 30);
+  EXPECT_EQ(stored_distance({-30, 20, 45}, 40, 30, DistanceKind::global), 25 * 32767 / 45);
+}
+
+// 0 only for an exact alignment over the whole shorter sequence; a short exact
+// local hit, or one over the whole shorter sequence with a gap, is at least 1.
+TEST(StoredDistance, ZeroOnlyForAnExactAlignmentOfTheWholeShorterSequence) {
+  for (const auto kind : {DistanceKind::spidal, DistanceKind::shorter, DistanceKind::global}) {
+    EXPECT_EQ(stored_distance({35, 7, 7}, 7, 400, kind), 0);
+    EXPECT_EQ(stored_distance({35, 7, 7}, 400, 7, kind), 0);
+  }
+  EXPECT_EQ(stored_distance({35, 7, 7}, 8, 400, DistanceKind::spidal), 1);
+  EXPECT_EQ(stored_distance({35, 7, 7}, 8, 400, DistanceKind::shorter), 32767 / 8);
+  EXPECT_EQ(stored_distance({19, 7, 8}, 7, 400, DistanceKind::shorter), 1);  // all 7 identical, one gap
+  const auto scheme = dna();
+  const auto a = dna_codes("CCTTTTTTTCC"), b = dna_codes("GGTTTTTTTGG");
+  const auto stats = align_reference(a, b, scheme);
+  EXPECT_EQ(stats, (AlignmentStats{35, 7, 7}));
+  EXPECT_EQ(stored_distance(stats, a.size(), b.size(), DistanceKind::spidal), 1);
+}
+
+TEST(Distance, ParsesTheThreeNames) {
+  EXPECT_EQ(parse_distance("spidal"), DistanceKind::spidal);
+  EXPECT_EQ(parse_distance("shorter"), DistanceKind::shorter);
+  EXPECT_EQ(parse_distance("global"), DistanceKind::global);
+  EXPECT_EQ(alignment_mode(DistanceKind::shorter), AlignmentMode::local);
+  EXPECT_EQ(alignment_mode(DistanceKind::global), AlignmentMode::global);
+  EXPECT_THROW(parse_distance("local"), spidal::UsageError);
 }
 
 template <class Keys>
@@ -76,7 +138,16 @@ void expect_round_trip() {
                                                  Keys::max_pair_length}));
 }
 
+// Negative scores (global alignments) decode too.
+template <class Keys>
+void expect_negative_round_trip() {
+  const typename Keys::Key value = Keys::empty - Keys::gap(1000) - 3 * Keys::gap(999) + Keys::column(-4, false);
+  EXPECT_EQ(Keys::decode(value), (AlignmentStats{-1000 - 3 * 999 - 4, 0, 5}));
+}
+
 TEST(LaneKey, RoundTripsPackedStatistics) {
+  expect_negative_round_trip<NarrowKeys>();
+  expect_negative_round_trip<WideKeys>();
   expect_round_trip<NarrowKeys>();
   expect_round_trip<WideKeys>();
 }
@@ -84,6 +155,7 @@ TEST(LaneKey, RoundTripsPackedStatistics) {
 struct SchemeCase {
   const char* name;
   ScoringScheme (*make)();
+  AlignmentMode mode;
 };
 
 class ReferenceVersusIndependent : public ::testing::TestWithParam<SchemeCase> {};
@@ -92,13 +164,14 @@ class ReferenceVersusIndependent : public ::testing::TestWithParam<SchemeCase> {
 // counts are those of a traced optimal alignment, recounted column by column.
 TEST_P(ReferenceVersusIndependent, RandomPairsWithIndels) {
   const auto scheme = GetParam().make();
+  const auto mode = GetParam().mode;
   SequenceFactory factory(scheme, 12345);
   for (int pair = 0; pair < 1500; ++pair) {
     const auto a = factory.random(factory.uniform(1, 70));
     const auto b = pair % 3 == 0 ? factory.random(factory.uniform(1, 70)) : factory.mutate(a, 0.15, 0.1, 90);
-    const auto stats = align_reference(a, b, scheme);
-    ASSERT_EQ(stats.score, testing::gotoh_score(a, b, scheme)) << "pair " << pair;
-    const auto traced = testing::align_traced(a, b, scheme);
+    const auto stats = align_reference(a, b, scheme, mode);
+    ASSERT_EQ(stats.score, testing::gotoh_score(a, b, scheme, mode)) << "pair " << pair;
+    const auto traced = testing::align_traced(a, b, scheme, mode);
     ASSERT_EQ(traced.stats, stats) << "pair " << pair;
     ASSERT_EQ(testing::rescore(traced, scheme), stats) << "pair " << pair;
     // The traced columns spell out contiguous pieces of a and b.
@@ -111,13 +184,21 @@ TEST_P(ReferenceVersusIndependent, RandomPairsWithIndels) {
         ASSERT_EQ(traced.row_b[c], b[ib++]);
       }
     }
+    if (mode == AlignmentMode::global) {  // corner to corner
+      ASSERT_EQ(ia, a.size());
+      ASSERT_EQ(ib, b.size());
+      ASSERT_EQ(traced.a_begin + traced.b_begin, 0);
+    }
     // The definition does not depend on which sequence is the row.
-    ASSERT_EQ(align_reference(b, a, scheme), stats) << "pair " << pair;
+    ASSERT_EQ(align_reference(b, a, scheme, mode), stats) << "pair " << pair;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, ReferenceVersusIndependent,
-                         ::testing::Values(SchemeCase{"dna", dna}, SchemeCase{"protein", protein}),
+                         ::testing::Values(SchemeCase{"dna_local", dna, AlignmentMode::local},
+                                           SchemeCase{"protein_local", protein, AlignmentMode::local},
+                                           SchemeCase{"dna_global", dna, AlignmentMode::global},
+                                           SchemeCase{"protein_global", protein, AlignmentMode::global}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 struct KernelCase {
@@ -125,19 +206,23 @@ struct KernelCase {
   const char* scheme_name;
   ScoringScheme (*make)();
   bool wide;  // WideKeys with sequences up to 400 long, else NarrowKeys
+  AlignmentMode mode;
 };
 
+const char* mode_name(AlignmentMode mode) { return mode == AlignmentMode::global ? "global" : "local"; }
+
 void PrintTo(const KernelCase& c, std::ostream* out) {
-  *out << c.kernel.name << (c.wide ? " wide " : " narrow ") << c.scheme_name;
+  *out << c.kernel.name << (c.wide ? " wide " : " narrow ") << c.scheme_name << " " << mode_name(c.mode);
 }
 
 class LaneKernelVersusReference : public ::testing::TestWithParam<KernelCase> {};
 
 // Every lane of every row equals the scalar reference, on groups mixing lengths
-// (so lanes are padded) and rows related to one lane's sequence.
+// (so lanes are padded) and rows related to one lane's sequence; group 0 holds
+// issue 15's co-optimal example.
 template <class Keys>
 int check_random_groups(void (*run)(const LaneGroupJob<Keys>&), int lanes, const ScoringScheme& scheme,
-                        int longest, int groups) {
+                        AlignmentMode mode, int longest, int groups) {
   SequenceFactory factory(scheme, 777);
   std::vector<Residue> all_codes(scheme.alphabet_size);
   for (int c = 0; c < scheme.alphabet_size; ++c) all_codes[c] = static_cast<Residue>(c);
@@ -146,25 +231,27 @@ int check_random_groups(void (*run)(const LaneGroupJob<Keys>&), int lanes, const
     const int lanes_used = factory.uniform(1, lanes);
     std::vector<std::vector<Residue>> columns;
     for (int lane = 0; lane < lanes_used; ++lane) columns.push_back(factory.random(factory.uniform(1, longest)));
+    if (group == 0 && scheme.alphabet == Alphabet::dna) columns.back() = dna_codes("AAAAGGGGGTTTTTTTGGGGGAAAA");
     std::vector<std::span<const Residue>> column_spans(columns.begin(), columns.end());
     LaneProfile<Keys> profile;
     profile.build(scheme, column_spans, lanes, all_codes);
 
     std::vector<std::vector<Residue>> rows;
-    const int limit = std::min(Keys::max_pair_length - profile.columns(), longest);
-    for (int r = 0; r < 7; ++r) {  // odd, so the last sweep has padding rows
+    const int limit = std::min(Keys::longest_pair(scheme, mode) - profile.columns(), longest);
+    for (int r = 0; r < 7; ++r) {  // rows of every length modulo the rows per sweep
       rows.push_back(r % 2 ? factory.random(factory.uniform(1, limit))
                            : factory.mutate(columns[factory.uniform(0, lanes_used - 1)], 0.1, 0.08, limit));
     }
+    if (group == 0 && scheme.alphabet == Alphabet::dna) rows[0] = dna_codes("AAAACCCCCTTTTTTTCCCCCAAAA");
     std::vector<std::span<const Residue>> row_spans(rows.begin(), rows.end());
-    std::vector<typename Keys::Key> best(rows.size() * lanes);
+    std::vector<typename Keys::Key> result(rows.size() * lanes);
     AlignedVector<typename Keys::Key> workspace(2 * static_cast<std::size_t>(profile.columns()) * lanes);
-    run({&profile, row_spans, Keys::gap(scheme.gap_open), Keys::gap(scheme.gap_extend), best.data(),
+    run({&profile, row_spans, Keys::gap(scheme.gap_open), Keys::gap(scheme.gap_extend), mode, result.data(),
          workspace.data()});
 
     for (std::size_t r = 0; r < rows.size(); ++r) {
       for (int lane = 0; lane < lanes_used; ++lane) {
-        EXPECT_EQ(Keys::decode(best[r * lanes + lane]), align_reference(rows[r], columns[lane], scheme))
+        EXPECT_EQ(Keys::decode(result[r * lanes + lane]), align_reference(rows[r], columns[lane], scheme, mode))
             << "group " << group << " row " << r << " lane " << lane;
         ++pairs;
       }
@@ -177,17 +264,20 @@ int check_random_groups(void (*run)(const LaneGroupJob<Keys>&), int lanes, const
 TEST_P(LaneKernelVersusReference, RandomGroups) {
   const auto scheme = GetParam().make();
   const LaneKernel& kernel = GetParam().kernel;
-  const int pairs = GetParam().wide ? check_random_groups(kernel.run_wide, kernel.lanes, scheme, 400, 12)
-                                    : check_random_groups(kernel.run_narrow, kernel.lanes, scheme, 127, 60);
+  const auto mode = GetParam().mode;
+  const int pairs = GetParam().wide ? check_random_groups(kernel.run_wide, kernel.lanes, scheme, mode, 400, 12)
+                                    : check_random_groups(kernel.run_narrow, kernel.lanes, scheme, mode, 127, 60);
   EXPECT_GT(pairs, GetParam().wide ? 250 : 1000);
 }
 
 std::vector<KernelCase> kernel_cases(const std::vector<LaneKernel>& kernels) {
   std::vector<KernelCase> cases;
   for (const auto& kernel : kernels) {
-    for (const bool wide : {false, true}) {
-      cases.push_back({kernel, "dna", dna, wide});
-      cases.push_back({kernel, "protein", protein, wide});
+    for (const auto mode : {AlignmentMode::local, AlignmentMode::global}) {
+      for (const bool wide : {false, true}) {
+        cases.push_back({kernel, "dna", dna, wide, mode});
+        cases.push_back({kernel, "protein", protein, wide, mode});
+      }
     }
   }
   return cases;
@@ -200,14 +290,15 @@ std::vector<LaneKernel> supported_kernels() {
 }
 
 std::string case_name(const ::testing::TestParamInfo<KernelCase>& info) {
-  return info.param.kernel.name + "_" + (info.param.wide ? "wide_" : "narrow_") + info.param.scheme_name;
+  return info.param.kernel.name + "_" + (info.param.wide ? "wide_" : "narrow_") + info.param.scheme_name + "_" +
+         mode_name(info.param.mode);
 }
 
 INSTANTIATE_TEST_SUITE_P(SupportedKernels, LaneKernelVersusReference,
                          ::testing::ValuesIn(kernel_cases(supported_kernels())), case_name);
 
-// The AVX-512 code (16 lanes, int32 and int64 keys) on any CPU, through SIMDe; ctest
-// runs it as its own entry, swg-avx512-simde.
+// The AVX-512 code (16 lanes, int32 and int64 keys, both modes) on any CPU, through
+// SIMDe; ctest runs it as its own entry, swg-avx512-simde.
 INSTANTIATE_TEST_SUITE_P(Avx512OnSimde, LaneKernelVersusReference,
                          ::testing::ValuesIn(kernel_cases(
                              {{"avx512", kAvx512Lanes, run_narrow_avx512_simde, run_wide_avx512_simde}})),

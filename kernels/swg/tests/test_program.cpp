@@ -81,12 +81,14 @@ std::string write_random_fasta(const TempDir& dir, const swg::ScoringScheme& sch
 }
 
 void expect_matches_reference(const std::vector<std::int16_t>& m, const std::vector<spidal::FastaRecord>& records,
-                              const swg::ScoringScheme& scheme, const std::vector<std::pair<int, int>>& pairs) {
+                              const swg::ScoringScheme& scheme, const std::vector<std::pair<int, int>>& pairs,
+                              swg::DistanceKind kind = swg::DistanceKind::spidal) {
   const auto n = static_cast<std::int64_t>(records.size());
   for (const auto& [i, j] : pairs) {
-    const auto stats = swg::align_reference(swg::encode(records[i].residues, scheme.alphabet),
-                                            swg::encode(records[j].residues, scheme.alphabet), scheme);
-    ASSERT_EQ(m[i * n + j], swg::stored_distance(stats)) << records[i].id << " vs " << records[j].id;
+    const auto a = swg::encode(records[i].residues, scheme.alphabet), b = swg::encode(records[j].residues, scheme.alphabet);
+    const auto stats = swg::align_reference(a, b, scheme, swg::alignment_mode(kind));
+    ASSERT_EQ(m[i * n + j], swg::stored_distance(stats, a.size(), b.size(), kind))
+        << records[i].id << " vs " << records[j].id;
   }
 }
 
@@ -119,7 +121,8 @@ TEST(SwgProgram, BadOptionsAreUsageErrors) {
   TempDir dir;
   const auto fasta = dir.write("in.fasta", ">a\nACGT\n>b\nACGA\n");
   const std::string base = kSwg + " --input " + fasta + " --output " + dir.file("out.bin");
-  for (const std::string options : {" --alphabet rna", " --matrix blosum62", " --gap-open 0", " --kernel sse9"}) {
+  for (const std::string options :
+       {" --alphabet rna", " --matrix blosum62", " --gap-open 0", " --kernel sse9", " --distance local"}) {
     const auto result = run(base + options, dir);
     EXPECT_EQ(result.exit_code, 2) << options;
     EXPECT_NE(result.err.find("see --help"), std::string::npos) << options << ": " << result.err;
@@ -178,6 +181,27 @@ TEST(SwgProgram, DnaMatrixEqualsTheReferenceOnEveryPair) {
   EXPECT_NE(result.out.find("{\"program\":\"swg\",\"phase\":\"done\",\"sequences\":100,\"pairs\":4950"),
             std::string::npos) << result.out;
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"in.fasta", "out.bin", "out.bin.labels"}));
+}
+
+// --distance shorter and global: every pair as the reference computes it, on the
+// SIMD kernel and the generic one alike (pairs too long for the narrow keys take
+// the wide ones).
+TEST(SwgProgram, EachDistanceEqualsTheReferenceOnEveryPair) {
+  TempDir dir;
+  const auto scheme = swg::make_scoring(swg::Alphabet::dna, "ednafull", 16, 4);
+  const auto fasta = write_random_fasta(dir, scheme, 60, 23);
+  const auto records = spidal::read_fasta(fasta, swg::fasta_alphabet(swg::Alphabet::dna));
+  for (const std::string name : {"shorter", "global"}) {
+    const std::string base = kSwg + " --input " + fasta + " --block-size 16 --distance " + name + " --output ";
+    const auto result = run(base + dir.file(name + ".bin"), dir);
+    ASSERT_EQ(result.exit_code, 0) << name << ": " << result.err;
+    EXPECT_NE(result.out.find("\"distance\":\"" + name + "\""), std::string::npos) << result.out;
+    const auto m = read_matrix(dir.file(name + ".bin"), 60);
+    expect_symmetric_with_zero_diagonal(m, 60);
+    expect_matches_reference(m, records, scheme, all_pairs(60), swg::parse_distance(name));
+    ASSERT_EQ(run(base + dir.file("generic.bin") + " --kernel generic", dir).exit_code, 0);
+    EXPECT_TRUE(slurp(dir.file(name + ".bin")) == slurp(dir.file("generic.bin"))) << name;
+  }
 }
 
 // Settings from a SPIDAL-style config file, overridden on the command line.
