@@ -43,6 +43,14 @@ export function inputError(
   return new InputError(code, `${where}${at}${message}`, { line, file: input.entry, status });
 }
 
+/** Characters of input quoted in an error message at most: a 10 MB line still gives a short error. */
+export const QUOTED_CHARS = 200;
+
+/** `text` in double quotes (JSON escapes) for an error message, cut to QUOTED_CHARS. */
+export function quoted(text: string): string {
+  return JSON.stringify(text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}…` : text);
+}
+
 /** Title a frame gets from its file name: the base name without extension. */
 export function titleFromName(name: string): string {
   const base = name.slice(name.lastIndexOf('/') + 1);

@@ -47,3 +47,26 @@ test('bad CSV files are rejected with the line at fault', async () => {
   await assertInputError(parseCsv('x,y,label\n1,2,"open\n3,4,x\n'), { code: 'bad_csv', line: 2 });
   await assertInputError(parseCsv('x,y,z\n'), { code: 'no_points' });
 });
+
+test('a column read from the file named twice is a 422 naming it and its columns', async () => {
+  const error = await assertInputError(parseCsv('x,X,y\n1,2,3\n'), { code: 'duplicate_csv_column', line: 1 });
+  assert.equal(error.message, 'line 1: the header names x (columns 1, 2) more than once');
+  const both = await assertInputError(parseCsv('label,x,y, Label ,y\n'), { code: 'duplicate_csv_column' });
+  assert.match(both.message, /y \(columns 3, 5\) and label \(columns 1, 4\)|label \(columns 1, 4\) and y \(columns 3, 5\)/);
+  const plot = await parseCsv('x,y,note,note\n1,2,a,b\n');
+  assert.equal(plot.frames[0].labels.length, 1, 'other columns may repeat: they are not read');
+});
+
+test('lines are counted through quoted line breaks and blank lines, for errors after them', async () => {
+  await assertInputError(parseCsv('x,y,label\n1,2,"a\nb\nc"\n  \n\n3,4,x\n5,oops,y\n'), { code: 'bad_number', line: 8 });
+  await assertInputError(parseCsv('x,y,label\r\n1,2,"a\r\nb"\r\n\r\n3,4,"open\r\n5,6,y\r\n'), { code: 'bad_csv', line: 5 });
+});
+
+test('errors quote at most 200 characters of a 10 MB line', async () => {
+  const huge = '7'.repeat(5_000_000) + 'x' + '7'.repeat(5_000_000);
+  const error = await assertInputError(parseCsv(`x,y\n1,${huge}\n`), { code: 'bad_number', line: 2 });
+  assert.ok(error.message.length < 260, `message of ${error.message.length} characters`);
+  assert.match(error.message, /^line 2: "7{200}…" is not a number$/);
+  const header = await assertInputError(parseCsv(`${'h'.repeat(10_000_000)},a\n1,2\n`), { code: 'bad_csv_header' });
+  assert.ok(header.message.length < 300, `message of ${header.message.length} characters`);
+});
