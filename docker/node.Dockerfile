@@ -12,6 +12,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY schema/package.json schema/
+COPY jobs/package.json jobs/
 COPY server/package.json server/
 COPY workers/package.json workers/
 COPY hpc-bridge/package.json hpc-bridge/

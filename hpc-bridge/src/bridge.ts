@@ -6,12 +6,12 @@
 // to every stage left running, finding by name those whose submission was not recorded.
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { type HpcMessage, type JobBroker } from '../../server/src/jobs/broker.ts';
-import type { JobConfig } from '../../server/src/jobs/config.ts';
-import { isTerminalJob, type JobDoc, type JobState, type StageCommand, type StageName, type StageState } from '../../server/src/jobs/model.ts';
-import type { JobRepo } from '../../server/src/jobs/repository.ts';
-import { exitError } from '../../server/src/jobs/messages.ts';
-import { STAGE_FILES, exists, stageDir, tailOf } from '../../server/src/jobs/workdir.ts';
+import { type HpcMessage, type JobBroker } from '@wpv/jobs/broker';
+import type { JobConfig } from '@wpv/jobs/config';
+import { isTerminalJob, type JobDoc, type JobState, type StageCommand, type StageName, type StageState } from '@wpv/jobs/model';
+import type { JobRepo } from '@wpv/jobs/repository';
+import { exitError } from '@wpv/jobs/messages';
+import { STAGE_FILES, exists, stageDir, tailOf } from '@wpv/jobs/workdir';
 import type { Backend, BackendState, Handle, Submission } from './backends/backend.ts';
 import { ProgressReader } from './progress.ts';
 

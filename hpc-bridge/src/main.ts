@@ -2,12 +2,12 @@
 // Stopping it leaves running programs alone: the next start re-attaches to them.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from '../../server/src/config.ts';
-import { JobBroker } from '../../server/src/jobs/broker.ts';
-import { loadJobConfig } from '../../server/src/jobs/config.ts';
-import { JobRepo } from '../../server/src/jobs/repository.ts';
-import { endpointOf, retrying } from '../../server/src/jobs/retry.ts';
-import { openStore } from '../../server/src/storage/db.ts';
+import { loadConfig } from '@wpv/server/config';
+import { JobBroker } from '@wpv/jobs/broker';
+import { loadJobConfig } from '@wpv/jobs/config';
+import { JobRepo } from '@wpv/jobs/repository';
+import { endpointOf, retrying } from '@wpv/jobs/retry';
+import { openStore } from '@wpv/server/storage/db';
 import { LocalBackend } from './backends/local.ts';
 import { SlurmBackend } from './backends/slurm.ts';
 import { Bridge } from './bridge.ts';

@@ -2,7 +2,7 @@
 // line (issue 3: one object per line, "phase":"done" last) and a stress-per-iteration
 // series for the chart, bounded by halving its resolution when it fills up.
 import { open } from 'node:fs/promises';
-import type { SeriesPoint } from '../../server/src/jobs/model.ts';
+import type { SeriesPoint } from '@wpv/jobs/model';
 
 const MAX_SERIES = 400;
 const MAX_READ = 1024 * 1024;

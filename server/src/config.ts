@@ -1,6 +1,10 @@
 // Settings from the environment. MONGODB_URI and AMQP_URL are required here:
 // scripts/up.sh and the test harness point them at the embedded FerretDB/RabbitMQ.
 import path from 'node:path';
+import { intFromEnv } from '@wpv/jobs/env';
+
+/** Numeric settings are read the same way by the API and the job gateway's processes. */
+export { intFromEnv };
 
 export interface Config {
   port: number;
@@ -20,14 +24,6 @@ export interface Config {
     thumbnailBytes: number;
     viewBytes: number;
   };
-}
-
-export function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -5,9 +5,9 @@
 // as star glyphs in a cluster of their own.
 import path from 'node:path';
 import { categoricalColor } from '@wpv/schema';
-import type { JobDoc } from '../../server/src/jobs/model.ts';
-import { FILES } from '../../server/src/jobs/workdir.ts';
-import type { Plots } from '../../server/src/services/plots.ts';
+import type { JobDoc } from '@wpv/jobs/model';
+import { FILES } from '@wpv/jobs/workdir';
+import type { Plots } from '@wpv/server/services/plots';
 import { linesOf, writeAtomically } from './files.ts';
 import type { WorkerStage } from './orchestrator.ts';
 

@@ -1,8 +1,8 @@
 // The `distances` stage of a `vectors` job: CSV feature vectors → an N×N SPIDAL
 // matrix (int16 little-endian, distance / max distance × 32767) and labels.txt.
 import path from 'node:path';
-import type { JobDoc } from '../../server/src/jobs/model.ts';
-import { FILES } from '../../server/src/jobs/workdir.ts';
+import type { JobDoc } from '@wpv/jobs/model';
+import { FILES } from '@wpv/jobs/workdir';
 import { linesOf, writeAtomically } from './files.ts';
 
 export interface Vectors {

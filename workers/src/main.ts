@@ -3,13 +3,13 @@
 // dead-lettered, and sweeps idle active jobs so that a lost message never leaves a
 // job hanging. Several workers may run side by side.
 import { writeFile } from 'node:fs/promises';
-import { loadConfig } from '../../server/src/config.ts';
-import { JobBroker } from '../../server/src/jobs/broker.ts';
-import { loadJobConfig } from '../../server/src/jobs/config.ts';
-import { JobRepo } from '../../server/src/jobs/repository.ts';
-import { endpointOf, retrying } from '../../server/src/jobs/retry.ts';
-import { Plots } from '../../server/src/services/plots.ts';
-import { openStore } from '../../server/src/storage/db.ts';
+import { loadConfig } from '@wpv/server/config';
+import { JobBroker } from '@wpv/jobs/broker';
+import { loadJobConfig } from '@wpv/jobs/config';
+import { JobRepo } from '@wpv/jobs/repository';
+import { endpointOf, retrying } from '@wpv/jobs/retry';
+import { Plots } from '@wpv/server/services/plots';
+import { openStore } from '@wpv/server/storage/db';
 import { assembleStage } from './assemble.ts';
 import { distancesStage } from './distances.ts';
 import { Orchestrator } from './orchestrator.ts';

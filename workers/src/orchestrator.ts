@@ -5,13 +5,13 @@
 // redelivered or duplicate message repeats nothing: every move is guarded.
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { type Delivery, type JobBroker, type PipelineMessage } from '../../server/src/jobs/broker.ts';
-import { stageCommand } from '../../server/src/jobs/commands.ts';
-import type { JobConfig } from '../../server/src/jobs/config.ts';
-import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '../../server/src/jobs/model.ts';
-import { redactPaths } from '../../server/src/jobs/messages.ts';
-import type { JobRepo } from '../../server/src/jobs/repository.ts';
-import { FILES } from '../../server/src/jobs/workdir.ts';
+import { type Delivery, type JobBroker, type PipelineMessage } from '@wpv/jobs/broker';
+import { stageCommand } from '@wpv/server/jobtypes/commands';
+import type { JobConfig } from '@wpv/jobs/config';
+import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '@wpv/jobs/model';
+import { redactPaths } from '@wpv/jobs/messages';
+import type { JobRepo } from '@wpv/jobs/repository';
+import { FILES } from '@wpv/jobs/workdir';
 
 /**
  * A stage run in this process. `run` throws with the reason on failure; what it

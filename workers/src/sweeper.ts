@@ -4,8 +4,8 @@
 // A job may also be idle because its stages wait their turn in RabbitMQ (a burst):
 // each job is re-advanced after 1 idle minute, then after 2, 4, … (at most 16)
 // more, so waiting jobs cost a few messages each, not one per sweep.
-import { DELIVERY_LIMIT, type Delivery, type JobBroker } from '../../server/src/jobs/broker.ts';
-import type { JobRepo } from '../../server/src/jobs/repository.ts';
+import { DELIVERY_LIMIT, type Delivery, type JobBroker } from '@wpv/jobs/broker';
+import type { JobRepo } from '@wpv/jobs/repository';
 
 const SWEEP_EVERY_MS = 15_000;
 const IDLE_AFTER_MS = 60_000;

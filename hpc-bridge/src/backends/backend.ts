@@ -3,7 +3,7 @@
 // not the bridge's memory, say how a program ended, so a restarted bridge can
 // re-attach to everything it had started.
 import path from 'node:path';
-import type { StageCommand } from '../../../server/src/jobs/model.ts';
+import type { StageCommand } from '@wpv/jobs/model';
 
 export const RUN_STAGE = path.resolve(import.meta.dirname, '../../bin/run-stage.sh');
 

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { STAGE_FILES, exists } from '../../../server/src/jobs/workdir.ts';
+import { STAGE_FILES, exists } from '@wpv/jobs/workdir';
 import { RUN_STAGE, mpirunArgv, stageEnv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
 
 const KILL_GRACE_MS = 5000;

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { STAGE_FILES, exists } from '../../../server/src/jobs/workdir.ts';
+import { STAGE_FILES, exists } from '@wpv/jobs/workdir';
 import { RUN_STAGE, jobName, mpirunArgv, stageEnv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
 
 const run = promisify(execFile);

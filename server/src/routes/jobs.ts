@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { receiveUpload } from '../http/upload.ts';
-import { isTerminalJob } from '../jobs/model.ts';
+import { isTerminalJob } from '@wpv/jobs/model';
 import { toJob, type Jobs } from '../services/jobs.ts';
 
 const EVENT_POLL_MS = 250;

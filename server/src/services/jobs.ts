@@ -8,12 +8,12 @@ import { JobParams, JobSubmitFields, type Job, type JobStage, type JobType } fro
 import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import type { Upload } from '../http/upload.ts';
-import { type JobBroker } from '../jobs/broker.ts';
-import type { JobConfig } from '../jobs/config.ts';
-import { checkFasta, checkMatrix, checkVectors } from '../jobs/inputs.ts';
-import { newStages, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '../jobs/model.ts';
-import type { JobRepo } from '../jobs/repository.ts';
-import { INPUT_NAMES, STAGE_FILES, WEIGHTS_NAME, stageDir, tailOf } from '../jobs/workdir.ts';
+import { type JobBroker } from '@wpv/jobs/broker';
+import type { JobConfig } from '@wpv/jobs/config';
+import { checkFasta, checkMatrix, checkVectors } from '../jobtypes/inputs.ts';
+import { newStages, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
+import type { JobRepo } from '@wpv/jobs/repository';
+import { INPUT_NAMES, STAGE_FILES, WEIGHTS_NAME, stageDir, tailOf } from '@wpv/jobs/workdir';
 
 const LOG_TAIL_BYTES = 64 * 1024;
 

@@ -1,7 +1,7 @@
 // MongoDB connection, collections and the indexes behind every query the API makes.
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { BlobStore } from './blobs.ts';
-import type { ActiveJob, JobEvent, JobRecord, JobSlot, OwnedJob, StageTrack } from '../jobs/model.ts';
+import type { ActiveJob, JobEvent, JobRecord, JobSlot, OwnedJob, StageTrack } from '@wpv/jobs/model';
 import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, UserDoc } from './documents.ts';
 
 export interface Store {

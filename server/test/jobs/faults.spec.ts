@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { assembleStage } from '../../../workers/src/assemble.ts';
-import { JobRepo } from '../../src/jobs/repository.ts';
+import { JobRepo } from '@wpv/jobs/repository';
 import { Plots } from '../../src/services/plots.ts';
 import { Gateway, isTerminal, signedIn, sleep, submit, testBroker, waitForJob } from './gateway.ts';
 

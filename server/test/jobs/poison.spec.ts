@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import amqp from 'amqplib';
 import { Sweeper } from '../../../workers/src/sweeper.ts';
-import { DELIVERY_LIMIT, JobBroker } from '../../src/jobs/broker.ts';
-import { JobRepo } from '../../src/jobs/repository.ts';
+import { DELIVERY_LIMIT, JobBroker } from '@wpv/jobs/broker';
+import { JobRepo } from '@wpv/jobs/repository';
 import { Gateway, isTerminal, signedIn, sleep, submit, waitForJob } from './gateway.ts';
 
 describe('poison messages', () => {

@@ -8,8 +8,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SlurmBackend } from '../../../hpc-bridge/src/backends/slurm.ts';
-import { JobRepo } from '../../src/jobs/repository.ts';
-import { STAGE_FILES, stageDir } from '../../src/jobs/workdir.ts';
+import { JobRepo } from '@wpv/jobs/repository';
+import { STAGE_FILES, stageDir } from '@wpv/jobs/workdir';
 import { FAKE_KERNELS, Gateway, REAL_KERNELS, ROOT, fastaSubset, isTerminal, signedIn, sleep, submit, waitForJob } from './gateway.ts';
 import { checkPlot, READS, SUBSET } from './sequence-plot.ts';
 

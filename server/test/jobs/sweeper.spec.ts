@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Sweeper } from '../../../workers/src/sweeper.ts';
-import { JobBroker, type PipelineMessage } from '../../src/jobs/broker.ts';
-import { JobRepo } from '../../src/jobs/repository.ts';
+import { JobBroker, type PipelineMessage } from '@wpv/jobs/broker';
+import { JobRepo } from '@wpv/jobs/repository';
 import { Gateway, signedIn, sleep, submit } from './gateway.ts';
 
 const IDLE_MS = 2000;

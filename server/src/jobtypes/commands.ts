@@ -1,9 +1,9 @@
 // The command line of each MPI stage, per issue 3's contract of swg, damds and dapwc.
 // The bridge runs it as given (under mpirun or sbatch), so it stays program-agnostic.
 import path from 'node:path';
-import type { JobConfig } from './config.ts';
-import type { JobDoc, StageCommand, StageName } from './model.ts';
-import { FILES } from './workdir.ts';
+import type { JobConfig } from '@wpv/jobs/config';
+import type { JobDoc, StageCommand, StageName } from '@wpv/jobs/model';
+import { FILES } from '@wpv/jobs/workdir';
 
 /** Where the distance matrix of a job lives and how to read it. */
 function matrixOf(job: JobDoc): { file: string; bigEndian: boolean } {

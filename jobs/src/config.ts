@@ -1,7 +1,7 @@
 // Job gateway settings from the environment, shared by the API, workers and bridge.
 import os from 'node:os';
 import path from 'node:path';
-import { intFromEnv } from '../config.ts';
+import { intFromEnv } from './env.ts';
 
 export type BackendKind = 'local' | 'slurm';
 
@@ -50,7 +50,7 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
 }
 
 export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.env): JobConfig {
-  const root = path.resolve(import.meta.dirname, '../../..');
+  const root = path.resolve(import.meta.dirname, '../..');
   return {
     jobsDir: path.resolve(env.JOBS_DIR || path.join(dataDir, 'jobs')),
     kernelsDir: path.resolve(env.KERNELS_BIN || path.join(root, 'kernels/build/bin')),

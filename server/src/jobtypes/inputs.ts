@@ -4,6 +4,9 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { fileChunks } from '../formats/chunks.ts';
+import { forEachCsvRow } from '../formats/csv-rows.ts';
+import { quoted } from '../formats/reader.ts';
 import { InputError } from '../formats/types.ts';
 
 const DNA = new Set('ACGTUNRYKMSWBDHV-'.split(''));
@@ -104,14 +107,12 @@ export interface VectorTable {
   columns: number;
 }
 
-/** Same number of cells on every row, numeric cells outside the label column. */
+/** Same number of cells on every row, numeric cells outside the label column; read as CSV like plot uploads (csv-rows.ts). */
 export async function checkVectors(file: string, header: boolean, labelColumn: number | undefined, maxRows: number): Promise<VectorTable> {
   let columns = 0;
   let rows = 0;
   let first = true;
-  for await (const [raw, line] of lines(file)) {
-    if (raw.trim() === '') continue;
-    const cells = raw.split(',');
+  const onRow = (cells: string[], line: number) => {
     if (first) {
       columns = cells.length;
       if (labelColumn !== undefined && labelColumn >= columns) {
@@ -119,15 +120,24 @@ export async function checkVectors(file: string, header: boolean, labelColumn: n
       }
       if (columns - (labelColumn === undefined ? 0 : 1) < 1) throw invalid('no_features', 'no numeric column', line);
       first = false;
-      if (header) continue;
+      if (header) return;
     }
     if (cells.length !== columns) throw invalid('ragged_row', `${cells.length} cells, the first row has ${columns}`, line);
     cells.forEach((cell, column) => {
       if (column === labelColumn) return;
       const text = cell.trim();
-      if (text === '' || !Number.isFinite(Number(text))) throw invalid('not_a_number', `column ${column + 1}: "${text}" is not a number`, line);
+      if (text === '' || !Number.isFinite(Number(text))) throw invalid('not_a_number', `column ${column + 1}: ${quoted(text)} is not a number`, line);
     });
     if (++rows > maxRows) throw overLimit('too_many_rows', `more than ${maxRows} vectors, the limit per job (JOB_MAX_VECTOR_ROWS)`, line);
+  };
+  try {
+    await forEachCsvRow(fileChunks(file), onRow);
+  } catch (error) {
+    // The reader's own errors (quotes, encoding) are about the file field too.
+    if (error instanceof InputError && error.details.field === undefined) {
+      throw new InputError(error.code, error.message, { ...error.details, field: 'file' });
+    }
+    throw error;
   }
   if (rows < 2) throw invalid('too_few_rows', 'at least 2 vectors are needed');
   return { rows, columns };
