@@ -5,14 +5,11 @@
 #   bash bench/swg/run.sh            (SWG_BIN=path/to/swg to use another build)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-venv="$root/.local/venv-swg"
-if [[ ! -x "$venv/bin/python" ]]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet parasail numpy
-fi
+# .local/venv-swg with parasail and numpy, made on first use (shared with the swg-parasail test).
+python="$(bash "$root/kernels/swg/tests/parasail_venv.sh")"
 swg="${SWG_BIN:-$root/kernels/build/bin/swg}"
 if [[ ! -x "$swg" ]]; then
   bash "$root/kernels/build.sh"
 fi
-exec "$venv/bin/python" "$root/bench/swg/bench_swg.py" --swg "$swg" \
+exec "$python" "$root/bench/swg/bench_swg.py" --swg "$swg" \
   --fasta "$root/../shared/data/16s-4640.fasta" --results "$root/bench/results/swg.md" "$@"
