@@ -48,6 +48,12 @@ JsonFields& JsonFields::add(const std::string& key, bool value) { return add_raw
 
 JsonFields& JsonFields::add(const std::string& key, const JsonFields& object) { return add_raw(key, object.object()); }
 
+JsonFields& JsonFields::add(const std::string& key, const std::vector<std::string>& strings) {
+  std::string json = "[";
+  for (const std::string& s : strings) json += (json.size() > 1 ? "," : "") + json_quote(s);
+  return add_raw(key, json + "]");
+}
+
 JsonFields& JsonFields::append(const JsonFields& other) {
   if (other.members_.empty()) return *this;
   if (!members_.empty()) members_ += ',';

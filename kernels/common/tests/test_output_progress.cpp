@@ -76,6 +76,12 @@ TEST(Progress, OneFlushedJsonObjectPerLine) {
   EXPECT_NE(second.find("\"timings\":{\"total\":1.5}"), std::string::npos) << second;
 }
 
+TEST(Progress, StringArrays) {
+  EXPECT_EQ(spidal::JsonFields().add("w", std::vector<std::string>{}).object(), "{\"w\":[]}");
+  EXPECT_EQ(spidal::JsonFields().add("w", std::vector<std::string>{"a", "b \"c\""}).object(),
+            "{\"w\":[\"a\",\"b \\\"c\\\"\"]}");
+}
+
 TEST(Progress, NonFiniteNumbersBecomeNullAndDisabledReporterIsSilent) {
   EXPECT_EQ(spidal::JsonFields().add("x", 1.0 / 0.0).object(), "{\"x\":null}");
   spidal::ProgressReporter quiet("damds", false);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <string>
 
 namespace dapwc {
 namespace {
@@ -59,7 +60,10 @@ class Annealer {
       converge_here("final");
     }
 
-    merge_coincident();
+    const int before_end = state.clusters;
+    if (merge_coincident() > 0)
+      warn(std::to_string(before_end - state.clusters) + " of " + std::to_string(before_end) +
+           " clusters merged: they held the same points");
     remove_small_clusters();
     result_.frozen = all_frozen(state, settings_.freezing_limit);
     result_.labels = labels_by_first_point(nearest_clusters(state));
@@ -93,20 +97,22 @@ class Annealer {
     return chosen >= 0;
   }
 
-  // Merges clusters that a split produced but that did not separate.
-  void merge_coincident() {
+  // Merges clusters that a split produced but that did not separate; returns how many went.
+  int merge_coincident() {
     ClusterState& state = result_.state;
     const int dropped =
         merge_coincident_clusters(state, settings_.coincidence_tolerance * state.temperature);
-    if (dropped == 0) return;
+    if (dropped == 0) return 0;
     result_.merged_clusters += dropped;
     converge_here("merge");
+    return dropped;
   }
 
   // Drops clusters with fewer than min_cluster_points nearest points (never the
   // last one) and re-converges, until every cluster is large enough.
   void remove_small_clusters() {
     ClusterState& state = result_.state;
+    const int before = state.clusters;
     for (;;) {
       std::vector<int> counts(state.clusters, 0);
       for (int j : nearest_clusters(state)) ++counts[j];
@@ -114,12 +120,17 @@ class Annealer {
       for (int j = 0; j < state.clusters; ++j)
         if (counts[j] >= settings_.min_cluster_points) kept.push_back(j);
       if (kept.empty()) kept.push_back(static_cast<int>(std::max_element(counts.begin(), counts.end()) - counts.begin()));
-      if (static_cast<int>(kept.size()) == state.clusters) return;
+      if (static_cast<int>(kept.size()) == state.clusters) break;
       result_.removed_clusters += state.clusters - static_cast<int>(kept.size());
       keep_clusters(state, kept);
       converge_here("remove");
     }
+    if (state.clusters < before)
+      warn(std::to_string(before - state.clusters) + " of " + std::to_string(before) + " clusters dropped: under " +
+           std::to_string(settings_.min_cluster_points) + " points");
   }
+
+  void warn(std::string message) { result_.warnings.push_back(std::move(message)); }
 
   void report(const char* phase) {
     if (!observer_) return;
@@ -141,6 +152,10 @@ AnnealingResult anneal(const DistanceRows& distances, RowExchange& exchange, dou
   AnnealingResult result;
   Annealer(distances, exchange, settings, observer, result).run(mean_distance);
   return result;
+}
+
+int default_min_cluster_points(std::int64_t n) {
+  return static_cast<int>(std::clamp<std::int64_t>(n / 40, 2, 25));
 }
 
 std::vector<int> labels_by_first_point(const std::vector<int>& cluster_of_point) {

@@ -1,6 +1,6 @@
 // The DA-PWC temperature schedule: start with one cluster at T₀ = 2·mean distance,
 // converge the E/M step at each temperature, test for splits, cool, freeze, drop
-// small clusters, label.
+// small clusters, label; say why the result has fewer clusters than asked for.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,7 @@ struct AnnealingSettings {
   double freezing_limit = 0.002;      // FreezingLimit
   int final_steps = 200;              // IterationAtEnd, temperature steps of the final phase
   int min_cluster_points = 25;        // clusters with fewer points are dropped at the end
+                                      // (the program's default follows N: default_min_cluster_points)
   double split_amplitude = 0.5;       // ε perturbation of a split, in units of T
   double coincidence_tolerance = 0.05;  // clusters with ε this close (units of T) are merged
   PowerIterationSettings power;
@@ -57,12 +58,20 @@ struct AnnealingResult {
   int merged_clusters = 0;         // coincident copies merged before split tests
   int removed_clusters = 0;
   bool frozen = false;             // every final cluster below the freezing limit
+  // Why the result has fewer clusters than the schedule reached, e.g.
+  // "3 of 8 clusters dropped: under 5 points"; empty when nothing was lost.
+  std::vector<std::string> warnings;
   double em_seconds = 0.0;
   double split_seconds = 0.0;
 };
 
 AnnealingResult anneal(const DistanceRows& distances, RowExchange& exchange, double mean_distance,
                        const AnnealingSettings& settings, const AnnealingObserver& observer);
+
+// SPIDAL dropped clusters under 25 points whatever N; that removes every cluster
+// of a few hundred points (families of 12-60 reads). The default is N/40 clamped
+// to 2..25: 25 from N = 1000 up, as SPIDAL, and still below a fortieth of N.
+int default_min_cluster_points(std::int64_t n);
 
 // Renumbers 0-based cluster indices to 1..K in order of each cluster's first point.
 std::vector<int> labels_by_first_point(const std::vector<int>& cluster_of_point);

@@ -60,29 +60,34 @@ std::vector<ClusterCenters> cluster_centers(const std::vector<int>& labels, int 
     std::vector<double> by_matrix(m.size());
     for (std::size_t i = 0; i < m.size(); ++i) by_matrix[i] = mean_distance[m[i]];
     center.medoid = m[argmin(by_matrix)];
+    if (points.empty()) continue;
 
+    SpatialCenters& spatial = center.spatial.emplace();
     std::vector<double> by_space(m.size(), 0.0);
 #pragma omp parallel for schedule(dynamic, 64)
     for (std::size_t i = 0; i < m.size(); ++i)
       for (std::size_t j = 0; j < m.size(); ++j) by_space[i] += euclidean(points[m[i]], points[m[j]]);
-    center.euclidean_medoid = m[argmin(by_space)];
+    spatial.euclidean_medoid = m[argmin(by_space)];
 
     for (std::int64_t p : m)
-      for (int d = 0; d < 3; ++d) center.centroid[d] += points[p][d];
-    for (int d = 0; d < 3; ++d) center.centroid[d] /= static_cast<double>(m.size());
+      for (int d = 0; d < 3; ++d) spatial.centroid[d] += points[p][d];
+    for (int d = 0; d < 3; ++d) spatial.centroid[d] /= static_cast<double>(m.size());
     std::vector<double> to_centroid(m.size());
-    for (std::size_t i = 0; i < m.size(); ++i) to_centroid[i] = euclidean(points[m[i]], center.centroid);
-    center.nearest_to_centroid = m[argmin(to_centroid)];
+    for (std::size_t i = 0; i < m.size(); ++i) to_centroid[i] = euclidean(points[m[i]], spatial.centroid);
+    spatial.nearest_to_centroid = m[argmin(to_centroid)];
   }
   return centers;
 }
 
 void write_centers(std::ostream& out, const std::vector<ClusterCenters>& centers) {
   out << std::setprecision(std::numeric_limits<double>::max_digits10);
-  for (const ClusterCenters& c : centers)
-    out << c.label << ' ' << c.count << ' ' << c.medoid << ' ' << c.euclidean_medoid << ' '
-        << c.nearest_to_centroid << ' ' << c.centroid[0] << ' ' << c.centroid[1] << ' ' << c.centroid[2]
-        << '\n';
+  for (const ClusterCenters& c : centers) {
+    out << c.label << ' ' << c.count << ' ' << c.medoid;
+    if (const auto& s = c.spatial)
+      out << ' ' << s->euclidean_medoid << ' ' << s->nearest_to_centroid << ' ' << s->centroid[0] << ' '
+          << s->centroid[1] << ' ' << s->centroid[2];
+    out << '\n';
+  }
 }
 
 }  // namespace dapwc

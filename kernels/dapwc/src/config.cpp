@@ -21,10 +21,12 @@ Config parse_config(int argc, const char* const* argv) {
           {"max-clusters", "K", "most clusters to split into (MaxNcent)", text(defaults.max_clusters),
            {"MaxNcent"}},
           {"big-endian", "", "the matrix is big-endian (Java SPIDAL writers)", std::nullopt, {"IsBigEndian"}},
-          {"points-3d", "FILE", "`index x y z` coordinates (e.g. from damds), for --centers", std::nullopt, {}},
-          {"centers", "FILE", "write cluster centres here (needs --points-3d)", std::nullopt, {}},
-          {"min-cluster-size", "P", "clusters with fewer points are dropped at the end",
-           text(defaults.min_cluster_points), {}},
+          {"centers", "FILE", "write each cluster's medoid (point index) here, one line per cluster",
+           std::nullopt, {}},
+          {"points-3d", "FILE", "`index x y z` coordinates (e.g. from damds): --centers adds 3D centres",
+           std::nullopt, {}},
+          {"min-cluster-size", "P", "clusters with fewer points are dropped at the end (default N/40, 2..25)",
+           std::nullopt, {}},
           {"freezing-limit", "F", "final phase ends once every Σ M(1−M)/C_k is below this",
            "0.002", {"FreezingLimit"}},
           {"epsi-max-change", "E", "an E/M loop converges when max_k Σ|Δε|/N is at most this", "0.001",
@@ -46,15 +48,15 @@ Config parse_config(int argc, const char* const* argv) {
   config.points = options.get_int("points", 2, 2'000'000'000LL);
   config.output_path = options.get_string("output");
   config.byte_order = options.get_flag("big-endian") ? spidal::ByteOrder::big : spidal::ByteOrder::little;
-  if (options.has("points-3d") != options.has("centers"))
-    throw spidal::UsageError("--points-3d and --centers go together");
-  if (options.has("centers")) {
-    config.points3d_path = options.get_string("points-3d");
-    config.centers_path = options.get_string("centers");
-  }
+  if (options.has("points-3d") && !options.has("centers"))
+    throw spidal::UsageError("--points-3d is only read for --centers");
+  if (options.has("centers")) config.centers_path = options.get_string("centers");
+  if (options.has("points-3d")) config.points3d_path = options.get_string("points-3d");
   AnnealingSettings& a = config.annealing;
   a.max_clusters = static_cast<int>(options.get_int("max-clusters", 1, 1000));
-  a.min_cluster_points = static_cast<int>(options.get_int("min-cluster-size", 1, 2'000'000'000LL));
+  a.min_cluster_points = options.has("min-cluster-size")
+                             ? static_cast<int>(options.get_int("min-cluster-size", 1, 2'000'000'000LL))
+                             : default_min_cluster_points(config.points);
   a.freezing_limit = options.get_double("freezing-limit", 0.0, 1.0);
   a.epsi_max_change = options.get_double("epsi-max-change", 0.0, 1.0);
   a.min_eig_test = options.get_double("min-eig-test", -1.0, 0.0);

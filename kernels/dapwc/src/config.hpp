@@ -15,8 +15,8 @@ struct Config {
   std::int64_t points = 0;
   std::string output_path;
   spidal::ByteOrder byte_order = spidal::ByteOrder::little;
-  std::optional<std::string> points3d_path;  // given together with centers_path
   std::optional<std::string> centers_path;
+  std::optional<std::string> points3d_path;  // only with centers_path
   AnnealingSettings annealing;
 };
 

@@ -41,6 +41,7 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
                                 .add("mean_distance", summary.mean_distance)
                                 .add("missing_pairs", summary.missing_pairs)
                                 .add("max_clusters", config.annealing.max_clusters)
+                                .add("min_cluster_size", config.annealing.min_cluster_points)
                                 .add("ranks", mpi.size())
                                 .add("threads", omp_get_max_threads()));
 
@@ -88,6 +89,7 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
                     .add("merged", result.merged_clusters)
                     .add("removed", result.removed_clusters)
                     .add("frozen", result.frozen)
+                    .add("warnings", result.warnings)
                     .add("ranks", mpi.size())
                     .add("threads", omp_get_max_threads()),
                 spidal::JsonFields()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end tests of the dapwc program: planted clusters recovered, the same
-files from 1 and 2 ranks, config.properties with a big-endian matrix, and bad
-inputs rejected with a message, a non-zero exit and no output file.
+files from 1 and 2 ranks, config.properties with a big-endian matrix, the
+minimum cluster size and its warning, medoids without a layout, and bad inputs
+rejected with a message, a non-zero exit and no output file.
 
 usage: cli_test.py DAPWC DAPWC_TESTDATA MPIEXEC
 """
@@ -92,6 +93,47 @@ def test_config_properties_big_endian(work):
     check(result.returncode == 0 and score(data + ".truth", output) == (1.0, 4), "--max-clusters overrides MaxNcent")
 
 
+def done_line(result):
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_min_cluster_size_and_warning(work):
+    data = os.path.join(work, "three")
+    subprocess.run([TESTDATA, "blobs", "3", "40", "5", data], check=True)
+    output = os.path.join(work, "three.txt")
+    args = ["--distances", data + ".bin", "--points", "120", "--output", output]
+    # Default for N = 120: 3 points (SPIDAL's 25 would keep these, but not 3 x 20).
+    result = run(args)
+    check(result.returncode == 0, f"default size: exit {result.returncode}: {result.stderr}")
+    if result.returncode == 0:
+        loaded = json.loads(result.stdout.splitlines()[0])
+        check(loaded["min_cluster_size"] == 3, f"loaded line: {loaded}")
+        done = done_line(result)
+        check(done["clusters"] == 3 and done["warnings"] == [], f"done line: {done}")
+        check(score(data + ".truth", output) == (1.0, 3), "three blobs of 40 recovered")
+    result = run(args + ["--min-cluster-size", "50"])
+    check(result.returncode == 0, f"--min-cluster-size 50: exit {result.returncode}: {result.stderr}")
+    if result.returncode == 0:
+        done = done_line(result)
+        check(done["clusters"] == 1 and done["removed"] == 2, f"done line: {done}")
+        check(done["warnings"] == ["2 of 3 clusters dropped: under 50 points"], f"warnings: {done['warnings']}")
+
+
+def test_medoids_without_layout(work):
+    data = os.path.join(work, "medoids")
+    subprocess.run([TESTDATA, "blobs", "4", "30", "9", data], check=True)
+    output, centers = os.path.join(work, "medoids.txt"), os.path.join(work, "medoids.centers")
+    result = run(["--distances", data + ".bin", "--points", "120", "--output", output, "--centers", centers])
+    check(result.returncode == 0, f"--centers alone: exit {result.returncode}: {result.stderr}")
+    if result.returncode != 0:
+        return
+    labels = [int(line.split()[1]) for line in read(output).splitlines()]
+    lines = [[int(x) for x in line.split()] for line in read(centers).splitlines()]
+    check([line[0] for line in lines] == [1, 2, 3, 4], f"one line per label: {lines}")
+    for label, count, medoid in lines:
+        check(labels[medoid] == label and labels.count(label) == count, f"medoid {medoid} of cluster {label}")
+
+
 def expect_rejected(work, name, args, fragment, ranks=1):
     output = os.path.join(work, name + ".txt")
     result = run(args + ["--output", output], ranks)
@@ -108,8 +150,8 @@ def test_bad_inputs(work):
     expect_rejected(work, "wrong-size-np2", ["--distances", matrix, "--points", "21"], "bytes", ranks=2)
     expect_rejected(work, "missing-points", ["--distances", matrix], "points")
     expect_rejected(work, "unreadable", ["--distances", os.path.join(work, "none.bin"), "--points", "20"], "none.bin")
-    expect_rejected(work, "centers-alone", ["--distances", matrix, "--points", "20", "--centers",
-                                            os.path.join(work, "c.txt")], "--points-3d")
+    expect_rejected(work, "points-3d-alone", ["--distances", matrix, "--points", "20", "--points-3d",
+                                              points], "--centers")
     with open(os.path.join(work, "short.points"), "w") as f:
         f.write("0 1 2 3\n")
     expect_rejected(work, "short-points", ["--distances", matrix, "--points", "20", "--points-3d",
@@ -130,6 +172,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="dapwc-cli-") as work:
         test_planted_clusters_one_and_two_ranks(work)
         test_config_properties_big_endian(work)
+        test_min_cluster_size_and_warning(work)
+        test_medoids_without_layout(work)
         test_bad_inputs(work)
     print(f"{len(failures)} failures" if failures else "all dapwc command-line checks passed")
     return 1 if failures else 0

@@ -13,13 +13,15 @@ struct Clustered {
   AnnealingResult result;
 };
 
-Clustered cluster_blobs(int clusters, int per_cluster, int max_clusters, unsigned seed) {
+// min_cluster_points 0: the program's default for N.
+Clustered cluster_blobs(int clusters, int per_cluster, int max_clusters, unsigned seed, int min_cluster_points = 0) {
   Clustered c{testing::gaussian_blobs(clusters, per_cluster, 4.0, 0.3, seed), {}};
   SingleRankExchange exchange(c.data.n);
   DistanceRows rows{c.data.n, {0, c.data.n}, c.data.stored};
   const MatrixSummary summary = prepare_distances(rows, exchange);
   AnnealingSettings settings;
   settings.max_clusters = max_clusters;
+  settings.min_cluster_points = min_cluster_points > 0 ? min_cluster_points : default_min_cluster_points(c.data.n);
   c.result = anneal(rows, exchange, summary.mean_distance, settings, {});
   return c;
 }
@@ -49,6 +51,38 @@ TEST(Annealing, OneClusterWhenMaxNcentIsOne) {
   EXPECT_EQ(c.result.clusters, 1);
   EXPECT_EQ(c.result.splits, 0);
   for (int label : c.result.labels) EXPECT_EQ(label, 1);
+}
+
+TEST(MinClusterSize, DefaultFollowsN) {
+  EXPECT_EQ(default_min_cluster_points(30), 2);
+  EXPECT_EQ(default_min_cluster_points(120), 3);
+  EXPECT_EQ(default_min_cluster_points(400), 10);
+  EXPECT_EQ(default_min_cluster_points(1000), 25);
+  EXPECT_EQ(default_min_cluster_points(100000), 25);
+}
+
+// SPIDAL's fixed 25 dropped every cluster of these, leaving one with no word.
+TEST(MinClusterSize, SmallInputsKeepTheirClusters) {
+  for (const auto& [clusters, per_cluster] : {std::pair{3, 10}, {3, 20}, {3, 40}, {5, 12}}) {
+    const Clustered c = cluster_blobs(clusters, per_cluster, 8, 7);
+    EXPECT_EQ(c.result.clusters, clusters) << clusters << " x " << per_cluster;
+    EXPECT_GE(testing::adjusted_rand_index(c.data.truth, c.result.labels), 0.95);
+    EXPECT_TRUE(c.result.warnings.empty()) << c.result.warnings.front();
+  }
+}
+
+TEST(MinClusterSize, DroppedClustersAreReported) {
+  const Clustered c = cluster_blobs(3, 40, 8, 7, 50);
+  EXPECT_EQ(c.result.clusters, 1);
+  EXPECT_EQ(c.result.removed_clusters, 2);
+  EXPECT_EQ(c.result.warnings, std::vector<std::string>{"2 of 3 clusters dropped: under 50 points"});
+}
+
+TEST(Annealing, RecoversSixBlobsOfTwoHundred) {
+  const Clustered c = cluster_blobs(6, 200, 8, 19);
+  EXPECT_EQ(c.result.clusters, 6);
+  EXPECT_GE(testing::adjusted_rand_index(c.data.truth, c.result.labels), 0.95);
+  EXPECT_TRUE(c.result.warnings.empty());
 }
 
 TEST(Labels, NumberedByFirstPoint) {

@@ -31,16 +31,28 @@ TEST(Centers, MedoidsAndCentreOfGravity) {
   ASSERT_EQ(centers.size(), 2u);
   EXPECT_EQ(centers[0].count, 4);
   EXPECT_EQ(centers[0].medoid, 1);
-  EXPECT_EQ(centers[0].euclidean_medoid, 1);       // sums 13, 11, 11 (index 3), 27: first wins
-  EXPECT_EQ(centers[0].nearest_to_centroid, 3);    // centroid x = 3.25
-  EXPECT_EQ(centers[0].centroid, (Point3{3.25, 0, 0}));
+  ASSERT_TRUE(centers[0].spatial && centers[1].spatial);
+  EXPECT_EQ(centers[0].spatial->euclidean_medoid, 1);     // sums 13, 11, 11 (index 3), 27: first wins
+  EXPECT_EQ(centers[0].spatial->nearest_to_centroid, 3);  // centroid x = 3.25
+  EXPECT_EQ(centers[0].spatial->centroid, (Point3{3.25, 0, 0}));
   EXPECT_EQ(centers[1].medoid, 2);
-  EXPECT_EQ(centers[1].euclidean_medoid, 2);
-  EXPECT_EQ(centers[1].nearest_to_centroid, 2);
+  EXPECT_EQ(centers[1].spatial->euclidean_medoid, 2);
+  EXPECT_EQ(centers[1].spatial->nearest_to_centroid, 2);
 
   std::ostringstream out;
   write_centers(out, centers);
   EXPECT_EQ(out.str(), "1 4 1 1 3 3.25 0 0\n2 2 2 2 2 5 5 6\n");
+}
+
+TEST(Centers, MedoidsAloneWithoutALayout) {
+  const std::vector<int> labels{1, 1, 2, 1, 1, 2};
+  const std::vector<double> mean_distance{0.4, 0.1, 0.3, 0.2, 0.9, 0.25};
+  const auto centers = cluster_centers(labels, 2, mean_distance, {});
+  ASSERT_EQ(centers.size(), 2u);
+  EXPECT_FALSE(centers[0].spatial || centers[1].spatial);
+  std::ostringstream out;
+  write_centers(out, centers);
+  EXPECT_EQ(out.str(), "1 4 1\n2 2 5\n");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace spidal {
 
@@ -19,6 +20,7 @@ class JsonFields {
   JsonFields& add(const std::string& key, const char* value) { return add(key, std::string(value)); }
   JsonFields& add(const std::string& key, bool value);
   JsonFields& add(const std::string& key, const JsonFields& object);  // nested object
+  JsonFields& add(const std::string& key, const std::vector<std::string>& strings);  // array of strings
   // Appends all members of `other` after the ones added so far.
   JsonFields& append(const JsonFields& other);
   // "{...}" with the members added so far.
