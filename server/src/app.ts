@@ -1,11 +1,14 @@
 // The Express application: API under /api/v1, the built client for every other route.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import express, { type Express } from 'express';
+import express, { type Express, type Response } from 'express';
+import helmet, { type HelmetOptions } from 'helmet';
 import { API_PREFIX } from '@wpv/schema';
 import type { Config } from './config.ts';
 import { identify } from './http/auth.ts';
-import { ApiError, errorHandler } from './http/errors.ts';
+import { ApiError, errorHandler, requestId } from './http/errors.ts';
+import { LoginLimits } from './http/rate-limits.ts';
+import { bodyDeadline } from './http/timeouts.ts';
 import { authRoutes } from './routes/auth.ts';
 import { collectionRoutes } from './routes/collections.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -30,17 +33,17 @@ export interface Services {
 
 const CLIENT_ROUTES = ['/', '/login', '/tokens', '/jobs', '/jobs/:id', '/plots/:id'];
 
-export function createApp({ config, store, amqp }: Services): { app: Express; plots: Plots; users: Users; jobs: Jobs } {
+export function createApp({ config, store, amqp }: Services): { app: Express; plots: Plots; users: Users; jobs: Jobs; loginLimits: LoginLimits } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
-  app.use((_req, res, next) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'same-origin');
-    next();
-  });
+  app.locals.uploadIdleMs = config.timeouts.uploadIdleMs;
+  app.use(requestId);
+  app.use(helmet(securityHeaders(config)));
+  app.use(bodyDeadline(config.timeouts.bodyMs));
 
   const users = new Users(store);
+  const loginLimits = new LoginLimits(store.db, store.loginFailures, config.loginFailures);
   const blobs = store.blobs;
   const plots = new Plots(store, config.limits);
   // The job gateway publishes through its own broker link (confirm channel), opened on first use.
@@ -55,7 +58,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
     const status = { mongo, amqp: amqp.connected ? 'ok' : 'down: not connected' };
     res.status(mongo === 'ok' && amqp.connected ? 200 : 503).json(status);
   });
-  api.use('/auth', authRoutes(users, config.cookieSecure));
+  api.use('/auth', authRoutes(users, loginLimits, config.cookieSecure));
   api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs)));
   api.use('/plots', selectionRoutes(plots, blobs));
   api.use('/jobs', jobRoutes(config, jobs));
@@ -70,9 +73,37 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
 
   const index = path.join(config.clientDist, 'index.html');
   app.use(express.static(config.clientDist, { index: false, maxAge: '1h' }));
-  app.get(CLIENT_ROUTES, (_req, res) => {
+  const sendIndex = (res: Response) => {
     if (existsSync(index)) res.sendFile(index);
     else res.status(503).type('text').send('The client is not built: run "npm run build -w client".');
+  };
+  // The viewer's embed mode: any site (a notebook) may frame a public plot's page.
+  const embeddable = helmet.contentSecurityPolicy({ directives: { ...cspDirectives(config), 'frame-ancestors': ['*'] } });
+  app.get('/plots/:id', async (req, res, next) => {
+    if (req.query.embed !== '1' || !(await plots.isPublic(String(req.params.id)))) return next();
+    res.removeHeader('X-Frame-Options');
+    embeddable(req, res, () => sendIndex(res));
   });
-  return { app, plots, users, jobs };
+  app.get(CLIENT_ROUTES, (_req, res) => sendIndex(res));
+  return { app, plots, users, jobs, loginLimits };
+}
+
+/** Helmet's defaults, with scripts from this origin only and no framing (see the embed route above). */
+function cspDirectives(config: Config) {
+  return {
+    ...helmet.contentSecurityPolicy.getDefaultDirectives(),
+    'script-src': ["'self'"],
+    'frame-ancestors': ["'none'"],
+    // Plain-HTTP deployments (a workstation, a LAN) would have every request upgraded to a missing HTTPS.
+    'upgrade-insecure-requests': config.cookieSecure ? [] : null,
+  };
+}
+
+function securityHeaders(config: Config): HelmetOptions {
+  return {
+    contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config) },
+    xFrameOptions: { action: 'deny' },
+    referrerPolicy: { policy: 'same-origin' },
+    strictTransportSecurity: config.cookieSecure,
+  };
 }

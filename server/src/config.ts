@@ -2,6 +2,7 @@
 // scripts/up.sh and the test harness point them at the embedded FerretDB/RabbitMQ.
 import path from 'node:path';
 import { intFromEnv } from '@wpv/jobs/env';
+import { UPLOAD_IDLE_MS } from './http/upload.ts';
 
 /** Numeric settings are read the same way by the API and the job gateway's processes. */
 export { intFromEnv };
@@ -23,7 +24,21 @@ export interface Config {
     clusters: number;
     thumbnailBytes: number;
     viewBytes: number;
+    /** Saved views per plot. */
+    views: number;
+    /** A plot's details (cluster table + views) as stored: under the store's 16 MB document limit. */
+    detailsBytes: number;
+    /** Open progress streams per user. */
+    eventStreams: number;
   };
+  timeouts: {
+    /** An upload sending nothing for this long is cut off. */
+    uploadIdleMs: number;
+    /** Any other request body must be whole within this long. */
+    bodyMs: number;
+  };
+  /** Failed logins and token creations allowed per account and per client address in `windowS` seconds. */
+  loginFailures: { perAccount: number; perAddress: number; windowS: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -50,6 +65,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clusters: intFromEnv(env, 'MAX_CLUSTERS', 50_000),
       thumbnailBytes: 256 * 1024,
       viewBytes: 64 * 1024,
+      views: intFromEnv(env, 'MAX_VIEWS', 200),
+      detailsBytes: 15 * 1024 * 1024,
+      eventStreams: intFromEnv(env, 'MAX_EVENT_STREAMS', 5),
+    },
+    timeouts: {
+      uploadIdleMs: intFromEnv(env, 'UPLOAD_IDLE_MS', UPLOAD_IDLE_MS),
+      bodyMs: intFromEnv(env, 'BODY_TIMEOUT_MS', 30_000),
+    },
+    loginFailures: {
+      perAccount: intFromEnv(env, 'LOGIN_FAILURES_PER_ACCOUNT', 10),
+      perAddress: intFromEnv(env, 'LOGIN_FAILURES_PER_ADDRESS', 50),
+      windowS: intFromEnv(env, 'LOGIN_FAILURE_WINDOW_S', 15 * 60),
     },
   };
 }

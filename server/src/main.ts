@@ -1,27 +1,35 @@
 // Starts the API server: store, broker link, HTTP; stops cleanly on SIGTERM/SIGINT.
 import { once } from 'node:events';
 import os from 'node:os';
+import path from 'node:path';
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
+import { configureTimeouts } from './http/timeouts.ts';
+import { sweepUploadTmp } from './http/upload.ts';
 import { AmqpLink } from './storage/amqp.ts';
 import { openStore } from './storage/db.ts';
 
 if (os.endianness() !== 'LE') throw new Error('WebPlotViz serves little-endian binary data and needs a little-endian host');
 
+// Every request's failures are caught where they happen; one that escapes is a bug to find in the log.
+// (Node would otherwise end the process, and every user's requests with it.)
+process.on('unhandledRejection', (reason) => console.error('unhandled promise rejection (a bug: please report it):', reason));
+
 const config = loadConfig();
 const store = await openStore(config.mongodbUri);
 const amqp = new AmqpLink(config.amqpUrl);
 await amqp.start();
-const { app, plots } = createApp({ config, store, amqp });
+const { app, plots, loginLimits } = createApp({ config, store, amqp });
 const swept = await plots.sweepAbandoned(10 * 60_000);
 if (swept) console.log(`removed ${swept} plots left half-written by an earlier crash`);
+const sweptUploads = await sweepUploadTmp(path.join(config.dataDir, 'tmp'));
+if (sweptUploads) console.log(`removed ${sweptUploads} temporary upload files left by an earlier process`);
+
+// FerretDB has no TTL indexes: expired failed-login counters are deleted here.
+setInterval(() => loginLimits.sweep().catch((err) => console.error('sweeping login counters:', err)), 3_600_000).unref();
 
 const server = app.listen(config.port, config.host);
-// Large uploads on slow links outlast Node's 5-minute default; the size cap bounds them instead.
-server.requestTimeout = 60 * 60_000;
-// Idle keep-alive sockets outlive a client's pause (and a proxy's idle timeout) instead
-// of being closed just as the client reuses them.
-server.keepAliveTimeout = 65_000;
+configureTimeouts(server);
 await once(server, 'listening');
 console.log(`WebPlotViz API listening on http://localhost:${config.port}`);
 

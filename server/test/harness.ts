@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
+import { configureTimeouts } from '../src/http/timeouts.ts';
 import { AmqpLink } from '../src/storage/amqp.ts';
 import { openStore, type Store } from '../src/storage/db.ts';
 
@@ -29,8 +30,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  server.requestTimeout = 60 * 60_000; // as in main.ts
-  server.keepAliveTimeout = 65_000;
+  configureTimeouts(server); // as in main.ts
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

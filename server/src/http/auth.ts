@@ -23,9 +23,18 @@ declare module 'express-serve-static-core' {
 export function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeCookie(part.slice(eq + 1).trim());
   }
   return undefined;
+}
+
+/** A value that is not valid percent-encoding names no session: the request goes on as anonymous. */
+function decodeCookie(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 export function identify(users: Users): RequestHandler {

@@ -1,5 +1,6 @@
-// Every failure leaves the API as {"error":{code,message,field?,line?,file?}}.
-import type { ErrorRequestHandler } from 'express';
+// Every failure leaves the API as {"error":{code,message,field?,line?,file?,requestId?}}.
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { InputError } from '../formats/types.ts';
 
@@ -9,6 +10,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly field?: string,
+    /** Extra response headers (Retry-After of a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -17,33 +20,56 @@ export class ApiError extends Error {
 export const notFound = (what = 'plot') => new ApiError(404, 'not_found', `${what} not found`);
 export const unauthorized = () => new ApiError(401, 'unauthorized', 'log in or send "Authorization: Bearer <token>"');
 
+/** At most this much of a message goes back: messages quote input (a line, a field, a path), which may be megabytes. */
+export const MAX_MESSAGE_CHARS = 300;
+
+export function clip(text: string, max = MAX_MESSAGE_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
 export function zodToApiError(err: ZodError): ApiError {
   const issue = err.issues[0];
   const field = issue?.path.join('.') || undefined;
   return new ApiError(400, 'bad_request', field ? `${field}: ${issue!.message}` : (issue?.message ?? 'invalid request'), field);
 }
 
-export const errorHandler: ErrorRequestHandler = (err, _req, res, _next) => {
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Names the request in the log and in a 500's body, so a user's report finds the stack trace. */
+    id: string;
+  }
+}
+
+export const requestId: RequestHandler = (req, res, next) => {
+  req.id = randomUUID();
+  res.setHeader('X-Request-Id', req.id);
+  next();
+};
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err instanceof ZodError) err = zodToApiError(err);
+  if (res.headersSent) {
+    // Mid-stream (a blob, an export): the status is gone, so the client learns of it by the cut connection.
+    if (!(err instanceof ApiError || err instanceof InputError)) console.error(`request ${req.id} ${req.method} ${req.originalUrl} failed mid-response:`, err);
+    res.destroy();
+    return;
+  }
   if (err instanceof ApiError) {
-    res.status(err.status).json({ error: { code: err.code, message: err.message, ...(err.field && { field: err.field }) } });
+    res.set(err.headers);
+    res.status(err.status).json({ error: { code: err.code, message: clip(err.message), ...(err.field && { field: err.field }) } });
     return;
   }
   if (err instanceof InputError) {
     const { status = 422, line, file, field } = err.details;
-    res.status(status).json({ error: { code: err.code, message: err.message, line, file, field } });
+    res.status(status).json({ error: { code: err.code, message: clip(err.message), line, file: file && clip(file), field } });
     return;
   }
   // body-parser errors carry a status (malformed JSON, too large).
   if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
     const code = err.status === 413 ? 'too_large' : 'bad_request';
-    res.status(err.status).json({ error: { code, message: err.expose ? err.message : 'bad request' } });
+    res.status(err.status).json({ error: { code, message: err.expose ? clip(err.message) : 'bad request' } });
     return;
   }
-  console.error(err);
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  res.status(500).json({ error: { code: 'internal', message: 'internal error' } });
+  console.error(`request ${req.id} ${req.method} ${req.originalUrl} failed:`, err);
+  res.status(500).json({ error: { code: 'internal', message: `internal error (request ${req.id})`, requestId: req.id } });
 };

@@ -1,8 +1,10 @@
 // Multipart uploads: each file part is streamed to a private temporary file (never
-// held in memory) under a size cap; text fields are collected beside it.
+// held in memory) under a size cap; text fields are collected beside it. Whatever
+// happens to the request (a client gone mid-body, a truncated or malformed form, a
+// stalled sender), every write is awaited and every temporary file removed.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
@@ -25,6 +27,35 @@ export interface Upload {
 
 const MAX_FIELDS = 50;
 const MAX_FIELD_BYTES = 64 * 1024;
+/** An upload that sends nothing for this long is cut off (app.locals.uploadIdleMs overrides it). */
+export const UPLOAD_IDLE_MS = 60_000;
+// Temporary files carry the pid of the process writing them, so a start-up sweep removes
+// only those of processes that are gone (another API process may share the directory).
+const TMP_PREFIX = 'upload-';
+
+/** Removes the temporary upload files that processes no longer running left behind; returns how many. */
+export async function sweepUploadTmp(tmpDir: string): Promise<number> {
+  const names = await readdir(tmpDir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    const pid = Number(/^upload-(\d+)-/.exec(name)?.[1] ?? 'NaN');
+    if (name.startsWith(TMP_PREFIX) && (pid === process.pid || !isRunning(pid))) {
+      await rm(path.join(tmpDir, name), { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** `fileFields`: the file parts accepted, each at most once, each up to `maxBytes`. */
 export async function receiveUpload(req: Request, tmpDir: string, maxBytes: number, fileFields: readonly string[] = ['file']): Promise<Upload> {
@@ -40,11 +71,19 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
   };
   const expected = fileFields.length === 1 ? `exactly one file part, named "${fileFields[0]}"` : `file parts named ${fileFields.map((f) => `"${f}"`).join(', ')}, each at most once`;
 
-  const parser = busboy({
-    headers: req.headers,
-    limits: { files: fileFields.length, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, fileSize: maxBytes },
-  });
-  const filesDone: Promise<void>[] = [];
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: req.headers,
+      limits: { files: fileFields.length, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, fileSize: maxBytes },
+    });
+  } catch (err) {
+    // A multipart Content-Type without a boundary, or one busboy cannot read.
+    throw new ApiError(400, 'bad_request', `malformed multipart header: ${(err as Error).message}`);
+  }
+  // Each write settles to its error (or null): a write that fails while nobody awaits it yet must
+  // not become an unhandled rejection, which would end the process.
+  const filesDone: Promise<Error | null>[] = [];
   let failure: ApiError | null = null;
 
   parser.on('field', (name, value, info) => {
@@ -57,7 +96,7 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
       stream.resume();
       return;
     }
-    const tmpPath = path.join(tmpDir, `upload-${randomBytes(12).toString('hex')}`);
+    const tmpPath = path.join(tmpDir, `${TMP_PREFIX}${process.pid}-${randomBytes(12).toString('hex')}`);
     tmpPaths.push(tmpPath);
     const file = { path: tmpPath, originalName: path.basename(info.filename || 'upload'), bytes: 0 };
     upload.files[name] = file;
@@ -65,22 +104,34 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
     stream.on('limit', () => {
       failure ??= new ApiError(413, 'too_large', `the ${name} part is over the ${maxBytes}-byte upload limit`, name);
     });
-    filesDone.push(pipeline(stream, createWriteStream(tmpPath, { mode: 0o600 })));
+    filesDone.push(pipeline(stream, createWriteStream(tmpPath, { mode: 0o600 })).then(() => null, (err: Error) => err));
   });
   parser.on('filesLimit', () => (failure ??= new ApiError(400, 'bad_request', `send ${expected}`, 'file')));
   parser.on('fieldsLimit', () => (failure ??= new ApiError(413, 'too_large', `more than ${MAX_FIELDS} fields`)));
 
+  // A sender that stalls (slowloris) is cut off; the connection ends with it.
+  const idleMs: number = req.app.locals.uploadIdleMs ?? UPLOAD_IDLE_MS;
+  const stalled = () => parser.destroy((failure ??= new ApiError(408, 'timeout', `no upload data for ${idleMs / 1000} s`)));
+  const idle = setTimeout(stalled, idleMs);
+  const onData = () => idle.refresh();
+  req.on('data', onData);
+
+  let received: Error | null = null;
   try {
     await pipeline(req, parser);
-    await Promise.all(filesDone);
   } catch (err) {
+    received = err as Error;
+  } finally {
+    clearTimeout(idle);
+    req.off('data', onData);
+  }
+  // The writes end either way (busboy ends or destroys each file stream); only then may their files go.
+  const writeError = (await Promise.all(filesDone)).find((err) => err !== null) ?? null;
+  if (received || writeError || failure) {
     await upload.cleanup();
     if (failure) throw failure;
-    throw new ApiError(400, 'bad_request', `malformed multipart body: ${(err as Error).message}`);
-  }
-  if (failure) {
-    await upload.cleanup();
-    throw failure;
+    if (received) throw new ApiError(400, 'bad_request', `malformed or incomplete multipart body: ${received.message}`);
+    throw writeError; // the disk, not the client: a 500
   }
   return upload;
 }

@@ -2,9 +2,10 @@ import { Router, type Request, type Response } from 'express';
 import { Credentials, TokenCreate } from '@wpv/schema';
 import { SESSION_COOKIE, readCookie, requireUser, userOf } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
+import type { LoginLimits } from '../http/rate-limits.ts';
 import type { Users } from '../services/users.ts';
 
-export function authRoutes(users: Users, cookieSecure: boolean): Router {
+export function authRoutes(users: Users, limits: LoginLimits, cookieSecure: boolean): Router {
   const router = Router();
   const cookieOptions = { httpOnly: true, sameSite: 'lax', secure: cookieSecure, path: '/' } as const;
 
@@ -16,7 +17,7 @@ export function authRoutes(users: Users, cookieSecure: boolean): Router {
 
   router.post('/login', async (req, res) => {
     const { username, password } = Credentials.parse(req.body);
-    const canonical = await users.authenticate(username, password);
+    const canonical = await limits.attempt(username, clientAddress(req), () => users.authenticate(username, password));
     const { cookie, session } = await users.createSession(canonical);
     res.cookie(SESSION_COOKIE, cookie, { ...cookieOptions, maxAge: 14 * 86_400_000 });
     res.json(session);
@@ -35,7 +36,7 @@ export function authRoutes(users: Users, cookieSecure: boolean): Router {
 
   router.post('/token', async (req, res) => {
     const { username, password, name } = TokenCreate.parse(req.body);
-    const canonical = await users.authenticate(username, password);
+    const canonical = await limits.attempt(username, clientAddress(req), () => users.authenticate(username, password));
     res.status(201).json(await users.createToken(canonical, name ?? 'API token'));
   });
 
@@ -50,3 +51,6 @@ export function authRoutes(users: Users, cookieSecure: boolean): Router {
 
   return router;
 }
+
+/** The client's address (behind a local proxy, the one it forwarded: app.ts trusts loopback proxies). */
+const clientAddress = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';

@@ -20,6 +20,7 @@ import type { ParseLimits, ParsedPlot } from '../formats/types.ts';
 import type { Config } from '../config.ts';
 import { frameBlobName, plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
 import type { Store } from '../storage/db.ts';
+import { Recent } from '../storage/recent.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
 
 export interface UploadedFile {
@@ -35,6 +36,12 @@ export interface PlotFields {
   tags: string[];
 }
 
+// Every request for a plot's data first reads its document (access rules, frame count): remembered
+// this long, so 50 readers of one plot cost the store one lookup a second, not one each. Writes in
+// this process forget it at once (a plot made private is private for the next request); another API
+// process sees a change after at most this long.
+const PLOT_CACHE_MS = 1_000;
+
 const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
   updated: { updatedAt: -1 },
   created: { createdAt: -1 },
@@ -47,6 +54,8 @@ export class Plots {
   private readonly parseLimits: ParseLimits;
   /** The detail edit in progress per plot (see oneEditAtATime). */
   private readonly editing = new Map<string, Promise<unknown>>();
+  /** Ready plot documents by id; shared by every request, so never mutated. */
+  private readonly recent = new Recent<PlotDoc>(PLOT_CACHE_MS);
 
   constructor(
     private readonly store: Store,
@@ -102,11 +111,13 @@ export class Plots {
       frameList: parsed.frames.map((f, index) => ({ index, title: f.title, points: f.clusterKeys.length, edges: f.edges.length })),
       views: {},
     };
+    const detailsJson = this.detailsJson(details);
     await this.store.plots.insertOne(doc);
     try {
-      await this.store.plotDetails.insertOne({ _id: doc._id, json: JSON.stringify(details) });
+      await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
       await this.storeBlobs(doc._id, parsed, file);
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready' } });
+      this.recent.delete(doc._id);
     } catch (err) {
       await this.remove(doc._id);
       throw err;
@@ -128,9 +139,13 @@ export class Plots {
 
   /** A plot the caller may read; private plots of others are indistinguishable from missing ones. */
   async readable(id: string, caller: string | null): Promise<PlotDoc> {
-    const doc = await this.store.plots.findOne({ _id: id, state: 'ready' });
+    const doc = await this.recent.get(id, () => this.store.plots.findOne({ _id: id, state: 'ready' }));
     if (!doc || (doc.visibility !== 'public' && doc.owner !== caller)) throw notFound();
     return doc;
+  }
+
+  async isPublic(id: string): Promise<boolean> {
+    return this.readable(id, null).then(() => true, () => false);
   }
 
   async details(doc: PlotDoc): Promise<PlotDetails> {
@@ -140,7 +155,17 @@ export class Plots {
   }
 
   private async saveDetails(id: string, details: PlotDetails): Promise<void> {
-    await this.store.plotDetails.updateOne({ _id: id }, { $set: { json: JSON.stringify(details) } });
+    await this.store.plotDetails.updateOne({ _id: id }, { $set: { json: this.detailsJson(details) } });
+  }
+
+  /** The stored form of the details, which must stay under the store's 16 MB document limit. */
+  private detailsJson(details: PlotDetails): string {
+    const json = JSON.stringify(details);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > this.limits.detailsBytes) {
+      throw new ApiError(413, 'too_large', `the plot's cluster table and saved views would take ${bytes} bytes; at most ${this.limits.detailsBytes} are allowed (delete some views)`);
+    }
+    return json;
   }
 
   /** Stores a changed cluster table (new clusters, new counts); the plot counts as updated. */
@@ -148,6 +173,7 @@ export class Plots {
     await this.saveDetails(doc._id, details);
     const set = { clusterCount: details.clusters.length, updatedAt: new Date() };
     await this.store.plots.updateOne({ _id: doc._id }, { $set: set });
+    this.recent.delete(doc._id);
     return { ...doc, ...set };
   }
 
@@ -224,6 +250,7 @@ export class Plots {
       await this.saveDetails(id, details);
     }
     await this.store.plots.updateOne({ _id: id }, { $set: set });
+    this.recent.delete(id);
     return toPlot({ ...doc, ...set }, details);
   }
 
@@ -235,6 +262,7 @@ export class Plots {
   /** Hides the plot first, so a half-deleted plot is never served. */
   private async remove(id: string): Promise<void> {
     await this.store.plots.updateOne({ _id: id }, { $set: { state: 'ingesting' } });
+    this.recent.delete(id);
     await this.blobs.deletePlot(id);
     await this.store.plotDetails.deleteOne({ _id: id });
     await this.store.plots.deleteOne({ _id: id });
@@ -260,13 +288,22 @@ export class Plots {
     return JSON.parse((await this.blobs.readAll(await this.frameBlob(doc, frame, 'labels'))).toString('utf8'));
   }
 
+  /** Saves (or with `view` undefined deletes) a named view; whether the name existed before. */
   setView(doc: PlotDoc, name: string, view: unknown | undefined): Promise<boolean> {
     return this.oneEditAtATime(doc._id, async () => {
       const details = await this.details(doc);
-      const existed = Object.hasOwn(details.views, name);
-      if (view === undefined) delete details.views[name];
-      else details.views[name] = view;
-      await this.saveDetails(doc._id, details);
+      // A Map, not the object: a view named "__proto__" assigned to an object would set its prototype.
+      const views = new Map(Object.entries(details.views));
+      const existed = views.has(name);
+      if (view === undefined) views.delete(name);
+      else {
+        if (!existed && views.size >= this.limits.views) {
+          throw new ApiError(422, 'too_many_views', `this plot has ${views.size} saved views, the most allowed; delete one first`, 'name');
+        }
+        views.set(name, view);
+      }
+      details.views = Object.fromEntries(views);
+      if (view !== undefined || existed) await this.saveDetails(doc._id, details);
       return existed;
     });
   }
@@ -275,6 +312,7 @@ export class Plots {
     const name = plotBlobName(doc._id, 'thumbnail');
     await this.blobs.putBuffer(doc._id, name, png, 'image/png');
     await this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true } });
+    this.recent.delete(doc._id);
   }
 
   private async requireOwnCollection(owner: string, id: string): Promise<void> {

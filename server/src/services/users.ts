@@ -2,9 +2,13 @@
 // library default (a test asserts the $argon2id$ prefix).
 import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import * as zxcvbnCommon from '@zxcvbn-ts/language-common';
+import * as zxcvbnEnglish from '@zxcvbn-ts/language-en';
 import type { TokenCreated, TokenInfo } from '@wpv/schema';
 import { ApiError } from '../http/errors.ts';
 import type { Store } from '../storage/db.ts';
+import { Recent } from '../storage/recent.ts';
 import type { TokenDoc } from '../storage/documents.ts';
 
 const SESSION_DAYS = 14;
@@ -16,6 +20,28 @@ const LOOKUP_CACHE_MS = 5_000;
 // A real hash to verify against when the user does not exist, so timing does not reveal accounts.
 const DUMMY_HASH = hash('not a password of anyone');
 
+// zxcvbn's score 3 ("safely unguessable: moderate protection from offline slow-hash attacks")
+// turns away dictionary words, keyboard runs, repeats and l33t variants of them.
+const MIN_PASSWORD_SCORE = 3;
+let estimator: ZxcvbnFactory | undefined; // built on first use: loading its dictionaries takes ~1 s
+
+/** A 422 naming `password` for a guessable password or one that is the username (zxcvbn also scores it down for containing it). */
+export function checkPasswordStrength(username: string, password: string): void {
+  if (password.toLowerCase() === username.toLowerCase()) {
+    throw new ApiError(422, 'weak_password', 'password: must not be the username', 'password');
+  }
+  estimator ??= new ZxcvbnFactory({
+    dictionary: { ...zxcvbnCommon.dictionary, ...zxcvbnEnglish.dictionary },
+    graphs: zxcvbnCommon.adjacencyGraphs,
+    translations: zxcvbnEnglish.translations,
+  });
+  const { score, feedback } = estimator.check(password, [username, 'webplotviz', 'plotviz']);
+  if (score < MIN_PASSWORD_SCORE) {
+    const why = [feedback.warning, ...feedback.suggestions].filter(Boolean).join(' ');
+    throw new ApiError(422, 'weak_password', `password: too easy to guess${why ? ` (${why})` : ''}; a few unrelated words make a strong one`, 'password');
+  }
+}
+
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
 
@@ -24,38 +50,15 @@ export interface Session {
   csrfToken: string;
 }
 
-/** Answers keyed by a secret's hash, each kept for LOOKUP_CACHE_MS. */
-class RecentLookups<T> {
-  private readonly entries = new Map<string, { value: T; until: number }>();
-
-  get(key: string): T | undefined {
-    const entry = this.entries.get(key);
-    if (entry && entry.until > Date.now()) return entry.value;
-    this.entries.delete(key);
-    return undefined;
-  }
-
-  set(key: string, value: T): void {
-    if (this.entries.size > 10_000) this.entries.clear(); // bounded: many distinct callers just miss more often
-    this.entries.set(key, { value, until: Date.now() + LOOKUP_CACHE_MS });
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-
-  deleteWhere(matches: (value: T) => boolean): void {
-    for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
-  }
-}
-
 export class Users {
-  private readonly sessions = new RecentLookups<Session & { expiresAt: number }>();
-  private readonly tokens = new RecentLookups<{ id: string; username: string }>();
+  // Keyed by the secret's hash.
+  private readonly sessions = new Recent<Session & { expiresAt: number }>(LOOKUP_CACHE_MS);
+  private readonly tokens = new Recent<string>(LOOKUP_CACHE_MS);
 
   constructor(private readonly store: Store) {}
 
   async register(username: string, password: string): Promise<void> {
+    checkPasswordStrength(username, password);
     const passwordHash = await hash(password);
     try {
       await this.store.users.insertOne({ _id: username.toLowerCase(), username, passwordHash, createdAt: new Date() });
@@ -92,17 +95,17 @@ export class Users {
 
   async session(cookie: string): Promise<Session | null> {
     const id = sha256(cookie);
-    const cached = this.sessions.get(id);
-    if (cached && cached.expiresAt > Date.now()) return { username: cached.username, csrfToken: cached.csrfToken };
-    const doc = await this.store.sessions.findOne({ _id: id });
-    if (!doc) return null;
-    if (doc.expiresAt.getTime() < Date.now()) {
-      await this.store.sessions.deleteOne({ _id: doc._id });
+    const found = await this.sessions.get(id, async () => {
+      const doc = await this.store.sessions.findOne({ _id: id });
+      return doc && { username: doc.username, csrfToken: doc.csrfToken, expiresAt: doc.expiresAt.getTime() };
+    });
+    if (!found) return null;
+    if (found.expiresAt < Date.now()) {
+      this.sessions.delete(id);
+      await this.store.sessions.deleteOne({ _id: id });
       return null;
     }
-    const session = { username: doc.username, csrfToken: doc.csrfToken };
-    this.sessions.set(id, { ...session, expiresAt: doc.expiresAt.getTime() });
-    return session;
+    return { username: found.username, csrfToken: found.csrfToken };
   }
 
   async endSession(cookie: string): Promise<void> {
@@ -132,20 +135,18 @@ export class Users {
   }
 
   async revokeToken(username: string, id: string): Promise<boolean> {
-    const result = await this.store.tokens.deleteOne({ _id: id, username });
-    this.tokens.deleteWhere((token) => token.id === id);
-    return result.deletedCount === 1;
+    const revoked = await this.store.tokens.findOneAndDelete({ _id: id, username });
+    if (revoked) this.tokens.delete(revoked.tokenHash);
+    return revoked !== null;
   }
 
   /** The token's owner, or null for an unknown or revoked token. lastUsedAt is as fresh as the cache. */
   async tokenUser(token: string): Promise<string | null> {
     const tokenHash = sha256(token);
-    const cached = this.tokens.get(tokenHash);
-    if (cached) return cached.username;
-    const doc = await this.store.tokens.findOneAndUpdate({ tokenHash }, { $set: { lastUsedAt: new Date() } });
-    if (!doc) return null;
-    this.tokens.set(tokenHash, { id: doc._id, username: doc.username });
-    return doc.username;
+    return this.tokens.get(tokenHash, async () => {
+      const doc = await this.store.tokens.findOneAndUpdate({ tokenHash }, { $set: { lastUsedAt: new Date() } });
+      return doc?.username ?? null;
+    });
   }
 }
 

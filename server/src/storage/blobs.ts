@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { Binary, type Collection, type Db } from 'mongodb';
+import { Recent } from './recent.ts';
 
 export type FrameBlobKind = 'positions' | 'clusters' | 'labels' | 'edges';
 export type PlotBlobKind = 'original' | 'thumbnail';
@@ -23,6 +24,9 @@ export function plotBlobName(plotId: string, kind: PlotBlobKind): string {
 const CHUNK_BYTES = 4 * 1024 * 1024; // well under the 16 MB document limit
 const CACHE_BYTES = 256 * 1024 * 1024;
 const CACHE_ENTRY_MAX_BYTES = 64 * 1024 * 1024;
+// A blob's current version is looked up on every read of it; remembered this long (see Recent).
+// Replacing a blob in another process leaves this one serving the old version until then.
+const META_CACHE_MS = 1_000;
 
 export interface BlobInfo {
   _id: string; // the blob name
@@ -86,6 +90,7 @@ export class BlobStore {
   readonly meta: Collection<BlobInfo>;
   private readonly chunks: Collection<ChunkDoc>;
   private readonly cache = new BlobCache(CACHE_BYTES);
+  private readonly current = new Recent<BlobInfo>(META_CACHE_MS);
 
   constructor(db: Db) {
     this.meta = db.collection<BlobInfo>('blobs');
@@ -143,6 +148,7 @@ export class BlobStore {
       }
       await flush(true);
       await this.meta.replaceOne({ _id: name }, info, { upsert: true });
+      this.current.delete(name);
     } catch (err) {
       await this.deleteChunks(info);
       throw err;
@@ -151,7 +157,7 @@ export class BlobStore {
   }
 
   find(name: string): Promise<BlobInfo | null> {
-    return this.meta.findOne({ _id: name });
+    return this.current.get(name, () => this.meta.findOne({ _id: name }));
   }
 
   /** Streams bytes [start, end) of a blob: from the cache, or one chunk document at a time. */
@@ -185,6 +191,7 @@ export class BlobStore {
   async deletePlot(plotId: string): Promise<void> {
     for (const info of await this.meta.find({ plotId }).toArray()) {
       await this.meta.deleteOne({ _id: info._id });
+      this.current.delete(info._id);
       await this.deleteChunks(info);
     }
   }

@@ -1,5 +1,5 @@
 // MongoDB connection, collections and the indexes behind every query the API makes.
-import { MongoClient, type Collection, type Db } from 'mongodb';
+import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
 import { BlobStore } from './blobs.ts';
 import type { ActiveJob, JobEvent, JobRecord, JobSlot, OwnedJob, StageTrack } from '@wpv/jobs/model';
 import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, UserDoc } from './documents.ts';
@@ -13,6 +13,8 @@ export interface Store {
   plots: Collection<PlotDoc>;
   plotDetails: Collection<PlotDetailsDoc>;
   collections: Collection<CollectionDoc>;
+  /** Failed-login counters of rate-limiter-flexible (http/rate-limits.ts). */
+  loginFailures: Collection<Document>;
   jobs: Collection<JobRecord>;
   jobEvents: Collection<JobEvent>;
   jobTracks: Collection<StageTrack>;
@@ -35,6 +37,7 @@ export async function openStore(uri: string): Promise<Store> {
     plots: db.collection<PlotDoc>('plots'),
     plotDetails: db.collection<PlotDetailsDoc>('plot_details'),
     collections: db.collection<CollectionDoc>('collections'),
+    loginFailures: db.collection('login_failures'),
     jobs: db.collection<JobRecord>('jobs'),
     jobEvents: db.collection<JobEvent>('job_events'),
     jobTracks: db.collection<StageTrack>('job_tracks'),
@@ -59,6 +62,7 @@ async function createIndexes(s: Store): Promise<void> {
     s.plots.createIndex({ collection: 1 }),
     s.plots.createIndex({ state: 1, createdAt: 1 }),
     s.collections.createIndex({ owner: 1, name: 1 }),
+    s.loginFailures.createIndex({ key: 1 }, { unique: true }),
     // Jobs are read by _id (events, records, a user's list); only these two are scanned.
     s.jobActive.createIndex({ owner: 1 }),
     s.jobTracks.createIndex({ open: 1 }),
