@@ -3,7 +3,9 @@
 import path from 'node:path';
 import type { JobDoc } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
-import { linesOf, writeAtomically } from './files.ts';
+import { fileChunks } from '@wpv/server/formats/chunks';
+import { forEachCsvRow } from '@wpv/server/formats/csv-rows';
+import { writeAtomically } from './files.ts';
 
 export interface Vectors {
   rows: number;
@@ -12,22 +14,21 @@ export interface Vectors {
   labels: string[];
 }
 
+/** The vectors of a CSV file the job's input check accepted (read by the same CSV reader, csv-rows.ts). */
 export async function readVectors(file: string, header: boolean, labelColumn: number | undefined): Promise<Vectors> {
   const values: number[] = [];
   const labels: string[] = [];
   let dims = 0;
   let skipHeader = header;
-  for await (const [raw] of linesOf(file)) {
-    if (raw.trim() === '') continue;
+  await forEachCsvRow(fileChunks(file), (cells) => {
     if (skipHeader) {
       skipHeader = false;
-      continue;
+      return;
     }
-    const cells = raw.split(',');
     labels.push(labelColumn === undefined ? String(labels.length) : cells[labelColumn]!.trim());
     cells.forEach((cell, column) => column !== labelColumn && values.push(Number(cell)));
     dims = cells.length - (labelColumn === undefined ? 0 : 1);
-  }
+  });
   return { rows: labels.length, dims, values: Float64Array.from(values), labels };
 }
 
