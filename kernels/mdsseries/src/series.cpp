@@ -116,6 +116,7 @@ SeriesTimings run_series(const Config& config, const Market& market, const std::
     check_cancel(comm);
     const Window& window = windows[index];
     const bool first = index == 0;
+    const auto frame_start = std::chrono::steady_clock::now();
 
     auto start = std::chrono::steady_clock::now();
     sums.move_to(window);
@@ -201,7 +202,9 @@ SeriesTimings run_series(const Config& config, const Market& market, const std::
                                  .add("frames", frames)
                                  .add("points", static_cast<std::int64_t>(frame.symbols.size()))
                                  .add("stress", frame.stress)
-                                 .add("iterations", frame.iterations));
+                                 .add("iterations", frame.iterations)
+                                 .add("cg_iterations", result.cg_iterations)
+                                 .add("seconds", seconds_since(frame_start)));
   }
   return timings;
 }
