@@ -129,6 +129,8 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
   const writeError = (await Promise.all(filesDone)).find((err) => err !== null) ?? null;
   if (received || writeError || failure) {
     await upload.cleanup();
+    // The rest of the body is not wanted (a stalled or oversized sender): the connection ends with the answer.
+    if (!req.complete) req.res?.setHeader('Connection', 'close');
     if (failure) throw failure;
     if (received) throw new ApiError(400, 'bad_request', `malformed or incomplete multipart body: ${received.message}`);
     throw writeError; // the disk, not the client: a 500
