@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Clustering accuracy on planted sequence families: the pipeline's own programs
+(swg -> dapwc) against average-linkage agglomerative clustering of the same
+matrix, VSEARCH --cluster_size and CD-HIT-EST on the same FASTA, scored by the
+adjusted Rand index (ARI) against the true families; plus each tool's time on the
+4,640 real reads of ../shared/data/16s-4640.fasta.
+
+Family sets (kernels/dapwc/tests/families.py): 6 families of 12-60 members grown
+from real reads at least 15 % apart, at 2, 4 and 8 % mutation (substitutions and
+indels), several seeds; and 5 random-ancestor families of 40 (100 nt, 4 %).
+
+    bash bench/clustering/run.sh [--seeds 1,2,3,4,5] [--distances spidal,shorter,global] [--bin DIR]
+                                 [--baseline DIR --baseline-name NAME]
+
+--baseline runs another build's swg (its default distance) and dapwc on the same sets
+in the same run (e.g. the commit before the DA-PWC fixes), as the column `before`.
+scikit-learn's digits (Euclidean distances, 10 clusters) are clustered too, by dapwc,
+the baseline's dapwc and average linkage.
+
+Writes bench/results/clustering.md; working files go to bench/out/clustering/.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import squareform
+from sklearn.metrics import adjusted_rand_score
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "kernels", "dapwc", "tests"))
+import families  # noqa: E402
+
+OUT = os.path.join(ROOT, "bench", "out", "clustering")
+RESULTS = os.path.join(ROOT, "bench", "results", "clustering.md")
+REAL_READS = os.path.join(ROOT, "..", "shared", "data", "16s-4640.fasta")
+VSEARCH_IDS = (0.97, 0.94, 0.90, 0.85)
+CDHIT_IDS = (0.97, 0.94, 0.90, 0.85)
+MAX_CLUSTERS = 8  # the gateway's default maxClusters
+
+
+def family_sets(seeds):
+    """(name, records) per planted set."""
+    sets = []
+    for rate in (0.02, 0.04, 0.08):
+        for seed in seeds:
+            sets.append((f"real {rate:.0%} seed {seed}",
+                         families.real_read_families(REAL_READS, 6, (12, 60), rate, seed)))
+    for seed in seeds:
+        sets.append((f"random 5x40 seed {seed}", families.random_ancestor_families(5, 40, 100, 0.04, seed)))
+    return sets
+
+
+def timed(command):
+    start = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)}: exit {result.returncode}: {result.stderr[-2000:]}")
+    return result, time.perf_counter() - start
+
+
+def swg(binaries, fasta, distance, n, tag=None):
+    """The N×N distance matrix (float) swg writes for `fasta`."""
+    matrix = fasta + f".{tag or distance}.bin"
+    command = [os.path.join(binaries, "swg"), "--input", fasta, "--output", matrix]
+    if distance != "default":
+        command += ["--distance", distance]
+    _, seconds = timed(command)
+    return matrix, np.fromfile(matrix, dtype="<i2").reshape(n, n).astype(np.float64) / 32767.0, seconds
+
+
+def dapwc(binaries, matrix, n, extra=()):
+    """(labels, done line, seconds) of a dapwc run with the gateway's defaults."""
+    labels_path = matrix + ".clusters"
+    result, seconds = timed([os.path.join(binaries, "dapwc"), "--distances", matrix, "--points", str(n),
+                             "--output", labels_path, "--max-clusters", str(MAX_CLUSTERS), *extra])
+    done = json.loads(result.stdout.splitlines()[-1])
+    labels = np.loadtxt(labels_path, dtype=int)[:, 1]
+    return labels, done, seconds
+
+
+def average_linkage(distances, clusters=None, cut=None):
+    tree = linkage(squareform((distances + distances.T) / 2, checks=False), method="average")
+    if clusters is not None:
+        return fcluster(tree, clusters, criterion="maxclust")
+    return fcluster(tree, cut, criterion="distance")
+
+
+def uc_labels(uc_path, names):
+    """Cluster number per sequence from a VSEARCH/UCLUST .uc file."""
+    cluster = {}
+    with open(uc_path) as f:
+        for line in f:
+            fields = line.split("\t")
+            if fields[0] in ("S", "H"):
+                cluster[fields[8].split()[0]] = int(fields[1])
+    return np.array([cluster[name] for name in names])
+
+
+def vsearch(fasta, identity, names):
+    uc = fasta + f".vsearch{identity}.uc"
+    _, seconds = timed(["vsearch", "--cluster_size", fasta, "--id", str(identity), "--uc", uc,
+                        "--threads", "1", "--quiet"])
+    return uc_labels(uc, names), seconds
+
+
+def cdhit_labels(clstr_path, names):
+    cluster, current = {}, -1
+    with open(clstr_path) as f:
+        for line in f:
+            if line.startswith(">Cluster"):
+                current += 1
+            else:
+                cluster[line.split(">")[1].split("...")[0]] = current
+    return np.array([cluster[name] for name in names])
+
+
+def cdhit(fasta, identity, names):
+    out = fasta + f".cdhit{identity}"
+    # Word size 5 is CD-HIT-EST's advice for identities down to 0.85 (8 at >= 0.9).
+    word = 8 if identity >= 0.9 else 5
+    _, seconds = timed(["cd-hit-est", "-i", fasta, "-o", out, "-c", str(identity), "-n", str(word),
+                        "-d", "0", "-T", "1", "-M", "0"])
+    return cdhit_labels(out + ".clstr", names), seconds
+
+
+def evaluate(binaries, name, records, distances, baseline=None):
+    """ARI of every method on one family set."""
+    os.makedirs(OUT, exist_ok=True)
+    fasta = os.path.join(OUT, name.replace(" ", "_").replace("%", "pc") + ".fasta")
+    families.write_fasta(fasta, records)
+    names = [r[0] for r in records]
+    truth = np.array([r[2] for r in records])
+    k = len(set(truth))
+    n = len(records)
+    row = {"set": name, "n": n, "families": k}
+    for distance in distances:
+        matrix, d, _ = swg(binaries, fasta, distance, n)
+        labels, done, _ = dapwc(binaries, matrix, n)
+        row[f"dapwc {distance}"] = adjusted_rand_score(truth, labels)
+        row[f"dapwc {distance} clusters"] = int(done["clusters"])
+        row[f"dapwc {distance} warnings"] = done.get("warnings", [])
+        row[f"zeros {distance}"] = int(((d == 0) & (truth[:, None] != truth[None, :])).sum() // 2)
+        row[f"average-k {distance}"] = adjusted_rand_score(truth, average_linkage(d, clusters=k))
+        row[f"average-cut {distance}"] = adjusted_rand_score(truth, average_linkage(d, cut=0.3))
+    if baseline:
+        matrix, _, _ = swg(baseline, fasta, "default", n, tag="before")
+        labels, done, _ = dapwc(baseline, matrix, n)
+        row["before"] = adjusted_rand_score(truth, labels)
+        row["before clusters"] = int(done["clusters"])
+    for identity in VSEARCH_IDS:
+        row[f"vsearch {identity}"] = adjusted_rand_score(truth, vsearch(fasta, identity, names)[0])
+    for identity in CDHIT_IDS:
+        row[f"cd-hit {identity}"] = adjusted_rand_score(truth, cdhit(fasta, identity, names)[0])
+    return row
+
+
+def digits(binaries, baseline):
+    """ARI on scikit-learn's digits (1,797 x 64, Euclidean distances / max, 10 clusters)."""
+    from scipy.spatial.distance import cdist
+    from sklearn.datasets import load_digits
+    x, y = load_digits(return_X_y=True)
+    d = cdist(x, x)
+    d /= d.max()
+    os.makedirs(OUT, exist_ok=True)
+    matrix = os.path.join(OUT, "digits.bin")
+    np.trunc(d * 32767).astype("<i2").tofile(matrix)
+    row = {"average-k": adjusted_rand_score(y, average_linkage(d, clusters=10))}
+    for name, build in (("dapwc", binaries), ("before", baseline)):
+        if build:
+            labels, done, _ = dapwc(build, matrix, len(y), ("--max-clusters", "10"))
+            row[name] = adjusted_rand_score(y, labels)
+            row[name + " clusters"] = int(done["clusters"])
+    return row
+
+
+def real_read_times(binaries, distance):
+    """Seconds of each tool on the 4,640 real reads (1 thread each; swg -> dapwc as the pipeline runs them)."""
+    os.makedirs(OUT, exist_ok=True)
+    fasta = os.path.join(OUT, "16s-4640.fasta")
+    records = families.read_fasta(REAL_READS)
+    with open(fasta, "w") as f:
+        for name, seq in records:
+            f.write(f">{name}\n{seq}\n")
+    names = [name for name, _ in records]
+    n = len(records)
+    matrix, _, swg_seconds = swg(binaries, fasta, distance, n)
+    labels, done, dapwc_seconds = dapwc(binaries, matrix, n)
+    times = {f"swg ({distance})": swg_seconds, f"dapwc ({done['clusters']} clusters)": dapwc_seconds}
+    for identity in (0.97, 0.90):
+        labels, seconds = vsearch(fasta, identity, names)
+        times[f"vsearch --cluster_size --id {identity} ({len(set(labels))} clusters)"] = seconds
+        labels, seconds = cdhit(fasta, identity, names)
+        times[f"cd-hit-est -c {identity} ({len(set(labels))} clusters)"] = seconds
+    return times
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def version(command):
+    result = subprocess.run(command, capture_output=True, text=True)
+    text = (result.stdout + result.stderr).strip().splitlines()
+    return text[0] if text else "?"
+
+
+def methods(distances, baseline):
+    names = ["before"] if baseline else []
+    for distance in distances:
+        names += [f"dapwc {distance}", f"average-k {distance}", f"average-cut {distance}"]
+    return names + [f"vsearch {i}" for i in VSEARCH_IDS] + [f"cd-hit {i}" for i in CDHIT_IDS]
+
+
+def write_results(rows, digit_row, times, distances, args):
+    columns = methods(distances, args.baseline)
+    lines = [
+        "# Clustering accuracy on planted sequence families",
+        "",
+        f"Generated by `bash bench/clustering/run.sh {' '.join(sys.argv[1:])}` on {datetime.date.today()} "
+        f"({cpu_model()}, {os.cpu_count()} cores; kernels built Release with the default portable flags, "
+        "AVX2 chosen at run time; every tool on one thread).",
+        f"Tools: {version(['vsearch', '--version'])}; {version(['cd-hit-est', '-h'])}.",
+        "",
+        "ARI against the true families (1 = exact). `dapwc X`: `swg --distance X` then dapwc with the",
+        f"gateway's defaults (`--max-clusters {MAX_CLUSTERS}`); `average-k X`: scipy average linkage on the",
+        "same matrix cut at the true number of families; `average-cut X`: the same tree cut at distance 0.3;",
+        "`vsearch i`: `vsearch --cluster_size --id i`; `cd-hit i`: `cd-hit-est -c i` (word size 8, 5 below 0.9).",
+    ]
+    if args.baseline:
+        lines.append(f"`before`: {args.baseline_name} (its swg default distance, its dapwc), same sets, same run.")
+    lines += [
+        "`zeros`: pairs from different families at distance exactly 0, per distance.",
+        "",
+        "| set | N | " + " | ".join(columns) + " | dapwc clusters | zeros |",
+        "| --- | --- | " + " | ".join("---" for _ in columns) + " | --- | --- |",
+    ]
+    for row in rows:
+        clusters = ", ".join(str(row[f"dapwc {d} clusters"]) for d in distances)
+        zeros = ", ".join(str(row[f"zeros {d}"]) for d in distances)
+        lines.append(f"| {row['set']} | {row['n']} | " + " | ".join(f"{row[c]:.3f}" for c in columns) +
+                     f" | {clusters} | {zeros} |")
+    lines += ["", "Mean and minimum ARI over the sets (real: families grown from real reads, all rates and seeds):", "",
+              "| method | real mean | real min | random-ancestor mean | random-ancestor min |",
+              "| --- | --- | --- | --- | --- |"]
+    for c in columns:
+        real = [r[c] for r in rows if r["set"].startswith("real")]
+        rand = [r[c] for r in rows if r["set"].startswith("random")]
+        lines.append(f"| {c} | {np.mean(real):.3f} | {min(real):.3f} | {np.mean(rand):.3f} | {min(rand):.3f} |")
+    warned = [(r["set"], d, w) for r in rows for d in distances for w in r[f"dapwc {d} warnings"]]
+    lines += ["", "dapwc warnings: " + ("none" if not warned else "")]
+    lines += [f"- {s} ({d}): {w}" for s, d, w in warned]
+    lines += ["", "scikit-learn's digits (1,797 points, Euclidean distances, 10 clusters): ARI " +
+              ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in digit_row.items()) + "."]
+    if times:
+        lines += ["", "Time on the 4,640 real reads (one thread each, wall seconds):", "",
+                  "| step | seconds |", "| --- | --- |"]
+        lines += [f"| {name} | {seconds:.2f} |" for name, seconds in times.items()]
+    lines.append("")
+    with open(RESULTS, "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="1,2,3,4,5")
+    parser.add_argument("--distances", default="spidal,shorter,global",
+                        help="comma-separated swg --distance values; the first is timed on the real reads")
+    parser.add_argument("--bin", default=os.path.join(ROOT, "kernels", "build", "bin"))
+    parser.add_argument("--baseline", help="bin directory of another build, run as the column `before`")
+    parser.add_argument("--baseline-name", default="the baseline build")
+    parser.add_argument("--no-times", action="store_true", help="skip the 4,640-read timings")
+    args = parser.parse_args()
+    for tool in ("vsearch", "cd-hit-est"):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} not found (bench/clustering/run.sh installs it)")
+    os.environ["OMP_NUM_THREADS"] = "1"
+    distances = args.distances.split(",")
+    seeds = [int(s) for s in args.seeds.split(",")]
+    rows = []
+    for name, records in family_sets(seeds):
+        rows.append(evaluate(args.bin, name, records, distances, args.baseline))
+        print(json.dumps(rows[-1]), flush=True)
+    digit_row = digits(args.bin, args.baseline)
+    times = {} if args.no_times else real_read_times(args.bin, distances[0])
+    write_results(rows, digit_row, times, distances, args)
+
+
+if __name__ == "__main__":
+    main()
