@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { createApp } from '../src/app.ts';
+import { AmqpLink } from '../src/storage/amqp.ts';
 import { Client, startServer, type TestServer } from './harness.ts';
 
 let server: TestServer;
@@ -137,5 +141,81 @@ describe('service endpoints', () => {
     const bad = await fetch(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":' });
     assert.equal(bad.status, 400);
     assert.equal((await bad.json()).error.code, 'bad_request');
+  });
+});
+
+describe('password strength', () => {
+  test('guessable passwords and the username as password are refused with a 422 naming password', async () => {
+    const c = new Client(server.url);
+    for (const [username, password, reason] of [
+      ['quentin', 'aaaaaaaaaa', /too easy to guess/],
+      ['quentin', 'password12', /too easy to guess/],
+      ['quentin', 'qwertyuiop', /too easy to guess/],
+      ['henry.lee2024', 'Henry.Lee2024', /must not be the username/],
+    ] as const) {
+      const res = await c.request('POST', '/auth/register', { username, password });
+      const body = await res.json();
+      assert.equal(res.status, 422, `${password}: ${JSON.stringify(body)}`);
+      assert.equal(body.error.field, 'password');
+      assert.match(body.error.message, reason);
+    }
+    assert.equal(await server.store.users.countDocuments({ _id: { $in: ['quentin', 'henry.lee2024'] } }), 0);
+  });
+});
+
+describe('password guessing limits', () => {
+  const limits = { LOGIN_FAILURES_PER_ACCOUNT: '10', LOGIN_FAILURES_PER_ADDRESS: '40' };
+  let guarded: TestServer;
+  before(async () => (guarded = await startServer(limits)));
+  after(() => guarded.close());
+  const attempt = (url: string, route: string, username: string, password: string) =>
+    fetch(`${url}/api/v1/auth/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+
+  test('30 parallel guesses at one account: 10 are checked, the rest get 429 with Retry-After, and so does the right password', async () => {
+    await new Client(guarded.url).json('POST', '/auth/register', { username: 'ivan', password: 'right password!' }, 201);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(guarded.url, 'login', 'ivan', `wrong guess ${i}!`)));
+    const statuses = answers.map((r) => r.status).sort();
+    assert.equal(statuses.filter((s) => s === 401).length, 10, statuses.join(' '));
+    assert.equal(statuses.filter((s) => s === 429).length, 20);
+    const limited = answers.find((r) => r.status === 429)!;
+    assert.ok(Number(limited.headers.get('retry-after')) > 0);
+    assert.equal((await limited.json()).error.code, 'too_many_attempts');
+    for (const route of ['login', 'token']) assert.equal((await attempt(guarded.url, route, 'IVAN', 'right password!')).status, 429);
+  });
+
+  test('a right password clears the account\'s failures', async () => {
+    await new Client(guarded.url).json('POST', '/auth/register', { username: 'judy', password: 'right password!' }, 201);
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 4; i++) assert.equal((await attempt(guarded.url, 'login', 'judy', 'wrong password!')).status, 401);
+      assert.equal((await attempt(guarded.url, 'token', 'judy', 'right password!')).status, 201);
+    }
+  });
+
+  test('the count is shared by API processes through the store', async () => {
+    // A second API process: its own app and in-process counters, the same store.
+    const amqp = new AmqpLink(guarded.config.amqpUrl);
+    await amqp.start();
+    const other = createApp({ config: guarded.config, store: guarded.store, amqp }).app.listen(0, '127.0.0.1');
+    await once(other, 'listening');
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      await new Client(guarded.url).json('POST', '/auth/register', { username: 'kate', password: 'right password!' }, 201);
+      for (let i = 0; i < 6; i++) assert.equal((await attempt(guarded.url, 'login', 'kate', 'wrong password!')).status, 401);
+      for (let i = 0; i < 4; i++) assert.equal((await attempt(otherUrl, 'login', 'kate', 'wrong password!')).status, 401);
+      assert.equal((await attempt(otherUrl, 'login', 'kate', 'wrong password!')).status, 429);
+    } finally {
+      other.close();
+      other.closeAllConnections();
+      await amqp.close();
+    }
+  });
+
+  test('one address guessing many accounts is limited too', async () => {
+    let limitedAt = 0;
+    for (let i = 0; i < 30 && !limitedAt; i++) {
+      if ((await attempt(guarded.url, 'token', `someone${i}`, 'wrong password!')).status === 429) limitedAt = i;
+    }
+    // The failures of ivan, judy and kate count against 127.0.0.1 as well (40 in all).
+    assert.ok(limitedAt > 0, 'limited before 30 more attempts');
   });
 });

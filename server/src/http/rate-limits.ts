@@ -1,8 +1,8 @@
 // Password guessing limits for login and token creation, per account and per client
 // address, shared by every API process through the store (rate-limiter-flexible's
 // Mongo backend). Each attempt counts before its password is checked, so parallel
-// guesses cannot all slip in before the first failure is recorded; a success gives
-// the attempt back.
+// guesses cannot all slip in before the first failure is recorded; a success clears
+// the account's count and gives the address its attempt back.
 //
 // FerretDB 1.24 lacks two things the Mongo backend assumes: TTL indexes (rejected as
 // "not implemented", so expired counters are deleted here instead) and isolation of
@@ -39,6 +39,10 @@ class Limit {
   async giveBack(key: string): Promise<void> {
     await Promise.all([this.local.reward(key, 1), this.shared.reward(key, 1)]);
   }
+
+  async reset(key: string): Promise<void> {
+    await Promise.all([this.local.delete(key), this.shared.delete(key)]);
+  }
 }
 
 export class LoginLimits {
@@ -66,15 +70,16 @@ export class LoginLimits {
    */
   async attempt<T>(username: string, address: string, check: () => Promise<T>): Promise<T> {
     const account = username.toLowerCase();
-    const waits = [await this.perAccount.consume(account), await this.perAddress.consume(address)];
-    const wait = Math.max(...waits);
+    // An attempt refused for its account does not also count against its address.
+    const wait = (await this.perAccount.consume(account)) || (await this.perAddress.consume(address));
     if (wait > 0) {
       throw new ApiError(429, 'too_many_attempts', `too many failed logins for this account or address; try again in ${wait} s`, undefined, {
         'Retry-After': String(wait),
       });
     }
     const result = await check();
-    await Promise.all([this.perAccount.giveBack(account), this.perAddress.giveBack(address)]);
+    // The owner got in: the account's failures are forgiven; the address (maybe shared by many) gets this attempt back.
+    await Promise.all([this.perAccount.reset(account), this.perAddress.giveBack(address)]);
     return result;
   }
 }
