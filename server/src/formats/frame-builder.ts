@@ -1,7 +1,7 @@
 // Appends points into growable typed arrays and checks what is common to all
 // formats: finite Float32 coordinates, unique point keys, the point cap.
 import type { ParsedEdge, ParsedFrame } from './types.ts';
-import { inputError, type FrameInput } from './reader.ts';
+import { inputError, quoted, type FrameInput } from './reader.ts';
 
 const INITIAL_CAPACITY = 1 << 12;
 const FLOAT32_MAX = 3.4028234663852886e38;
@@ -82,7 +82,7 @@ export class FrameBuilder {
       throw inputError(this.input, 'non_finite', `coordinates (${x}, ${y}, ${z}) are not finite 32-bit numbers`, line);
     }
     if (key !== null && !this.keys.add(key)) {
-      throw inputError(this.input, 'duplicate_point_key', `point key "${key}" is used twice`, line);
+      throw inputError(this.input, 'duplicate_point_key', `point key ${quoted(key)} is used twice`, line);
     }
     if (n === this.clusterKeys.length) {
       this.clusterKeys = grow(this.clusterKeys, n + 1);

@@ -5,9 +5,11 @@
 import { VIEW_BYTES } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
 import {
+  clipped,
   defaultCluster,
   inputError,
   parseClusterKey,
+  quoted,
   titleFromName,
   type FrameInput,
   type FrameRead,
@@ -91,7 +93,7 @@ class PlotVizHandler implements XmlHandler {
   open(name: string, attributes: XmlAttributes): void {
     const depth = this.depth++;
     if (depth === 0) {
-      if (name !== 'plotviz') this.fail('not_pviz', `the root element is <${name}>, not <plotviz>`);
+      if (name !== 'plotviz') this.fail('not_pviz', `the root element is <${clipped(name)}>, not <plotviz>`);
     } else if (depth === 1) {
       this.section = name;
     } else if (depth === 2) {
@@ -145,7 +147,7 @@ class PlotVizHandler implements XmlHandler {
       vertices: vertexKeys.map((vertexKey, i) => {
         const index = this.builder.indexOfKey(vertexKey);
         if (index < 0) {
-          throw inputError(this.input, 'unknown_vertex', `edge ${key} names point key "${vertexKey}", which no point has`, vertexLines[i]);
+          throw inputError(this.input, 'unknown_vertex', `edge ${quoted(key)} names point key ${quoted(vertexKey)}, which no point has`, vertexLines[i]);
         }
         return index;
       }),
@@ -201,10 +203,10 @@ class PlotVizHandler implements XmlHandler {
 
   private endPoint(): void {
     const key = this.key ?? this.fail('missing_field', '<point> without <key>');
-    const clusterText = this.clusterKey ?? this.fail('missing_field', `point ${key} has no <clusterkey>`);
+    const clusterText = this.clusterKey ?? this.fail('missing_field', `point ${quoted(key)} has no <clusterkey>`);
     const cluster = clusterKeyOf(clusterText);
-    if (cluster < 0) this.fail('bad_cluster_key', `point ${key}: cluster key "${clusterText}" is not an unsigned integer`);
-    if (!this.hasLocation) this.fail('missing_field', `point ${key} has no <location>`);
+    if (cluster < 0) this.fail('bad_cluster_key', `point ${quoted(key)}: cluster key ${quoted(clusterText)} is not an unsigned integer`);
+    if (!this.hasLocation) this.fail('missing_field', `point ${quoted(key)} has no <location>`);
     this.builder.add(key, this.x, this.y, this.z, cluster, this.label ?? '', this.recordLine);
   }
 
@@ -222,7 +224,7 @@ class PlotVizHandler implements XmlHandler {
       return 0;
     }
     if (Number.isNaN(value) && attributes.get(name) !== 'NaN') {
-      this.fail('bad_number', `${name}="${attributes.get(name)}" is not a number`);
+      this.fail('bad_number', `${name}=${quoted(attributes.get(name)!)} is not a number`);
     }
     return value; // NaN and ±Infinity are rejected as non-finite by the builder
   }
@@ -230,24 +232,24 @@ class PlotVizHandler implements XmlHandler {
   private endCluster(): void {
     const keyText = this.key ?? this.fail('missing_field', '<cluster> without <key>');
     const key = clusterKeyOf(keyText);
-    if (key < 0) this.fail('bad_cluster_key', `cluster key "${keyText}" is not an unsigned integer`);
+    if (key < 0) this.fail('bad_cluster_key', `cluster key ${quoted(keyText)} is not an unsigned integer`);
     if (this.clusters.has(key)) this.fail('duplicate_cluster_key', `cluster key ${key} is declared twice`);
     const cluster = defaultCluster(key, this.label ?? String(key));
     const visible = this.visible;
     if (visible !== undefined) {
       if (visible === '1' || visible === 'true') cluster.visible = true;
       else if (visible === '0' || visible === 'false') cluster.visible = false;
-      else this.fail('bad_value', `cluster ${key}: visible "${visible}" is not 0 or 1`);
+      else this.fail('bad_value', `cluster ${key}: visible ${quoted(visible)} is not 0 or 1`);
     }
     const size = this.size;
     if (size !== undefined) {
       cluster.size = Number(size);
-      if (!(cluster.size > 0 && cluster.size < Infinity)) this.fail('bad_value', `cluster ${key}: size "${size}" is not a positive number`);
+      if (!(cluster.size > 0 && cluster.size < Infinity)) this.fail('bad_value', `cluster ${key}: size ${quoted(size)} is not a positive number`);
     }
     const shape = this.shape;
     if (shape !== undefined) {
       cluster.shape = Number(shape);
-      if (!/^\d$/.test(shape) || cluster.shape > 6) this.fail('bad_shape', `cluster ${key}: shape "${shape}" is not 0–6`);
+      if (!/^\d$/.test(shape) || cluster.shape > 6) this.fail('bad_shape', `cluster ${key}: shape ${quoted(shape)} is not 0–6`);
     }
     cluster.color = this.color;
     this.clusters.set(key, cluster);
@@ -259,7 +261,7 @@ class PlotVizHandler implements XmlHandler {
       if (text === undefined && name === 'a') return 255;
       const value = Number(text);
       if (text === undefined || !/^\s*\d+\s*$/.test(text) || value > 255) {
-        this.fail('bad_color', `color ${name}="${text ?? ''}" is not 0–255`);
+        this.fail('bad_color', `color ${name}=${quoted(text ?? '')} is not 0–255`);
       }
       return value;
     };

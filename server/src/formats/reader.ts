@@ -38,17 +38,23 @@ export function inputError(
   line?: number,
   status?: number,
 ): InputError {
-  const where = input.entry === undefined ? '' : `${input.entry}: `;
+  const where = input.entry === undefined ? '' : `${clipped(input.entry)}: `;
   const at = line === undefined ? '' : `line ${line}: `;
   return new InputError(code, `${where}${at}${message}`, { line, file: input.entry, status });
 }
 
-/** Characters of input quoted in an error message at most: a 10 MB line still gives a short error. */
+/** Characters of input an error message shows at most: a 10 MB line still gives a short error. */
 export const QUOTED_CHARS = 200;
 
-/** `text` in double quotes (JSON escapes) for an error message, cut to QUOTED_CHARS. */
-export function quoted(text: string): string {
-  return JSON.stringify(text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}…` : text);
+/** Input (a value, a name, a key) for an error message, cut to QUOTED_CHARS characters. */
+export function clipped(text: string | number): string {
+  const value = String(text);
+  return value.length > QUOTED_CHARS ? `${value.slice(0, QUOTED_CHARS)}…` : value;
+}
+
+/** The same in double quotes, with JSON's escapes (control characters stay readable). */
+export function quoted(text: string | number): string {
+  return JSON.stringify(clipped(text));
 }
 
 /** Title a frame gets from its file name: the base name without extension. */

@@ -10,7 +10,7 @@
 import { COPIED_SUBSTRING, forEachByteLine, utf8 } from './chunks.ts';
 import { FrameBuilder } from './frame-builder.ts';
 import { parseFloat32, parseIndex, scanEnd, scanFloat32, scanIndex } from './numbers.ts';
-import { inputError, parseClusterKey, titleFromName, type FrameInput, type FrameRead } from './reader.ts';
+import { inputError, parseClusterKey, quoted, titleFromName, type FrameInput, type FrameRead } from './reader.ts';
 
 /** Columns of the labelled layout, the widest: a label may span more fields. */
 const LABELLED = 6;
@@ -46,7 +46,7 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
   const coordinate = (bytes: Buffer, i: number, line: number): number => {
     const value = parseFloat32(bytes, bounds[2 * i], bounds[2 * i + 1]);
     if (Number.isNaN(value) && field(bytes, i) !== 'NaN') {
-      throw inputError(input, 'bad_number', `"${field(bytes, i)}" is not a number`, line);
+      throw inputError(input, 'bad_number', `${quoted(field(bytes, i))} is not a number`, line);
     }
     return value; // NaN and ±Infinity are rejected as non-finite by the builder
   };
@@ -72,7 +72,7 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
       cluster = parseIndex(bytes, bounds[2 * ci], bounds[2 * ci + 1]);
       if (cluster < 0 || cluster > 0xffffffff) cluster = parseClusterKey(field(bytes, ci)); // "1e3", "+4"…
       if (cluster < 0) {
-        throw inputError(input, 'bad_cluster_key', `cluster "${field(bytes, ci)}" is not an unsigned integer`, lineNo);
+        throw inputError(input, 'bad_cluster_key', `cluster ${quoted(field(bytes, ci))} is not an unsigned integer`, lineNo);
       }
     }
     let key: string | number | null = null;

@@ -9,6 +9,7 @@
 import { isAscii } from 'node:buffer';
 import { COPIED_SUBSTRING, latin1, utf8 } from './chunks.ts';
 import { parseFloat32, parseFloat32Text, parseIndex } from './numbers.ts';
+import { clipped, quoted } from './reader.ts';
 
 export interface XmlHandler {
   /** `attributes` is valid only during the call. */
@@ -228,7 +229,7 @@ export class XmlScanner {
     this.tokenStart = this.buf.length;
     if (!this.rootSeen) this.fail('malformed_xml', 'no root element', this.line());
     if (this.stack.length > 0) {
-      this.fail('malformed_xml', `unexpected end of file: <${this.stack[this.stack.length - 1]}> is not closed`, this.line());
+      this.fail('malformed_xml', `unexpected end of file: <${clipped(this.stack[this.stack.length - 1])}> is not closed`, this.line());
     }
   }
 
@@ -308,8 +309,8 @@ export class XmlScanner {
       // Not the same bytes (or a name beyond ASCII, whose bytes are not its characters).
       const name = utf8(buf, lt + 2, gt).replace(TRAILING_SPACE, '');
       if (name !== expected) {
-        const want = expected === undefined ? 'no element is open' : `expected </${expected}>`;
-        this.fail('malformed_xml', `mismatched end tag </${name}>: ${want}`, this.line());
+        const want = expected === undefined ? 'no element is open' : `expected </${clipped(expected)}>`;
+        this.fail('malformed_xml', `mismatched end tag </${clipped(name)}>: ${want}`, this.line());
       }
     }
     this.handler.close(expected);
@@ -362,32 +363,32 @@ export class XmlScanner {
       if (c === 62 /* > */) break;
       if (c === 47 /* / */) {
         if (i + 1 >= limit) return this.cutTag(limit);
-        if (buf[i + 1] !== 62) this.fail('malformed_xml', `expected "/>" in <${name}>`, this.line());
+        if (buf[i + 1] !== 62) this.fail('malformed_xml', `expected "/>" in <${clipped(name)}>`, this.line());
         selfClosing = true;
         i++;
         break;
       }
-      if (i === before) this.fail('malformed_xml', `expected a space before attribute in <${name}>`, this.line());
+      if (i === before) this.fail('malformed_xml', `expected a space before attribute in <${clipped(name)}>`, this.line());
       const nameStart = i;
       i = nameEnd(buf, i, limit);
       if (i >= limit) return this.cutTag(limit);
       const attribute = this.intern(nameStart, i);
       while (i < limit && isSpace(buf[i])) i++;
       if (i + 1 >= limit) return this.cutTag(limit);
-      if (buf[i] !== 61 /* = */) this.fail('malformed_xml', `attribute ${attribute} of <${name}> has no value`, this.line());
+      if (buf[i] !== 61 /* = */) this.fail('malformed_xml', `attribute ${clipped(attribute)} of <${clipped(name)}> has no value`, this.line());
       i++;
       while (i < limit && isSpace(buf[i])) i++;
       if (i >= limit) return this.cutTag(limit);
       const quote = buf[i];
-      if (quote !== 34 && quote !== 39) this.fail('malformed_xml', `attribute ${attribute} of <${name}> is not quoted`, this.line());
+      if (quote !== 34 && quote !== 39) this.fail('malformed_xml', `attribute ${clipped(attribute)} of <${clipped(name)}> is not quoted`, this.line());
       const close = this.chars.indexOf(quote === 34 ? '"' : "'", i + 1);
       if (close === -1 || close > limit) return this.cutTag(limit);
-      if (attributes.indexOf(attribute) >= 0) this.fail('malformed_xml', `attribute ${attribute} repeated in <${name}>`, this.line());
+      if (attributes.indexOf(attribute) >= 0) this.fail('malformed_xml', `attribute ${clipped(attribute)} repeated in <${clipped(name)}>`, this.line());
       attributes.add(attribute, i + 1, close, this.find(AMP, i + 1) < close);
       i = close + 1;
     }
     if (this.stack.length === 0 && this.rootSeen) {
-      this.fail('malformed_xml', `a second root element <${name}>`, this.line());
+      this.fail('malformed_xml', `a second root element <${clipped(name)}>`, this.line());
     }
     this.rootSeen = true;
     this.handler.open(name, attributes);
@@ -426,7 +427,7 @@ export class XmlScanner {
     const known = this.interned[slot];
     if (known !== undefined && known.length === length && sameText(buf, start, known)) return known;
     const name = utf8(buf, start, end);
-    if (!XML_NAME.test(name)) this.fail('malformed_xml', `"${name}" is not an element or attribute name`, this.line());
+    if (!XML_NAME.test(name)) this.fail('malformed_xml', `${quoted(name)} is not an element or attribute name`, this.line());
     if (name.length === length && ASCII.test(name)) this.interned[slot] = name;
     return name;
   }
@@ -435,7 +436,7 @@ export class XmlScanner {
     if (raw.indexOf('&') === -1) return raw;
     return raw.replace(/&([^;&<]*)(;?)/g, (whole, entity: string, semicolon: string) => {
       const value = semicolon === ';' ? decodeEntity(entity) : undefined;
-      if (value === undefined) this.fail('malformed_xml', `bad entity "${whole}"`, this.line());
+      if (value === undefined) this.fail('malformed_xml', `bad entity ${quoted(whole)}`, this.line());
       return value;
     });
   }

@@ -12,7 +12,7 @@ import type { Readable } from 'node:stream';
 import { assemblePlot } from './assemble.ts';
 import { checkUtf8, detectFormat } from './detect.ts';
 import { FRAME_READERS } from './frame-readers.ts';
-import { titleFromName, type FrameRead } from './reader.ts';
+import { quoted, titleFromName, type FrameRead } from './reader.ts';
 import { indexTitle, isIndexName } from './time-series-index.ts';
 import { InputError, type FormatParser, type ParseLimits, type ParsedPlot } from './types.ts';
 
@@ -146,9 +146,9 @@ function orderByIndex(entries: Entry[], lines: string[], indexName: string): Ent
     if (!isIndexName(name)) return;
     const fail = (message: string) => new InputError('bad_index', `${indexName}: line ${i + 1}: ${message}`, { line: i + 1, file: indexName });
     const candidates = byName.has(name) ? [byName.get(name)!] : (byBaseName.get(name) ?? []);
-    if (candidates.length === 0) throw fail(`"${name}" is not an entry of the archive`);
-    if (candidates.length > 1) throw fail(`"${name}" matches several entries; give the full path`);
-    if (ordered.includes(candidates[0])) throw fail(`"${name}" is listed twice`);
+    if (candidates.length === 0) throw fail(`${quoted(name)} is not an entry of the archive`);
+    if (candidates.length > 1) throw fail(`${quoted(name)} matches several entries; give the full path`);
+    if (ordered.includes(candidates[0])) throw fail(`${quoted(name)} is listed twice`);
     ordered.push(candidates[0]);
   });
   return ordered;
@@ -204,6 +204,6 @@ function openEntry(zip: ZipFile, entry: Entry): Promise<Readable> {
 /** yauzl's complaints about entry names (see its validateFileName) become path errors. */
 function zipError(error: Error, file?: string): InputError {
   const path = /^(absolute path|invalid relative path|invalid characters in fileName): (.*)$/.exec(error.message);
-  if (path) return new InputError('zip_path', `archive entry "${path[2]}" has an unsafe path (${path[1]})`, { file: path[2] });
+  if (path) return new InputError('zip_path', `archive entry ${quoted(path[2])} has an unsafe path (${path[1]})`, { file: path[2] });
   return new InputError('bad_zip', `unreadable ZIP archive: ${error.message}`, { file });
 }
