@@ -64,14 +64,19 @@ void RollingSums::add_days(std::int64_t from, std::int64_t to, double sign) {
   }
 }
 
-double RollingSums::correlation(std::int64_t i, std::int64_t j, std::int64_t position) const {
+RollingSums::Terms RollingSums::terms() const {
   const double m = static_cast<double>(end_ - begin_);
-  const double variance_i = sum_squares_[i] - sum_[i] * sum_[i] / m;
-  const double variance_j = sum_squares_[j] - sum_[j] * sum_[j] / m;
-  if (!(variance_i > 0.0) || !(variance_j > 0.0)) return 0.0;
-  const double covariance = pair_sums_[position] - sum_[i] * sum_[j] / m;
-  return std::clamp(covariance / std::sqrt(variance_i * variance_j), -1.0, 1.0);
+  const std::size_t n = sum_.size();
+  Terms terms{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n)};
+  for (std::size_t s = 0; s < n; ++s) {
+    terms.mean[s] = sum_[s] / m;
+    terms.scaled_mean[s] = sum_[s];
+    const double variance = sum_squares_[s] - sum_[s] * terms.mean[s];
+    terms.inverse_spread[s] = variance > 0.0 ? 1.0 / std::sqrt(variance) : 0.0;
+  }
+  return terms;
 }
+
 
 double correlation_from_scratch(const Market& market, const Window& window, std::int64_t i, std::int64_t j) {
   const auto raw = [&](std::int64_t day, std::int64_t s) {

@@ -22,9 +22,28 @@ class RollingSums {
   // Brings the sums to `window`'s returns (days first+1 … last); windows move forward.
   void move_to(const Window& window);
 
-  // Pearson r of the returns of symbols i and j (the pair at `position` in the halves),
-  // clamped to [−1, 1]; 0 when either symbol's returns are constant.
-  double correlation(std::int64_t i, std::int64_t j, std::int64_t position) const;
+  // The per-symbol terms of Pearson's r in the current window, so that
+  // r_ij = (Σxy_ij − μ_i·m·μ_j)·s_i·s_j with μ the mean, m the number of returns and
+  // s = 1/√(Σx² − m·μ²) (0 for constant returns, giving r = 0); clamped to [−1, 1].
+  struct Terms {
+    std::vector<double> mean;
+    std::vector<double> scaled_mean;     // m·μ
+    std::vector<double> inverse_spread;  // s
+  };
+  Terms terms() const;
+  // Σxy of the pairs from `position` on (positions as in damds::LocalRows of the block).
+  const double* pair_sums(std::int64_t position) const { return pair_sums_.data() + position; }
+
+  // r of symbols i and j (the pair at `position`) with the window's terms().
+  double correlation(const Terms& terms, std::int64_t i, std::int64_t j, std::int64_t position) const {
+    return pearson(pair_sums_[position], terms.mean[i], terms.scaled_mean[j], terms.inverse_spread[i],
+                   terms.inverse_spread[j]);
+  }
+  static double pearson(double sum_xy, double mean_i, double scaled_mean_j, double inverse_spread_i,
+                        double inverse_spread_j) {
+    const double r = (sum_xy - mean_i * scaled_mean_j) * inverse_spread_i * inverse_spread_j;
+    return r < -1.0 ? -1.0 : (r > 1.0 ? 1.0 : r);
+  }
 
   const damds::CircularHalves& halves() const { return halves_; }
   const spidal::RowBlock& block() const { return block_; }

@@ -16,6 +16,7 @@
 #include "rolling.hpp"
 #include "series.hpp"
 #include "spidal/errors.hpp"
+#include "window_rows.hpp"
 #include "spidal/mpi_env.hpp"
 #include "spidal/progress.hpp"
 
@@ -142,19 +143,37 @@ TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
   const std::vector<Window> windows = make_windows(market, 90, 7);
   ASSERT_GT(windows.size(), 100u);
   double worst = 0.0;
+  int worst_stored = 0;
+  std::int64_t missing = 0;
+  damds::LocalRows rows;
   for (const Window& window : windows) {
     sums.move_to(window);
+    const RollingSums::Terms terms = sums.terms();
+    // The stored distances the solver gets, from the same sums.
+    const WindowSymbols symbols = window_symbols(market, window, 0.05);
+    fill_window_rows(DistanceKind::correlation, sums, symbols, symbol_weights(WeightKind::none, symbols), true, rows,
+                     MPI_COMM_WORLD);
     const std::int64_t first_position = sums.halves().before(sums.block().begin);
     for (std::int64_t i = sums.block().begin; i < sums.block().end; ++i) {
       for (std::int64_t t = 0; t < sums.halves().length(i); ++t) {
         const std::int64_t j = (i + 1 + t) % market.symbols;
-        const double rolling = sums.correlation(i, j, sums.halves().before(i) - first_position + t);
-        worst = std::max(worst, std::fabs(rolling - correlation_from_scratch(market, window, i, j)));
+        const std::int64_t position = sums.halves().before(i) - first_position + t;
+        const double scratch = correlation_from_scratch(market, window, i, j);
+        worst = std::max(worst, std::fabs(sums.correlation(terms, i, j, position) - scratch));
+        if (symbols.included[i] && symbols.included[j]) {
+          worst_stored = std::max(worst_stored, std::abs(rows.distances[position] -
+                                                         damds::stored_value((1.0 - scratch) / 2.0)));
+        } else {
+          missing += rows.distances[position] == -1 && rows.weights[position] == 0;
+        }
       }
     }
   }
   // r is in [−1, 1], so this is also its error relative to its scale. After >100 moves.
   EXPECT_LT(worst, 1e-9);
+  // Rounding to stored units can only differ where r's last bits straddle a half unit.
+  EXPECT_LE(worst_stored, 1);
+  EXPECT_GT(missing, 0);  // the two bad stocks' pairs
 }
 
 TEST(Windows, CalendarDaysAndTheirTradingDays) {
