@@ -1,0 +1,246 @@
+"""A plot on the server: its metadata, per-frame binary data as NumPy arrays, edits, selections."""
+from __future__ import annotations
+
+import base64
+import html
+import os
+from urllib.parse import quote
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from .errors import WebPlotVizError
+
+if TYPE_CHECKING:
+    from .client import Client
+
+#: Bytes streamed to disk per read when exporting.
+EXPORT_CHUNK = 1 << 20
+
+
+class Plot:
+    """A plot as the API describes it (``GET /plots/{id}``); point data is fetched on request.
+
+    Attributes:
+        id: the plot id.
+        warnings: the server's warnings when this Plot came from an upload, else [].
+    """
+
+    def __init__(self, client: "Client", data: Dict[str, Any]) -> None:
+        self._client = client
+        self._data = data
+        self.id: str = data["id"]
+        self.warnings: List[str] = list(data.get("warnings", []))
+
+    def __repr__(self) -> str:
+        return f"<Plot {self.id} {self.name!r}: {self.frames} frame(s) × {self.points} points, {self.visibility}>"
+
+    def _full(self) -> Dict[str, Any]:
+        """Library listings leave out the cluster table and frame list: fetched when first needed."""
+        if "clusters" not in self._data:
+            self.refresh()
+        return self._data
+
+    def refresh(self) -> "Plot":
+        """Reads the plot's metadata again."""
+        self._data = self._client.request("GET", f"/plots/{self.id}").json()
+        return self
+
+    @property
+    def name(self) -> str:
+        return str(self._data["name"])
+
+    @property
+    def url(self) -> str:
+        """The plot's page in the viewer."""
+        return f"{self._client.url}/plots/{self.id}"
+
+    @property
+    def frames(self) -> int:
+        """The number of frames (1 unless a time series)."""
+        return int(self._data["frames"])
+
+    @property
+    def points(self) -> int:
+        """Points per frame (the largest frame's count)."""
+        return int(self._data["points"])
+
+    @property
+    def visibility(self) -> str:
+        return str(self._data["visibility"])
+
+    @property
+    def tags(self) -> List[str]:
+        return list(self._data["tags"])
+
+    @property
+    def owner(self) -> str:
+        return str(self._data["owner"])
+
+    @property
+    def info(self) -> Dict[str, Any]:
+        """The whole metadata document, as the API returns it."""
+        return self._full()
+
+    @property
+    def clusters(self) -> List[Dict[str, Any]]:
+        """The cluster table: dicts of key, label, color {r,g,b,a}, shape, size, visible, count."""
+        return list(self._full()["clusters"])
+
+    @property
+    def frame_list(self) -> List[Dict[str, Any]]:
+        """Per frame: index, title, points, edges."""
+        return list(self._full()["frameList"])
+
+    # -- point data ---------------------------------------------------------------------------
+
+    def _frame_bytes(self, frame: int, kind: str) -> Union[bytearray, bytes]:
+        """A frame's binary blob, read straight into one buffer of its announced length."""
+        response = self._client.request("GET", f"/plots/{self.id}/frames/{frame}/{kind}", stream=True)
+        with response:
+            length = response.headers.get("Content-Length")
+            if length is None or response.headers.get("Content-Encoding"):
+                return response.content
+            buffer = bytearray(int(length))
+            view = memoryview(buffer)
+            filled = 0
+            while filled < len(buffer):
+                read = response.raw.readinto(view[filled:])
+                if not read:
+                    raise WebPlotVizError("truncated", f"{kind} of frame {frame}: {filled} of {len(buffer)} bytes arrived")
+                filled += read
+            return buffer
+
+    def positions(self, frame: int = 0) -> np.ndarray:
+        """The frame's points as a float32 (N, 3) array over the downloaded bytes (no copy)."""
+        return np.frombuffer(self._frame_bytes(frame, "positions"), dtype="<f4").reshape(-1, 3)
+
+    def cluster_keys(self, frame: int = 0) -> np.ndarray:
+        """The frame's cluster key per point, uint32 (N,)."""
+        return np.frombuffer(self._frame_bytes(frame, "clusters"), dtype="<u4")
+
+    def labels(self, frame: int = 0) -> List[str]:
+        """The frame's point labels ("" where a point has none)."""
+        return list(self._client.request("GET", f"/plots/{self.id}/frames/{frame}/labels").json())
+
+    def edges(self, frame: int = 0) -> List[Dict[str, Any]]:
+        """The frame's edges: dicts of key and vertices (point indices of a polyline)."""
+        return list(self._client.request("GET", f"/plots/{self.id}/frames/{frame}/edges").json())
+
+    def to_dataframe(self, frame: int = 0) -> Any:
+        """The frame as a pandas DataFrame: x, y, z, cluster (key), cluster_label, label.
+
+        Needs pandas (``pip install 'webplotviz[pandas]'``)."""
+        try:
+            import pandas as pd
+        except ImportError as err:  # pragma: no cover - depends on the environment
+            raise ImportError("to_dataframe needs pandas: pip install 'webplotviz[pandas]'") from err
+        xyz = self.positions(frame)
+        keys = self.cluster_keys(frame)
+        names = {c["key"]: c["label"] for c in self.clusters}
+        return pd.DataFrame({
+            "x": xyz[:, 0],
+            "y": xyz[:, 1],
+            "z": xyz[:, 2],
+            "cluster": keys,
+            "cluster_label": pd.Categorical([names.get(int(k), str(k)) for k in keys.tolist()]),
+            "label": self.labels(frame),
+        })
+
+    # -- changes ------------------------------------------------------------------------------
+
+    def export(self, path: Union[str, "os.PathLike[str]"], format: str = "pviz") -> str:
+        """Writes the plot to `path`, streamed: ``"pviz"`` (PlotViz XML, a ZIP for a time series)
+        or ``"original"`` (the file as uploaded). Returns the path."""
+        response = self._client.request("GET", f"/plots/{self.id}/export", params={"format": format}, stream=True)
+        with response, open(path, "wb") as out:
+            for chunk in response.iter_content(EXPORT_CHUNK):
+                out.write(chunk)
+        return os.fspath(path)
+
+    def update(
+        self,
+        *,
+        name: Optional[str] = None,
+        visibility: Optional[str] = None,
+        tags: Optional[Sequence[str]] = None,
+        description: Optional[str] = None,
+        collection: Optional[str] = None,
+    ) -> "Plot":
+        """Changes the plot's metadata (owner only); arguments left out stay as they are."""
+        patch = {"name": name, "visibility": visibility, "description": description, "collection": collection}
+        body: Dict[str, Any] = {key: value for key, value in patch.items() if value is not None}
+        if tags is not None:
+            body["tags"] = list(tags)
+        self._data = self._client.request("PATCH", f"/plots/{self.id}", json=body).json()
+        return self
+
+    def delete(self) -> None:
+        """Deletes the plot and all its data (owner only)."""
+        self._client.request("DELETE", f"/plots/{self.id}")
+
+    # -- named selections ---------------------------------------------------------------------
+
+    def selections(self) -> Dict[str, np.ndarray]:
+        """The plot's saved selections: name → ascending int64 point indices (of the selection's frame)."""
+        found: Dict[str, np.ndarray] = {}
+        for info in self._client.request("GET", f"/plots/{self.id}/selections").json():
+            found[info["name"]] = self.selection(info["name"])
+        return found
+
+    def selection(self, name: str) -> np.ndarray:
+        """One saved selection's point indices, fetched as a bitset and decoded here."""
+        answer = self._client.request("GET", f"/plots/{self.id}/selections/{quote(name, safe='')}", params={"encoding": "mask"}).json()
+        bits = np.unpackbits(np.frombuffer(base64.b64decode(answer["mask"]), dtype=np.uint8), bitorder="little")
+        return np.flatnonzero(bits).astype(np.int64)
+
+    def save_selection(self, name: str, indices: Union[np.ndarray, Sequence[int]], frame: int = 0) -> Dict[str, Any]:
+        """Saves (or replaces) a named selection of the frame's points (owner only).
+
+        Args:
+            name: 1–100 letters, digits, spaces, "_", "." or "-".
+            indices: point indices, or a boolean array over the frame's points.
+            frame: the frame the indices refer to.
+
+        Returns the stored selection's name, frame, count and updatedAt. Sent as a bitset, so a
+        selection of millions of points is a few hundred kB.
+        """
+        count = int(self.frame_list[frame]["points"]) if 0 <= frame < self.frames else 0
+        chosen = np.asarray(indices)
+        if chosen.dtype == bool:
+            if chosen.shape != (count,):
+                raise WebPlotVizError("bad_request", f"indices: a boolean mask needs {count} entries, got {chosen.shape}", field="indices")
+            bits = chosen
+        else:
+            bits = np.zeros(count, dtype=bool)
+            if chosen.size:
+                flat = chosen.astype(np.int64).ravel()
+                if flat.min() < 0 or flat.max() >= count:
+                    bad = int(flat[(flat < 0) | (flat >= count)][0])
+                    raise WebPlotVizError("bad_request", f"indices: index {bad} is out of range (frame {frame} has {count} points)", field="indices")
+                bits[flat] = True
+        mask = base64.b64encode(np.packbits(bits, bitorder="little").tobytes()).decode()
+        return dict(self._client.request("PUT", f"/plots/{self.id}/selections/{quote(name, safe='')}", json={"frame": frame, "mask": mask}).json())
+
+    def delete_selection(self, name: str) -> None:
+        """Deletes a named selection (owner only)."""
+        self._client.request("DELETE", f"/plots/{self.id}/selections/{quote(name, safe='')}")
+
+    # -- notebooks ----------------------------------------------------------------------------
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the viewer in an iframe when the plot is public, else its thumbnail
+        (or its name) linking to the viewer, since a private page would not open in the frame."""
+        title = html.escape(f"{self.name} — {self.frames} frame(s), {self.points} points")
+        link = html.escape(self.url, quote=True)
+        if self.visibility == "public":
+            return (
+                f'<iframe src="{link}?embed=1" title="{title}" width="100%" height="480" '
+                'style="border:1px solid #ccc" loading="lazy"></iframe>'
+            )
+        try:
+            png = self._client.request("GET", f"/plots/{self.id}/thumbnail").content
+            image = f'<img src="data:image/png;base64,{base64.b64encode(png).decode()}" alt="{title}" style="max-width:320px"><br>'
+        except WebPlotVizError:
+            image = ""
+        return f'<a href="{link}" target="_blank" rel="noopener">{image}{title}</a> (private: opens in the viewer)'

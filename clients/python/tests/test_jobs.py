@@ -1,0 +1,84 @@
+"""Jobs through the client: a vectors job run by the real gateway and kernels; params checks."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import webplotviz
+from webplotviz import WebPlotVizError
+from webplotviz.params import check_job_params, job_types, params_schema
+
+VECTORS = "name,a,b,c\n" + "".join(
+    f"v{i},{(i // 5) * 10 + i % 5 * 0.1},{(i // 5) * -3 + 0.05 * i},{(i % 5) * 0.2}\n" for i in range(20)
+)
+
+
+def test_a_vectors_job_runs_to_a_plot(client: webplotviz.Client, capsys: pytest.CaptureFixture) -> None:
+    job = client.submit("vectors", VECTORS.encode(), {"labelColumn": 0, "maxClusters": 4}, name="py vectors")
+    assert job.type == "vectors" and job.state in ("queued", "running")
+    assert job.wait(progress=True, timeout=300) is job
+    assert job.state == "succeeded", job.stages
+    assert [s["name"] for s in job.stages] == ["distances", "mds", "pwc", "assemble"]
+    plot = job.plot()
+    # The 20 vectors come first (a DA-PWC run may add its cluster centres after them).
+    assert plot.name == "py vectors" and plot.points >= 20
+    assert plot.labels()[:20] == [f"v{i}" for i in range(20)]
+    xyz = plot.positions()
+    assert xyz.shape == (plot.points, 3) and np.isfinite(xyz).all()
+    assert '"program": "damds"' in job.logs("mds")["stdout"]
+    assert job.id in [j.id for j in client.jobs()]
+    with pytest.raises(WebPlotVizError) as caught:
+        job.cancel()
+    assert caught.value.status == 409
+
+
+def test_wrong_params_fail_with_the_field(client: webplotviz.Client) -> None:
+    with pytest.raises(WebPlotVizError) as caught:
+        client.submit("vectors", VECTORS.encode(), {"labelColum": 0})
+    assert caught.value.field is not None and caught.value.field.startswith("params"), caught.value
+    assert "labelColum" in str(caught.value)
+    with pytest.raises(WebPlotVizError) as caught:
+        client.submit("clustering", VECTORS.encode())
+    assert caught.value.field == "type"
+    # Where the server's document has per-type schemas, the client refuses before uploading.
+    if params_schema(client.openapi(), "vectors") is not None:
+        assert caught.value.status is None
+
+
+def _document(form: dict) -> dict:
+    return {
+        "paths": {"/jobs": {"post": {"requestBody": {"content": {"multipart/form-data": {"schema": form}}}}}},
+        "components": {"schemas": {"VectorsParams": {
+            "type": "object", "additionalProperties": False, "required": ["metric"],
+            "properties": {"metric": {"enum": ["euclidean"]}, "labelColumn": {"type": "integer"}},
+        }}},
+    }
+
+
+def test_params_schemas_in_both_document_shapes() -> None:
+    # Today's form: type enum, params a JSON string without a per-type schema.
+    today = _document({"type": "object", "properties": {"type": {"enum": ["vectors", "distance-matrix"]}, "params": {"type": "string"}}})
+    assert job_types(today) == ["vectors", "distance-matrix"]
+    assert params_schema(today, "vectors") is None
+    check_job_params(today, "vectors", {"anything": 1})
+    with pytest.raises(WebPlotVizError, match="not a job type"):
+        check_job_params(today, "nope", {})
+    # Per-type variants: oneOf by type, params as an object ($ref) or as JSON text with a contentSchema.
+    split = _document({"oneOf": [
+        {"type": "object", "properties": {"type": {"const": "vectors"}, "params": {"$ref": "#/components/schemas/VectorsParams"}}},
+        {"type": "object", "properties": {"type": {"const": "distance-matrix"}, "params": {
+            "type": "string", "contentMediaType": "application/json",
+            "contentSchema": {"type": "object", "additionalProperties": False, "properties": {"points": {"type": "integer"}}},
+        }}},
+    ]})
+    assert job_types(split) == ["vectors", "distance-matrix"]
+    check_job_params(split, "vectors", {"metric": "euclidean", "labelColumn": 0})
+    with pytest.raises(WebPlotVizError) as caught:
+        check_job_params(split, "vectors", {"metric": "euclidean", "labelColum": 0})
+    assert caught.value.field == "params.labelColum" and caught.value.status is None
+    with pytest.raises(WebPlotVizError) as caught:
+        check_job_params(split, "vectors", {})
+    assert caught.value.field == "params.metric"
+    with pytest.raises(WebPlotVizError) as caught:
+        check_job_params(split, "distance-matrix", {"n": 5})
+    assert caught.value.field == "params.n"
