@@ -66,7 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       thumbnailBytes: 256 * 1024,
       viewBytes: 64 * 1024,
       views: intFromEnv(env, 'MAX_VIEWS', 200),
-      detailsBytes: 15 * 1024 * 1024,
+      detailsBytes: Math.min(intFromEnv(env, 'MAX_PLOT_DETAILS_BYTES', 15 * 1024 * 1024), 15 * 1024 * 1024),
       eventStreams: intFromEnv(env, 'MAX_EVENT_STREAMS', 5),
     },
     timeouts: {

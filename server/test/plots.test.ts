@@ -350,3 +350,99 @@ describe('library queries, collections, tags, views and thumbnails', () => {
     assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, huge, { 'content-type': 'image/png' })).status, 413);
   });
 });
+
+describe('limits, odd names and caching', () => {
+  let capped: TestServer;
+  let owner: Client;
+  before(async () => {
+    capped = await startServer({ MAX_VIEWS: '5', MAX_PLOT_DETAILS_BYTES: String(200 * 1024) });
+    owner = new Client(capped.url);
+    await owner.signUp('olga');
+  });
+  after(() => capped.close());
+
+  test('views named like object built-ins are saved, listed and deleted like any other', async () => {
+    const plot = await created(await alice.upload('proto.txt', TEXT5));
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      assert.equal((await alice.request('PUT', `/plots/${plot.id}/views/${name}`, { camera: [name.length] })).status, 204, name);
+    }
+    const views = await alice.json('GET', `/plots/${plot.id}/views`);
+    assert.deepEqual(Object.keys(views).sort(), ['__proto__', 'constructor', 'hasOwnProperty', 'toString']);
+    assert.deepEqual(views.__proto__, { camera: [9] });
+    assert.equal((await alice.request('DELETE', `/plots/${plot.id}/views/__proto__`)).status, 204);
+    assert.equal((await alice.request('DELETE', `/plots/${plot.id}/views/__proto__`)).status, 404);
+    assert.equal((await alice.request('DELETE', `/plots/${plot.id}/views/valueOf`)).status, 404);
+  });
+
+  test('saved views are capped in size (413) and number (422), never a 500', async () => {
+    const plot = await created(await owner.upload('caps.txt', TEXT5));
+    const big = { note: 'x'.repeat(60 * 1024) };
+    for (const name of ['a', 'b', 'c']) assert.equal((await owner.request('PUT', `/plots/${plot.id}/views/${name}`, big)).status, 204);
+    const tooBig = await owner.request('PUT', `/plots/${plot.id}/views/d`, big);
+    assert.equal(tooBig.status, 413);
+    assert.match((await tooBig.json()).error.message, /delete some views/);
+    assert.deepEqual(Object.keys(await owner.json('GET', `/plots/${plot.id}/views`)), ['a', 'b', 'c']);
+    for (const name of ['d', 'e']) assert.equal((await owner.request('PUT', `/plots/${plot.id}/views/${name}`, { camera: [1] })).status, 204);
+    const tooMany = await owner.request('PUT', `/plots/${plot.id}/views/f`, { camera: [1] });
+    assert.equal(tooMany.status, 422);
+    assert.equal((await tooMany.json()).error.code, 'too_many_views');
+    // Replacing an existing view is not a new one.
+    assert.equal((await owner.request('PUT', `/plots/${plot.id}/views/e`, { camera: [2] })).status, 204);
+  });
+
+  test('privacy changes take effect at once, though plot lookups are cached', async () => {
+    const plot = await created(await alice.upload('flip.txt', TEXT5));
+    await alice.json('PATCH', `/plots/${plot.id}`, { visibility: 'public' });
+    const anon = new Client(server.url);
+    for (let round = 0; round < 3; round++) {
+      assert.equal((await anon.request('GET', `/plots/${plot.id}/frames/0/positions`)).status, 200);
+      await alice.json('PATCH', `/plots/${plot.id}`, { visibility: 'private' });
+      assert.equal((await anon.request('GET', `/plots/${plot.id}/frames/0/positions`)).status, 404);
+      assert.equal((await anon.request('GET', `/plots/${plot.id}`)).status, 404);
+      await alice.json('PATCH', `/plots/${plot.id}`, { visibility: 'public' });
+    }
+    assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 204);
+    assert.equal((await anon.request('GET', `/plots/${plot.id}/frames/0/positions`)).status, 404);
+  });
+
+  test('error messages quote at most a few hundred characters of the input', async () => {
+    const res = await alice.upload('long.txt', `0 1 2 3 1\n1 2 3 ${'9'.repeat(2_000_000)}x 1\n`);
+    assert.ok(res.status >= 400 && res.status < 500, String(res.status));
+    const text = await res.text();
+    assert.ok(text.length < 1000, `${text.length} characters: ${text.slice(0, 200)}`);
+    // Cut centrally, whatever the message: here a route echoing a 10,000-character path.
+    const missing = await alice.request('GET', `/${'a'.repeat(10_000)}`);
+    assert.equal(missing.status, 404);
+    const { message } = (await missing.json()).error;
+    assert.ok(message.length < 400);
+    assert.match(message, /more characters\)$/);
+  });
+});
+
+describe('security headers', () => {
+  test('every response forbids framing and scripts from other origins', async () => {
+    for (const url of [`${server.url}/api/v1/health`, `${server.url}/plots/anything`, `${server.url}/`]) {
+      const res = await fetch(url);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /script-src 'self'(;|$)/, url);
+      assert.match(csp, /frame-ancestors 'none'/, url);
+      assert.match(csp, /script-src-attr 'none'/, url);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', url);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', url);
+    }
+  });
+
+  test('?embed=1 lets any site frame a public plot, and only a public one', async () => {
+    const plot = await created(await alice.upload('embed.txt', TEXT5));
+    const embed = () => fetch(`${server.url}/plots/${plot.id}?embed=1`);
+    let res = await embed();
+    assert.match(res.headers.get('content-security-policy')!, /frame-ancestors 'none'/);
+    await alice.json('PATCH', `/plots/${plot.id}`, { visibility: 'public' });
+    res = await embed();
+    assert.match(res.headers.get('content-security-policy')!, /frame-ancestors \*/);
+    assert.match(res.headers.get('content-security-policy')!, /script-src 'self'/);
+    assert.equal(res.headers.get('x-frame-options'), null);
+    res = await fetch(`${server.url}/plots/${plot.id}`);
+    assert.equal(res.headers.get('x-frame-options'), 'DENY');
+  });
+});
