@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The sequence-clustering pipeline (swg -> dapwc, as the gateway runs them) on
+planted families with known answers: families grown from real reads of
+../shared/data/16s-4640.fasta (ancestors >= 15 % apart, 12-60 members, 4 and 8 %
+mutation, several seeds), a large set of 12 such families, random-ancestor
+families (5 x 40) and 60 sequences in 3 families. Each must be recovered with an
+adjusted Rand index of at least 0.95 and the true number of clusters, with no
+warning.
+
+usage: families_test.py SWG DAPWC FASTA
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import families  # noqa: E402
+
+SWG, DAPWC, FASTA = sys.argv[1:4]
+# The sequence-clustering job's distance (kernels/README.md says why).
+DISTANCE = "global"
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+
+
+def cluster(work, name, records, max_clusters=8):
+    """Labels and dapwc's done line for `records` through swg and dapwc."""
+    fasta, matrix, output = (os.path.join(work, name + ext) for ext in (".fasta", ".bin", ".clusters"))
+    families.write_fasta(fasta, records)
+    subprocess.run([SWG, "--input", fasta, "--output", matrix, "--distance", DISTANCE],
+                   check=True, capture_output=True, timeout=120)
+    result = subprocess.run([DAPWC, "--distances", matrix, "--points", str(len(records)), "--output", output,
+                             "--max-clusters", str(max_clusters)],
+                            check=True, capture_output=True, text=True, timeout=120)
+    with open(output) as f:
+        labels = [int(line.split()[1]) for line in f]
+    return labels, json.loads(result.stdout.splitlines()[-1])
+
+
+def expect_recovered(work, name, records, max_clusters=8):
+    labels, done = cluster(work, name, records, max_clusters)
+    truth = [r[2] for r in records]
+    ari = families.adjusted_rand_index(truth, labels)
+    print(f"{name}: N = {len(records)}, {done['clusters']} clusters, ARI {ari:.3f}")
+    check(ari >= 0.95, f"{name}: ARI {ari:.3f}")
+    check(done["clusters"] == len(set(truth)), f"{name}: {done['clusters']} clusters, {len(set(truth))} families")
+    check(done.get("warnings") == [], f"{name}: warnings {done.get('warnings')}")
+
+
+def main():
+    os.environ["OMP_NUM_THREADS"] = "2"
+    with tempfile.TemporaryDirectory(prefix="dapwc-families-") as work:
+        for rate in (0.04, 0.08):
+            for seed in (1, 2, 3):
+                expect_recovered(work, f"real-{rate:.0%}-seed{seed}",
+                                 families.real_read_families(FASTA, 6, (12, 60), rate, seed))
+        expect_recovered(work, "real-12-families", families.real_read_families(FASTA, 12, (12, 60), 0.04, 7),
+                         max_clusters=16)
+        expect_recovered(work, "random-5x40", families.random_ancestor_families(5, 40, 100, 0.04, 1))
+        expect_recovered(work, "real-60-in-3", families.real_read_families(FASTA, 3, (20, 20), 0.04, 4))
+        expect_recovered(work, "random-60-in-3", families.random_ancestor_families(3, 20, 100, 0.04, 4))
+    print(f"{len(failures)} failures" if failures else "all planted families recovered")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
