@@ -46,7 +46,7 @@ Config parse_config(int argc, const char* const* argv) {
           {"warm-temperature", "F",
            "later windows start annealing at F × the first window's starting temperature (0: plain SMACOF)", "0",
            {"WarmTemperature"}},
-          {"warm-iterations", "K", "later windows: cap on Guttman iterations per temperature", "40",
+          {"warm-iterations", "K", "later windows: cap on Guttman iterations per temperature", "20",
            {"WarmIterations"}},
           {"neighbours", "K", "a symbol new to a window starts at the mean of its K nearest known symbols", "3",
            {"Neighbours"}},

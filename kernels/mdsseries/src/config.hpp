@@ -33,7 +33,7 @@ struct Config {
   // Later windows: the schedule starts at warm_temperature · alpha · T_max (0: plain
   // SMACOF at T = 0), each temperature capped at warm_iterations Guttman updates.
   double warm_temperature = 0.0;
-  std::int64_t warm_iterations = 40;
+  std::int64_t warm_iterations = 20;
   int neighbours = 3;  // known symbols a new one is placed among
 };
 
