@@ -9,7 +9,7 @@ separately (--steps) and the report (--steps report) assembles what is there int
 bench/results/mdsseries.md.
 
     python3 bench/mdsseries/run.py [--sizes 500,2000,7000] [--bin DIR]
-        [--steps markets,ours,peer,report] [--peer-frames 500:0,2000:12]
+        [--steps markets,ours,peer,report] [--peer-frames 500:20]
 """
 import argparse
 import datetime
@@ -66,13 +66,15 @@ def load(name):
         return json.load(file)
 
 
-def run_ours(args, n, weights):
-    """mdsseries over every window, 1 rank × 2 threads; /usr/bin/time gives the peak RSS."""
+def run_ours(args, n, weights, max_frames=0):
+    """mdsseries over every window (or the first max_frames), 1 rank × 2 threads;
+    /usr/bin/time gives the peak RSS and the CPU seconds."""
     directory = market_dir(n)
     output = os.path.join(OUT, f"frames-{n}-{weights}.txt")
     command = [os.path.join(args.bin, "mdsseries"), "--prices", f"{directory}/prices.bin", "--volumes",
                f"{directory}/volumes.bin", "--dates", f"{directory}/dates.txt", "--output", output,
-               "--window-days", str(WINDOW_DAYS), "--step-days", str(STEP_DAYS), "--weights", weights]
+               "--window-days", str(WINDOW_DAYS), "--step-days", str(STEP_DAYS), "--weights", weights,
+               "--max-frames", str(max_frames)]
     environment = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OMP_WAIT_POLICY="passive")
     load_before = load_average()
     start = time.perf_counter()
@@ -84,7 +86,7 @@ def run_ours(args, n, weights):
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     frames = [line for line in lines if line["phase"] == "frame"]
     rss_line = [line for line in result.stderr.splitlines() if line.startswith("maxrss_kb")][-1].split()
-    record = {"n": n, "weights": weights, "wall_s": wall, "maxrss_mb": int(rss_line[1]) / 1024,
+    record = {"n": n, "weights": weights, "wall_s": wall, "frames_total": len(windows(read_dates(directory))), "maxrss_mb": int(rss_line[1]) / 1024,
               "cpu_s": float(rss_line[3]) + float(rss_line[4]), "done": lines[-1],
               "frames": [{k: f[k] for k in ("seconds", "iterations", "cg_iterations", "stress")} for f in frames],
               "load_before": load_before, "load_after": load_average()}
@@ -94,14 +96,16 @@ def run_ours(args, n, weights):
 
 # ---- the peer: what an analyst would write -------------------------------------------
 
+def read_dates(directory):
+    with open(f"{directory}/dates.txt") as file:
+        return np.array([np.datetime64(line.strip(), "D").astype(int) for line in file if line.strip()])
+
+
 def read_market(directory):
     header = np.fromfile(f"{directory}/prices.bin", dtype=np.uint8, count=32)
     symbols, days = (int(v) for v in header[16:32].view("<u8"))
     prices = np.fromfile(f"{directory}/prices.bin", dtype="<f8", offset=32).reshape(symbols, days)
-    with open(f"{directory}/dates.txt") as file:
-        dates = np.array([np.datetime64(line.strip(), "D").astype(int) for line in file if line.strip()])
-    sectors = np.loadtxt(f"{directory}/sectors.txt", dtype=int)
-    return prices, dates, sectors
+    return prices, read_dates(directory)
 
 
 def windows(dates):
@@ -156,7 +160,7 @@ def peer_worker(n, max_frames, ours_path):
     from scipy.linalg import orthogonal_procrustes
     from sklearn.manifold import MDS
 
-    prices, dates, _ = read_market(market_dir(n))
+    prices, dates = read_market(market_dir(n))
     log_prices = np.log(prices)  # the generated markets have no gaps
     frames = windows(dates)
     count = len(frames) if max_frames == 0 else min(max_frames, len(frames))
@@ -172,8 +176,9 @@ def peer_worker(n, max_frames, ours_path):
         np.fill_diagonal(distances, 0.0)
         corr_s = time.perf_counter() - start
         start = time.perf_counter()
-        mds = MDS(n_components=3, metric_mds=True, metric="precomputed", n_init=1,
-                  init="random" if previous is None else None, random_state=1)
+        # init="random" is the first frame's start; later frames pass the previous one to
+        # fit_transform, which takes precedence.
+        mds = MDS(n_components=3, metric_mds=True, metric="precomputed", n_init=1, init="random", random_state=1)
         if previous is None:
             points = mds.fit_transform(distances)
         else:
@@ -254,9 +259,9 @@ def report(args):
         "",
         "## mdsseries end to end",
         "",
-        "| stocks | weights | frames | wall s | per frame ms: distances | MDS | alignment | warm iterations (CG) | "
-        "first window MDS s | peak RSS MB | load start/end |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| stocks | weights | frames | wall s | CPU s | per frame ms: distances | MDS | alignment | "
+        "warm iterations (CG) | first window MDS s | peak RSS MB | load start/end |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     ours_runs = {}
     for n in args.sizes:
@@ -268,8 +273,16 @@ def report(args):
             done, t = record["done"], record["done"]["timings"]
             frames = done["frames"]
             warm = record["frames"][1:]
+            # A run over the first frames only: its wall and CPU time extrapolated to all
+            # frames from the mean of its warm frames (marked *).
+            record.setdefault("frames_total", frames)
+            missing = record["frames_total"] - frames
+            record["wall_all_s"] = record["wall_s"] + missing * mean(f["seconds"] for f in warm)
+            record["cpu_all_s"] = record["cpu_s"] * (1 + missing * mean(f["seconds"] for f in warm) / record["wall_s"])
+            mark = "*" if missing else ""
             lines.append(
-                f"| {n} | {weights} | {frames} | {record['wall_s']:.1f} | {1000 * t['distances'] / frames:.1f} | "
+                f"| {n} | {weights} | {frames} of {record['frames_total']} | {record['wall_all_s']:.0f}{mark} | "
+                f"{record['cpu_all_s']:.0f}{mark} | {1000 * t['distances'] / frames:.1f} | "
                 f"{1000 * (t['mds'] - t['first_mds']) / max(1, frames - 1):.1f} | {1000 * t['alignment'] / frames:.2f} | "
                 f"{mean(f['iterations'] for f in warm):.1f} ({mean(f['cg_iterations'] for f in warm):.0f}) | "
                 f"{t['first_mds']:.1f} | {record['maxrss_mb']:.0f} | {record['load_before']:.1f}/{record['load_after']:.1f} |")
@@ -277,11 +290,11 @@ def report(args):
     for weights in ("none", "tradedValue"):
         sizes = [n for n in args.sizes if (n, weights) in ours_runs]
         for a, b in zip(sizes, sizes[1:]):
-            ta = ours_runs[(a, weights)]["wall_s"] / ours_runs[(a, weights)]["done"]["frames"]
-            tb = ours_runs[(b, weights)]["wall_s"] / ours_runs[(b, weights)]["done"]["frames"]
+            ta = ours_runs[(a, weights)]["cpu_all_s"] / ours_runs[(a, weights)]["frames_total"]
+            tb = ours_runs[(b, weights)]["cpu_all_s"] / ours_runs[(b, weights)]["frames_total"]
             growth.append(f"{weights} {a}→{b}: ×{tb / ta:.1f} per frame (exponent {math.log(tb / ta) / math.log(b / a):.2f})")
     if growth:
-        lines += ["", "Growth of the per-frame time with the number of stocks (n² would be exponent 2): " +
+        lines += ["", "Growth of the CPU time per frame with the number of stocks (n² would be exponent 2): " +
                   "; ".join(growth) + "."]
     lines += [
         "",
@@ -310,12 +323,12 @@ def report(args):
         if extrapolated:
             total += per_frame * (record["frames_total"] - record["frames_run"])
         ours = ours_runs.get((n, "none"))
-        ratio = f"{total / ours['wall_s']:.0f}×" if ours else "—"
+        ratio = f"{total / ours['wall_all_s']:.0f}×" if ours else "—"
         lines.append(
             f"| {n} | {record['frames_run']} of {record['frames_total']} | {1000 * mean(r['corr_s'] for r in warm):.1f} | "
             f"{1000 * mean(r['mds_s'] for r in warm):.0f} | {1000 * mean(r['align_s'] for r in warm):.2f} | "
             f"{mean(r['iterations'] for r in warm):.0f} | {total:.0f}{'*' if extrapolated else ''} | "
-            f"{ours['wall_s']:.1f} | {ratio} | {record['maxrss_mb']:.0f} | "
+            f"{ours['wall_all_s']:.1f} | {ratio} | {record['maxrss_mb']:.0f} | "
             f"{record['load_before']:.1f}/{record['load_after']:.1f} |" if ours else
             f"| {n} | {record['frames_run']} | … | … | … | … | {total:.0f} | — | — | {record['maxrss_mb']:.0f} | |")
         evaluated = [r for r in runs if "ours_stress" in r]
@@ -350,7 +363,9 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, "kernels", "build", "bin"))
     parser.add_argument("--steps", default="markets,ours,peer,report")
     parser.add_argument("--weights", default="none,tradedValue")
-    parser.add_argument("--peer-frames", default="500:0,2000:12",
+    parser.add_argument("--max-frames", type=int, default=0,
+                        help="mdsseries runs only the first K windows (0: all); the report extrapolates")
+    parser.add_argument("--peer-frames", default="500:20",
                         help="size:frames for the peer (0: all); sizes not listed are not run")
     args = parser.parse_args()
     args.sizes = [int(v) for v in args.sizes.split(",")]
@@ -362,7 +377,7 @@ def main():
     if "ours" in steps:
         for n in args.sizes:
             for weights in args.weights.split(","):
-                run_ours(args, n, weights)
+                run_ours(args, n, weights, args.max_frames)
     if "peer" in steps:
         limits = dict((int(a), int(b)) for a, b in (item.split(":") for item in args.peer_frames.split(",")))
         for n in args.sizes:
