@@ -26,7 +26,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const store = await openStore(config.mongodbUri);
   const amqp = new AmqpLink(config.amqpUrl);
   await amqp.start();
-  const { app } = createApp({ config, store, amqp });
+  const { app, jobs } = createApp({ config, store, amqp });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -44,6 +44,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       const force = setTimeout(() => server.closeAllConnections(), 5000);
       await closed;
       clearTimeout(force);
+      await jobs.close(); // the job broker link, opened by a first submission
       await amqp.close();
       await store.db.dropDatabase();
       await store.client.close();

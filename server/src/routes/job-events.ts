@@ -1,0 +1,123 @@
+// A job's progress stream (Server-Sent Events): `event: job` with the whole job (id = its
+// revision) whenever the revision moves, then `event: end` once the job is terminal. A
+// reconnecting client sends Last-Event-ID and gets a snapshot only if something changed.
+// Streams are few per user, and all streams of one job share one store poll.
+import type { Request, Response } from 'express';
+import { isTerminalJob } from '@wpv/jobs/model';
+import { ApiError } from '../http/errors.ts';
+import { toJob, type Jobs } from '../services/jobs.ts';
+
+type JobDoc = Awaited<ReturnType<Jobs['owned']>>;
+type Listener = (doc: JobDoc | null) => void;
+
+const POLL_MS = 250;
+const HEARTBEAT_MS = 15_000;
+
+/** Reads each watched job every POLL_MS, once for all its watchers; stops when the last one leaves. */
+export class JobPolls {
+  private readonly watched = new Map<string, Set<Listener>>();
+
+  constructor(private readonly load: (jobId: string) => Promise<JobDoc | null>) {}
+
+  /** Calls `listener` with the job after every poll; returns the function that stops watching. */
+  watch(jobId: string, listener: Listener): () => void {
+    let listeners = this.watched.get(jobId);
+    if (!listeners) {
+      listeners = new Set();
+      this.watched.set(jobId, listeners);
+      void this.poll(jobId, listeners);
+    }
+    listeners.add(listener);
+    const watching = listeners;
+    return () => {
+      watching.delete(listener);
+      if (watching.size === 0 && this.watched.get(jobId) === watching) this.watched.delete(jobId);
+    };
+  }
+
+  private async poll(jobId: string, listeners: Set<Listener>): Promise<void> {
+    while (this.watched.get(jobId) === listeners) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if (this.watched.get(jobId) !== listeners) return;
+      let doc: JobDoc | null;
+      try {
+        doc = await this.load(jobId);
+      } catch (err) {
+        console.error(`polling job ${jobId}:`, err); // the store is away: try again at the next tick
+        continue;
+      }
+      for (const listener of [...listeners]) listener(doc);
+    }
+  }
+}
+
+export class JobStreams {
+  private readonly polls: JobPolls;
+  private readonly openPerUser = new Map<string, number>();
+
+  constructor(
+    private readonly jobs: Jobs,
+    private readonly maxPerUser: number,
+  ) {
+    this.polls = new JobPolls((jobId) => jobs.repo.get(jobId));
+  }
+
+  async stream(req: Request, res: Response, jobId: string, owner: string): Promise<void> {
+    const first = await this.jobs.owned(jobId, owner);
+    const open = this.openPerUser.get(owner) ?? 0;
+    if (open >= this.maxPerUser) {
+      throw new ApiError(429, 'too_many_streams', `at most ${this.maxPerUser} progress streams may be open per user; close one`, undefined, { 'Retry-After': '5' });
+    }
+    this.openPerUser.set(owner, open + 1);
+    try {
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache, no-transform',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no',
+      });
+      await this.follow(req, res, jobId, first);
+    } finally {
+      const left = (this.openPerUser.get(owner) ?? 1) - 1;
+      if (left > 0) this.openPerUser.set(owner, left);
+      else this.openPerUser.delete(owner);
+    }
+    res.end();
+  }
+
+  /** Writes the job's changes until it ends, disappears, or the client goes. */
+  private follow(req: Request, res: Response, jobId: string, first: JobDoc): Promise<void> {
+    let sent = Number(req.headers['last-event-id'] ?? -1);
+    let lastWrite = Date.now();
+    const write = (text: string) => {
+      res.write(text);
+      lastWrite = Date.now();
+    };
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        unwatch();
+        res.off('close', finish);
+        resolve();
+      };
+      const show = (doc: JobDoc | null) => {
+        if (done) return;
+        if (!doc) return finish();
+        if (doc.revision !== sent) {
+          write(`id: ${doc.revision}\nevent: job\ndata: ${JSON.stringify(toJob(doc))}\n\n`);
+          sent = doc.revision;
+        }
+        if (isTerminalJob(doc.state)) {
+          write('event: end\ndata: {}\n\n');
+          return finish();
+        }
+        if (Date.now() - lastWrite > HEARTBEAT_MS) write(': heartbeat\n\n');
+      };
+      const unwatch = this.polls.watch(jobId, show);
+      res.on('close', finish);
+      show(first);
+    });
+  }
+}
