@@ -35,6 +35,26 @@ export function writeTextPlot(path: string, points: number, clusters: number): P
   return writeBlocks(path, blocks());
 }
 
+/**
+ * CSV with a header, `id,x,y,z,cluster,label`; every tenth label is quoted and
+ * holds a comma (`"seq_10, var"`), so the quoted path is part of the measure.
+ */
+export function writeCsvPlot(path: string, points: number, clusters: number): Promise<void> {
+  const next = random(points);
+  function* blocks(): Generator<string> {
+    yield 'id,x,y,z,cluster,label\n';
+    for (let start = 0; start < points; start += BLOCK_POINTS) {
+      const lines: string[] = [];
+      for (let i = start; i < Math.min(points, start + BLOCK_POINTS); i++) {
+        const label = i % 10 === 0 ? `"seq_${i}, var"` : `seq_${i}`;
+        lines.push(`${i},${coordinate(next)},${coordinate(next)},${coordinate(next)},${i % clusters},${label}\n`);
+      }
+      yield lines.join('');
+    }
+  }
+  return writeBlocks(path, blocks());
+}
+
 /** A PlotViz XML file laid out like tree_sample.pviz (indented elements). */
 export function writePvizPlot(path: string, points: number, clusters: number): Promise<void> {
   const next = random(points);

@@ -1,13 +1,17 @@
 // One ingest measurement in a fresh process (so that peak RSS belongs to it):
-//   npx tsx bench/ingest/measure.ts stream|dom <file> [<warm-up file>]
+//   npx tsx bench/ingest/measure.ts stream|dom|rows <file> [<warm-up file>]
 // prints one JSON line: points, wall and CPU milliseconds, RSS before and peak.
 // With a warm-up file, that file is parsed first (untimed), as in a server
 // that has already handled uploads: the JIT has compiled the parser.
 //   stream: parseFile of server/src/formats (streaming, typed arrays)
 //   dom:    the generic approach: read the whole file into one string, build a
 //           DOM tree of every element with saxes, then walk it into arrays.
+//   rows:   a CSV file's records through the shared CSV reader (csv-rows.ts,
+//           csv-parse) and nothing else: the reader's share of CSV ingest.
 import { readFileSync } from 'node:fs';
 import { SaxesParser } from 'saxes';
+import { fileChunks } from '../../server/src/formats/chunks.ts';
+import { forEachCsvRow } from '../../server/src/formats/csv-rows.ts';
 import { parseFile } from '../../server/src/formats/index.ts';
 
 const LIMITS = { maxPoints: 10_000_000, maxFrames: 1, maxUncompressedBytes: 1 << 30, maxCompressionRatio: 100 };
@@ -50,11 +54,22 @@ function parseDom(path: string): number {
 }
 
 const [mode, path, warmUp] = process.argv.slice(2);
-if ((mode !== 'stream' && mode !== 'dom') || !path) {
-  console.error('usage: measure.ts stream|dom <file> [<warm-up file>]');
+async function readRows(path: string): Promise<number> {
+  let rows = 0;
+  await forEachCsvRow(fileChunks(path), () => rows++);
+  return rows - 1; // the header
+}
+
+const PARSE = {
+  stream: async (file: string) => (await parseFile(file, file, LIMITS)).frames[0].clusterKeys.length,
+  dom: async (file: string) => parseDom(file),
+  rows: readRows,
+};
+if (!(mode in PARSE) || !path) {
+  console.error('usage: measure.ts stream|dom|rows <file> [<warm-up file>]');
   process.exit(2);
 }
-const parse = async (file: string) => (mode === 'stream' ? (await parseFile(file, file, LIMITS)).frames[0].clusterKeys.length : parseDom(file));
+const parse = PARSE[mode as keyof typeof PARSE];
 if (warmUp) await parse(warmUp);
 const rssBefore = process.memoryUsage().rss;
 const cpuBefore = process.cpuUsage();
