@@ -1,12 +1,12 @@
 // The job document, its stages and the state machines that guard them. Shared by
 // the API server, the workers (pipeline orchestrator) and the hpc-bridge.
-import type { JobType } from '@wpv/schema';
+import { JOB_TYPES, type JobType, type StageRunner } from '@wpv/schema';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 export type StageState = 'pending' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-/** distances: CSV vectors → matrix (worker); swg/mds/pwc: MPI programs (bridge); assemble: plot (worker). */
-export type StageName = 'distances' | 'swg' | 'mds' | 'pwc' | 'assemble';
-export type StageRunner = 'worker' | 'hpc';
+/** A stage of a job type's graph (JOB_TYPES in @wpv/schema): any name its type declares. */
+export type StageName = string;
+export type { StageRunner };
 
 export const TERMINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
 export const ACTIVE_JOB_STATES: readonly JobState[] = ['queued', 'running'];
@@ -189,34 +189,15 @@ export interface JobDoc extends JobRecord {
   endedAt: Date | null;
 }
 
-/** The DAG of each job type, in display order: each stage with the stages it needs. */
-export const PIPELINES: Record<JobType, { name: StageName; runner: StageRunner; needs: StageName[] }[]> = {
-  'sequence-clustering': [
-    { name: 'swg', runner: 'hpc', needs: [] },
-    { name: 'mds', runner: 'hpc', needs: ['swg'] },
-    { name: 'pwc', runner: 'hpc', needs: ['swg'] },
-    { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'] },
-  ],
-  'distance-matrix': [
-    { name: 'mds', runner: 'hpc', needs: [] },
-    { name: 'pwc', runner: 'hpc', needs: [] },
-    { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'] },
-  ],
-  vectors: [
-    { name: 'distances', runner: 'worker', needs: [] },
-    { name: 'mds', runner: 'hpc', needs: ['distances'] },
-    { name: 'pwc', runner: 'hpc', needs: ['distances'] },
-    { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'] },
-  ],
-};
-
+/** A job's stages, all pending, from its type's stage graph. */
 export function newStages(type: JobType): { order: StageName[]; stages: Record<string, StageDoc> } {
   const stages: Record<string, StageDoc> = {};
-  for (const { name, runner, needs } of PIPELINES[type]) {
+  const graph = JOB_TYPES[type].stages;
+  for (const { name, runner, needs } of graph) {
     stages[name] = {
       name,
       runner,
-      needs,
+      needs: [...needs],
       state: 'pending',
       attempts: 0,
       command: null,
@@ -232,7 +213,7 @@ export function newStages(type: JobType): { order: StageName[]; stages: Record<s
       error: null,
     };
   }
-  return { order: PIPELINES[type].map((s) => s.name), stages };
+  return { order: graph.map((s) => s.name), stages };
 }
 
 export const isTerminalJob = (state: JobState) => TERMINAL_JOB_STATES.includes(state);

@@ -12,7 +12,6 @@ export const FILES = {
   labels: 'labels.txt',
   points: 'points.txt',
   clusters: 'clusters.txt',
-  plot: 'plot.pviz',
 } as const;
 
 export const STAGE_FILES = {
@@ -24,9 +23,8 @@ export const STAGE_FILES = {
   exit: 'exit.json',
 } as const;
 
-export const INPUT_NAMES = { 'sequence-clustering': 'input.fasta', 'distance-matrix': 'input.bin', vectors: 'input.csv' } as const;
-/** The distance-matrix job's optional DA-MDS weights. */
-export const WEIGHTS_NAME = 'weights.bin';
+/** File name of an extra file part of a job (the distance-matrix job's "weights"); the input's name is its type module's. */
+export const partName = (part: string) => `${part}.bin`;
 
 export const stageDir = (workdir: string, stage: string) => path.join(workdir, 'stages', stage);
 

@@ -1,6 +1,7 @@
 // The REST API v1 contract, written once: the server validates requests and
 // builds its OpenAPI document from these schemas; the client parses replies.
 import { z } from 'zod';
+import { JOB_TYPES, JobFileParts, JobType, StageName } from './jobTypes.ts';
 import { BASE64 } from './selectionMask.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -214,45 +215,9 @@ export { Selection, SelectionInfo, SelectionInput, SelectionName, SelectionQuery
 // Analytics job gateway (issue 4): job submission parameters and job documents.
 // ---------------------------------------------------------------------------
 
-export const JobType = z.enum(['sequence-clustering', 'distance-matrix', 'vectors']);
-export type JobType = z.infer<typeof JobType>;
+export { JOB_TYPES, JobFileParts, JobParams, JobType, StageName, type JobTypeContract, type StageSpec, type StageRunner, type FilePart } from './jobTypes.ts';
 export const JobState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
 export const StageState = z.enum(['pending', 'queued', 'running', 'succeeded', 'failed', 'cancelled']);
-export const StageName = z.enum(['distances', 'swg', 'mds', 'pwc', 'assemble']);
-
-/** Parameters every job type shares: the 3D map, the clustering and the MPI layout. */
-const AnalysisParams = z.object({
-  dimension: z.number().int().min(2).max(3).default(3).describe('DA-MDS target dimension (2 puts points on z = 0)'),
-  maxClusters: z.number().int().min(2).max(100).default(8).describe('DA-PWC MaxNcent: most clusters to split into'),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe('DA-MDS random seed'),
-  ranks: z.number().int().min(1).max(64).default(1).describe('MPI ranks per program'),
-  threads: z.number().int().min(1).max(64).default(1).describe('OpenMP threads per rank'),
-});
-
-export const SequenceClusteringParams = AnalysisParams.extend({
-  alphabet: z.enum(['auto', 'dna', 'protein']).default('auto').describe('"auto" detects DNA or protein from the residues'),
-  scoringMatrix: z.enum(['ednafull', 'blosum62']).optional().describe('default: ednafull for DNA, blosum62 for protein'),
-  gapOpen: z.number().int().min(1).max(100).optional().describe('gap opening penalty (default of swg for the matrix)'),
-  gapExtend: z.number().int().min(1).max(100).optional().describe('gap extension penalty'),
-}).strict();
-
-export const DistanceMatrixParams = AnalysisParams.extend({
-  points: z.number().int().min(2).describe('N: the matrix is N×N int16 (SPIDAL format, distance × 32767)'),
-  byteOrder: z.enum(['little', 'big']).default('little'),
-  labels: z.array(z.string().min(1).max(200)).optional().describe('one label per point (default: the point index)'),
-}).strict();
-
-export const VectorsParams = AnalysisParams.extend({
-  metric: z.enum(['euclidean', 'correlation']).default('euclidean'),
-  header: z.boolean().default(true).describe('the first CSV row names the columns'),
-  labelColumn: z.number().int().min(0).optional().describe('0-based column holding point labels (not a feature)'),
-}).strict();
-
-export const JobParams = {
-  'sequence-clustering': SequenceClusteringParams,
-  'distance-matrix': DistanceMatrixParams,
-  vectors: VectorsParams,
-} as const;
 
 export const JobSubmitFields = z.object({
   type: JobType,
@@ -260,18 +225,16 @@ export const JobSubmitFields = z.object({
   params: z.string().max(60_000).default('{}').describe('JSON object of the type\'s parameters'),
 });
 
-/** The file parts of the submission form (multipart, beside JobSubmitFields). */
-export const JobSubmitFiles = {
-  file: {
-    required: true,
-    description: 'the input: FASTA (sequence-clustering), SPIDAL int16 N×N matrix (distance-matrix) or CSV (vectors)',
-  },
-  weights: {
-    required: false,
-    description: 'distance-matrix only: SPIDAL int16 N×N weight matrix (weight × 32767), same N and byte order as the input; DA-MDS weights (default: all 1)',
-  },
-} as const;
-export type JobFilePart = keyof typeof JobSubmitFiles;
+/** The file parts of the submission form (multipart, beside JobSubmitFields), described per type from JOB_TYPES. */
+export const JobSubmitFiles = Object.fromEntries(
+  Object.entries(JobFileParts).map(([part, types]) => {
+    const of = (type: JobType) => (JOB_TYPES[type].files as Record<string, { required: boolean; description: string }>)[part]!;
+    return [part, {
+      required: JobType.options.every((type) => types.includes(type) && of(type).required),
+      description: types.map((type) => `${type}: ${of(type).description}`).join('; '),
+    }];
+  }),
+) as Record<string, { required: boolean; description: string }>;
 
 export const JobCreated = z.object({ id: z.string() });
 

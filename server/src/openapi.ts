@@ -102,14 +102,24 @@ const ops: Record<string, Record<string, Op>> = {
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
 
-/** The job submission form: its text fields and file parts, both from the schema package. */
+/**
+ * The job submission form: its text fields and file parts, both from the schema package; the
+ * `params` JSON is one of the job types' params schemas (JOB_TYPES), chosen by the `type` field.
+ */
 function jobForm() {
-  const fields = schema(api.JobSubmitFields) as { properties: Record<string, unknown>; required?: string[] };
+  const fields = schema(api.JobSubmitFields) as { properties: Record<string, Record<string, unknown>>; required?: string[] };
   const files = Object.entries(api.JobSubmitFiles);
+  const params = {
+    ...fields.properties.params,
+    contentMediaType: 'application/json',
+    contentSchema: {
+      oneOf: Object.entries(api.JOB_TYPES).map(([type, t]) => ({ title: type, description: `type=${type}: ${t.summary}`, ...schema(t.params) })),
+    },
+  };
   return {
     type: 'object',
     required: [...(fields.required ?? []), ...files.filter(([, part]) => part.required).map(([name]) => name)],
-    properties: { ...fields.properties, ...Object.fromEntries(files.map(([name, part]) => [name, { ...binary, description: part.description }])) },
+    properties: { ...fields.properties, params, ...Object.fromEntries(files.map(([name, part]) => [name, { ...binary, description: part.description }])) },
   };
 }
 

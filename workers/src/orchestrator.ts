@@ -6,11 +6,11 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Delivery, type JobBroker, type PipelineMessage } from '@wpv/jobs/broker';
-import { stageCommand } from '@wpv/server/jobtypes/commands';
 import type { JobConfig } from '@wpv/jobs/config';
 import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '@wpv/jobs/model';
 import { redactPaths } from '@wpv/jobs/messages';
 import type { JobRepo } from '@wpv/jobs/repository';
+import { JOB_MODULES } from '@wpv/server/jobtypes/index';
 import { FILES } from '@wpv/jobs/workdir';
 
 /**
@@ -80,7 +80,7 @@ export class Orchestrator {
 
   /** Claims a ready stage (pending → queued); true when a worker stage ran here. */
   private async dispatch(job: JobDoc, stage: StageDoc): Promise<boolean> {
-    const command = stage.runner === 'hpc' ? stageCommand(job, stage.name, this.config) : null;
+    const command = stage.runner === 'hpc' ? JOB_MODULES[job.type].command(job, stage.name, this.config) : null;
     const claimed = await this.repo.moveStage(job._id, stage.name, 'queued', 'dependencies succeeded', {
       command,
       queuedAt: new Date(),

@@ -1,21 +1,21 @@
-// Submit an analytics job: type, input file (uploaded with real progress), parameters, name.
+// Submit an analytics job: type, input file and any further file parts (uploaded with
+// real progress), parameters, name. Types, file parts, hints and parameter fields all
+// come from the job types' contracts (JOB_TYPES in @wpv/schema).
 import { useMemo, useState } from 'react';
-import { JobType, type JobCreated } from '@wpv/schema';
+import { JOB_TYPES, JobType, type FilePart, type JobCreated } from '@wpv/schema';
 import type { z } from 'zod';
 import { jobs } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { UploadProgress, useUpload } from '../pages/UploadProgress';
 import { paramFields, paramsFromInputs, type ParamField } from './paramFields';
 
-const INPUT_HINTS: Record<JobType, { accept: string; text: string }> = {
-  'sequence-clustering': { accept: '.fasta,.fa,.fna,.faa,.txt', text: 'FASTA sequences' },
-  'distance-matrix': { accept: '.bin,.dat', text: 'N×N int16 distance matrix (set points = N)' },
-  vectors: { accept: '.csv,.txt', text: 'CSV, one row per point' },
-};
+/** The file parts of a type besides "file", e.g. the distance-matrix job's weights. */
+const extraParts = (type: JobType) => Object.entries(JOB_TYPES[type].files as Record<string, FilePart>).filter(([part]) => part !== 'file');
 
 export function JobSubmitForm({ onSubmitted }: { onSubmitted: (created: z.infer<typeof JobCreated>) => void }) {
   const [type, setType] = useState<JobType>('sequence-clustering');
   const [file, setFile] = useState<File | null>(null);
+  const [parts, setParts] = useState<Record<string, File>>({});
   const [name, setName] = useState('');
   const [inputs, setInputs] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
@@ -31,6 +31,7 @@ export function JobSubmitForm({ onSubmitted }: { onSubmitted: (created: z.infer<
     if (name.trim()) form.set('name', name.trim());
     form.set('params', JSON.stringify(params));
     form.set('file', file);
+    for (const [part] of extraParts(type)) if (parts[part]) form.set(part, parts[part]);
     setError(null);
     try {
       onSubmitted(await upload.run((onProgress) => jobs.submit(form, onProgress)));
@@ -43,13 +44,19 @@ export function JobSubmitForm({ onSubmitted }: { onSubmitted: (created: z.infer<
     <form className="form job-form" onSubmit={(e) => { e.preventDefault(); void submit(); }}>
       <h2>Submit a job</h2>
       <div className="row">
-        <label>Type <select name="type" value={type} onChange={(e) => { setType(e.target.value as JobType); setInputs({}); }}>
+        <label>Type <select name="type" value={type} onChange={(e) => { setType(e.target.value as JobType); setInputs({}); setParts({}); }}>
           {JobType.options.map((t) => <option key={t} value={t}>{t}</option>)}</select></label>
         <label>Name <input name="name" value={name} placeholder="optional" onChange={(e) => setName(e.target.value)} /></label>
       </div>
-      <label>Input ({INPUT_HINTS[type].text})
-        <input type="file" name="file" data-testid="job-file" accept={INPUT_HINTS[type].accept}
+      <p className="help">{JOB_TYPES[type].summary}</p>
+      <label>Input ({JOB_TYPES[type].files.file.description})
+        <input type="file" name="file" data-testid="job-file" accept={JOB_TYPES[type].files.file.accept}
           onChange={(e) => setFile(e.target.files?.[0] ?? null)} /></label>
+      {extraParts(type).map(([part, spec]) => (
+        <label key={`${type}.${part}`}>{part}{spec.required ? ' *' : ' (optional)'}: {spec.description}
+          <input type="file" name={part} accept={spec.accept}
+            onChange={(e) => { const chosen = e.target.files?.[0]; setParts((old) => { const { [part]: _, ...rest } = old; return chosen ? { ...rest, [part]: chosen } : rest; }); }} /></label>
+      ))}
       <fieldset className="params">
         <legend>Parameters</legend>
         {fields.map((f) => (

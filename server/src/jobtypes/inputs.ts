@@ -13,7 +13,8 @@ const DNA = new Set('ACGTUNRYKMSWBDHV-'.split(''));
 const PROTEIN = new Set('ACDEFGHIKLMNPQRSTVWYBZXUO*-'.split(''));
 const FASTA_ID = /^[\x21-\x7e]+$/;
 
-async function* lines(file: string): AsyncGenerator<[string, number]> {
+/** The lines of a text file with their 1-based numbers, streamed. */
+export async function* lines(file: string): AsyncGenerator<[string, number]> {
   const reader = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let number = 0;
   for await (const line of reader) yield [line, ++number];

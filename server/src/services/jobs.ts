@@ -4,16 +4,16 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { JobParams, JobSubmitFields, type Job, type JobStage, type JobType } from '@wpv/schema';
+import { JobFileParts, JobParams, JobSubmitFields, type Job, type JobStage, type JobType } from '@wpv/schema';
 import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import type { Upload } from '../http/upload.ts';
 import { type JobBroker } from '@wpv/jobs/broker';
 import type { JobConfig } from '@wpv/jobs/config';
-import { checkFasta, checkMatrix, checkVectors } from '../jobtypes/inputs.ts';
+import { JOB_MODULES } from '../jobtypes/index.ts';
 import { newStages, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
 import type { JobRepo } from '@wpv/jobs/repository';
-import { INPUT_NAMES, STAGE_FILES, WEIGHTS_NAME, stageDir, tailOf } from '@wpv/jobs/workdir';
+import { STAGE_FILES, partName, stageDir, tailOf } from '@wpv/jobs/workdir';
 
 const LOG_TAIL_BYTES = 64 * 1024;
 
@@ -31,10 +31,13 @@ export class Jobs {
     const file = upload.files.file;
     if (!file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');
     if (file.bytes === 0) throw new ApiError(400, 'empty_file', 'the file is empty', 'file');
-    const weights = upload.files.weights ?? null;
-    if (weights && fields.type !== 'distance-matrix') {
-      throw new ApiError(400, 'bad_request', 'only distance-matrix jobs take a "weights" file', 'weights');
+    const module = JOB_MODULES[fields.type];
+    for (const part of Object.keys(upload.files)) {
+      if (!(part in module.contract.files)) {
+        throw new ApiError(400, 'bad_request', `only ${JobFileParts[part]!.join(', ')} jobs take a "${part}" file`, part);
+      }
     }
+    const weights = upload.files.weights ?? null;
     // One limit for all of a job's input files, as the route's Content-Length check has it.
     if (file.bytes + (weights?.bytes ?? 0) > this.config.maxInputBytes) {
       throw new ApiError(413, 'too_large', `job inputs (file and weights together) are limited to ${this.config.maxInputBytes} bytes`, weights ? 'weights' : 'file');
@@ -43,17 +46,18 @@ export class Jobs {
     const active = await this.repo.countActive(owner);
     if (active >= this.config.maxActivePerUser) throw this.tooManyJobs();
     this.checkLayout(params);
-    const points = await this.checkInput(fields.type, file.path, params, weights?.path);
+    const parts = Object.fromEntries(Object.entries(upload.files).map(([part, f]) => [part, f!.path]));
+    const points = await module.checkInput({ file: file.path, parts, params, config: this.config });
 
     const id = randomBytes(12).toString('base64url');
     const workdir = path.join(this.config.jobsDir, id);
-    const inputName = INPUT_NAMES[fields.type];
+    const inputName = module.inputName;
     await mkdir(workdir, { recursive: true });
     await moveFile(file.path, path.join(workdir, inputName));
     const input: JobInput = { originalName: file.originalName, bytes: file.bytes, file: inputName, points };
     if (weights) {
-      await moveFile(weights.path, path.join(workdir, WEIGHTS_NAME));
-      input.weights = { originalName: weights.originalName, bytes: weights.bytes, file: WEIGHTS_NAME };
+      await moveFile(weights.path, path.join(workdir, partName('weights')));
+      input.weights = { originalName: weights.originalName, bytes: weights.bytes, file: partName('weights') };
     }
     return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null));
   }
@@ -126,21 +130,6 @@ export class Jobs {
     return new ApiError(429, 'too_many_jobs', `you have ${this.config.maxActivePerUser} jobs queued or running, the limit (JOB_MAX_ACTIVE); wait for one to end`);
   }
 
-  private async checkInput(type: JobType, file: string, params: Record<string, any>, weights?: string): Promise<number> {
-    switch (type) {
-      case 'sequence-clustering': {
-        const fasta = await checkFasta(file, params.alphabet, this.config);
-        params.alphabet = fasta.alphabet; // the programs get the detected alphabet
-        return fasta.sequences;
-      }
-      case 'distance-matrix':
-        await checkMatrix(file, params.points, this.config.maxPoints, params.labels, weights);
-        return params.points;
-      case 'vectors':
-        return (await checkVectors(file, params.header, params.labelColumn, this.config.maxVectorRows)).rows;
-    }
-  }
-
   private newRecord(
     id: string,
     owner: string,
@@ -185,11 +174,16 @@ function parseParams(type: JobType, raw: string): Record<string, any> {
   } catch {
     throw new ApiError(400, 'bad_params', 'params: not valid JSON', 'params');
   }
+  const schema = JobParams[type];
   try {
-    return JobParams[type].parse(json);
+    return schema.parse(json);
   } catch (err) {
     if (!(err instanceof ZodError)) throw err;
     const issue = err.issues[0]!;
+    if (issue.code === 'unrecognized_keys') {
+      const unknown = issue.keys.map((k) => `"${k.slice(0, 40)}"`).join(', ');
+      throw new ApiError(400, 'bad_params', `params: unknown ${issue.keys.length > 1 ? 'keys' : 'key'} ${unknown}; a ${type} job takes ${Object.keys(schema.shape).join(', ')}`, 'params');
+    }
     const field = ['params', ...issue.path].join('.');
     throw new ApiError(400, 'bad_params', `${field}: ${issue.message}`, field);
   }

@@ -16,7 +16,7 @@ import {
 import type { Filter } from 'mongodb';
 import { ApiError, notFound } from '../http/errors.ts';
 import { parseFile, sniffFormat } from '../formats/index.ts';
-import type { ParseLimits, ParsedPlot } from '../formats/types.ts';
+import type { FormatName, ParseLimits, ParsedPlot } from '../formats/types.ts';
 import type { Config } from '../config.ts';
 import { frameBlobName, plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
 import type { Store } from '../storage/db.ts';
@@ -75,14 +75,28 @@ export class Plots {
    * plot of that id is returned as it is, the leftover of an ingest cut short is removed first.
    */
   async ingest(owner: string, file: UploadedFile, fields: PlotFields, id?: string): Promise<PlotCreated> {
+    const format = await sniffFormat(file.path, file.originalName);
+    const parsed = await parseFile(file.path, file.originalName, this.parseLimits);
+    return this.ingestParsed(owner, parsed, fields, { format, originalName: file.originalName, file }, id);
+  }
+
+  /**
+   * Stores a plot already parsed (an upload, or a job's result built in memory: no file
+   * to write and read back). `source.file`, when there is one, is kept as the original.
+   */
+  async ingestParsed(
+    owner: string,
+    parsed: ParsedPlot,
+    fields: PlotFields,
+    { format, originalName, file }: { format: FormatName; originalName: string; file?: UploadedFile },
+    id?: string,
+  ): Promise<PlotCreated> {
     if (id) {
       const existing = await this.store.plots.findOne({ _id: id });
       if (existing?.state === 'ready') return { ...toPlot(existing, await this.details(existing)), warnings: [] };
       if (existing) await this.remove(id);
     }
     if (fields.collection) await this.requireOwnCollection(owner, fields.collection);
-    const format = await sniffFormat(file.path, file.originalName);
-    const parsed = await parseFile(file.path, file.originalName, this.parseLimits);
     if (parsed.clusters.length > this.limits.clusters) {
       throw new ApiError(422, 'too_many_clusters', `${parsed.clusters.length} clusters; at most ${this.limits.clusters} are allowed`);
     }
@@ -90,7 +104,7 @@ export class Plots {
     const doc: PlotDoc = {
       _id: id ?? randomBytes(16).toString('base64url'),
       state: 'ingesting',
-      name: fields.name || parsed.title || file.originalName,
+      name: fields.name || parsed.title || originalName,
       description: fields.description,
       owner,
       visibility: fields.visibility,
@@ -99,7 +113,7 @@ export class Plots {
       createdAt: now,
       updatedAt: now,
       format,
-      originalName: file.originalName,
+      originalName,
       frames: parsed.frames.length,
       points: Math.max(...parsed.frames.map((f) => f.clusterKeys.length)),
       clusterCount: parsed.clusters.length,
@@ -125,7 +139,7 @@ export class Plots {
     return { ...toPlot({ ...doc, state: 'ready' }, details), warnings: parsed.warnings };
   }
 
-  private async storeBlobs(plotId: string, parsed: ParsedPlot, file: UploadedFile): Promise<void> {
+  private async storeBlobs(plotId: string, parsed: ParsedPlot, file?: UploadedFile): Promise<void> {
     for (const [index, frame] of parsed.frames.entries()) {
       const put = (kind: FrameBlobKind, data: Uint8Array, type: string) =>
         this.blobs.putBuffer(plotId, frameBlobName(plotId, index, kind), data, type);
@@ -134,7 +148,7 @@ export class Plots {
       await put('labels', Buffer.from(JSON.stringify(frame.labels)), 'application/json');
       await put('edges', Buffer.from(JSON.stringify(frame.edges)), 'application/json');
     }
-    await this.blobs.putFile(plotId, plotBlobName(plotId, 'original'), file.path, 'application/octet-stream');
+    if (file) await this.blobs.putFile(plotId, plotBlobName(plotId, 'original'), file.path, 'application/octet-stream');
   }
 
   /** A plot the caller may read; private plots of others are indistinguishable from missing ones. */

@@ -31,7 +31,9 @@ describe('jobs API', () => {
       ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s2\nAC1T\n', {}, 422, /line 4: "1" is not a residue/],
       ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s2\nACQT\n', { alphabet: 'dna' }, 422, /line 4: "Q" is not a DNA residue/],
       ['sequence-clustering', 'x.fasta', FASTA, { gapOpen: -1 }, 400, /params.gapOpen/],
-      ['sequence-clustering', 'x.fasta', FASTA, { bogus: 1 }, 400, /params/],
+      ['sequence-clustering', 'x.fasta', FASTA, { bogus: 1 }, 400,
+        /params: unknown key "bogus"; a sequence-clustering job takes dimension, maxClusters, seed, ranks, threads, alphabet, scoringMatrix, gapOpen, gapExtend/],
+      ['vectors', 'v.csv', 'a,b\n1,2\n3,4\n', { metric: 'euclidean', sep: ';', quote: '"' }, 400, /params: unknown keys "sep", "quote"; a vectors job takes .*metric, header, labelColumn/],
       ['distance-matrix', 'd.bin', new Uint8Array(2 * 9 - 2), { points: 3 }, 422, /16 bytes; a 3×3 int16 matrix has 18/],
       ['distance-matrix', 'd.bin', new Uint8Array(18), {}, 400, /params.points/],
       ['distance-matrix', 'd.bin', new Uint8Array(18), { points: 3, labels: ['a', 'b'] }, 422, /2 labels for 3 points/],
@@ -58,6 +60,18 @@ describe('jobs API', () => {
     badJson.set('file', new Blob(['1,2\n3,4\n']), 'v.csv');
     assert.equal((await client.request('POST', '/jobs', badJson)).status, 400);
     await nothingQueued();
+  });
+
+  test('the OpenAPI document gives each job type\'s params, one of them by type', async () => {
+    const doc = await (await fetch(`${gw.url}/api/v1/openapi.json`)).json();
+    const form = doc.paths['/jobs'].post.requestBody.content['multipart/form-data'].schema;
+    assert.deepEqual(form.properties.type.enum, ['sequence-clustering', 'distance-matrix', 'vectors']);
+    const oneOf = form.properties.params.contentSchema.oneOf;
+    assert.deepEqual(oneOf.map((s: any) => s.title), form.properties.type.enum);
+    const vectors = oneOf.find((s: any) => s.title === 'vectors');
+    assert.equal(vectors.additionalProperties, false, 'unknown keys are refused');
+    assert.deepEqual(vectors.properties.metric.enum, ['euclidean', 'correlation']);
+    assert.match(form.properties.weights.description, /^distance-matrix: /);
   });
 
   test('jobs need a user, and another user sees 404', async () => {

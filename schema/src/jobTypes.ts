@@ -1,0 +1,115 @@
+// What each analytics job type promises its users, in one place that the browser can
+// load too: its parameters (zod: validation, OpenAPI's per-type params, the submit
+// form's fields and help), its file parts and its stage graph. The server's module of
+// each type (server/src/jobtypes/) adds the behaviour: input check, stage commands and
+// the plot. The enums of types and stage names are derived from this map.
+import { z } from 'zod';
+
+/** Who runs a stage: the workers (in Node) or the hpc-bridge (an MPI program). */
+export type StageRunner = 'worker' | 'hpc';
+
+export interface StageSpec {
+  name: string;
+  runner: StageRunner;
+  /** Stages whose success this one waits for. */
+  needs: readonly string[];
+}
+
+export interface FilePart {
+  required: boolean;
+  /** The browser file picker's filter. */
+  accept: string;
+  description: string;
+}
+
+export interface JobTypeContract<P extends z.ZodObject = z.ZodObject> {
+  /** One line: what the job computes from what. */
+  summary: string;
+  params: P;
+  /** Multipart file parts besides the text fields; "file" is the input. */
+  files: { file: FilePart } & Record<string, FilePart>;
+  /** The stage graph, in display order. */
+  stages: readonly StageSpec[];
+}
+
+/** Parameters every DA-MDS + DA-PWC job shares: the 3D map, the clustering and the MPI layout. */
+const AnalysisParams = z.object({
+  dimension: z.number().int().min(2).max(3).default(3).describe('DA-MDS target dimension (2 puts points on z = 0)'),
+  maxClusters: z.number().int().min(2).max(100).default(8).describe('DA-PWC MaxNcent: most clusters to split into'),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe('DA-MDS random seed'),
+  ranks: z.number().int().min(1).max(64).default(1).describe('MPI ranks per program'),
+  threads: z.number().int().min(1).max(64).default(1).describe('OpenMP threads per rank'),
+});
+
+/** DA-MDS and DA-PWC side by side on one distance matrix, then the plot. */
+const mdsAndPwc = (after: string[]): StageSpec[] => [
+  { name: 'mds', runner: 'hpc', needs: after },
+  { name: 'pwc', runner: 'hpc', needs: after },
+  { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'] },
+];
+
+const sequenceClustering = {
+  summary: 'FASTA sequences → Smith-Waterman-Gotoh distances → DA-MDS ∥ DA-PWC → a plot labelled by sequence id',
+  params: AnalysisParams.extend({
+    alphabet: z.enum(['auto', 'dna', 'protein']).default('auto').describe('"auto" detects DNA or protein from the residues'),
+    scoringMatrix: z.enum(['ednafull', 'blosum62']).optional().describe('default: ednafull for DNA, blosum62 for protein'),
+    gapOpen: z.number().int().min(1).max(100).optional().describe('gap opening penalty (default of swg for the matrix)'),
+    gapExtend: z.number().int().min(1).max(100).optional().describe('gap extension penalty'),
+  }).strict(),
+  files: { file: { required: true, accept: '.fasta,.fa,.fna,.faa,.txt', description: 'FASTA sequences' } },
+  stages: [{ name: 'swg', runner: 'hpc', needs: [] }, ...mdsAndPwc(['swg'])],
+} satisfies JobTypeContract;
+
+const distanceMatrix = {
+  summary: 'a SPIDAL int16 N×N distance matrix → DA-MDS ∥ DA-PWC → a plot',
+  params: AnalysisParams.extend({
+    points: z.number().int().min(2).describe('N: the matrix is N×N int16 (SPIDAL format, distance × 32767)'),
+    byteOrder: z.enum(['little', 'big']).default('little'),
+    labels: z.array(z.string().min(1).max(200)).optional().describe('one label per point (default: the point index)'),
+  }).strict(),
+  files: {
+    file: { required: true, accept: '.bin,.dat', description: 'N×N int16 distance matrix (SPIDAL format; set points = N)' },
+    weights: {
+      required: false,
+      accept: '.bin,.dat',
+      description: 'SPIDAL int16 N×N weight matrix (weight × 32767), same N and byte order as the input; DA-MDS weights (default: all 1)',
+    },
+  },
+  stages: mdsAndPwc([]),
+} satisfies JobTypeContract;
+
+const vectors = {
+  summary: 'CSV feature vectors, one row per point → distances → DA-MDS ∥ DA-PWC → a plot',
+  params: AnalysisParams.extend({
+    metric: z.enum(['euclidean', 'correlation']).default('euclidean'),
+    header: z.boolean().default(true).describe('the first CSV row names the columns'),
+    labelColumn: z.number().int().min(0).optional().describe('0-based column holding point labels (not a feature)'),
+  }).strict(),
+  files: { file: { required: true, accept: '.csv,.txt', description: 'CSV, one row per point' } },
+  stages: [{ name: 'distances', runner: 'worker', needs: [] }, ...mdsAndPwc(['distances'])],
+} satisfies JobTypeContract;
+
+/** Every job type, by its name in the API. */
+export const JOB_TYPES = {
+  'sequence-clustering': sequenceClustering,
+  'distance-matrix': distanceMatrix,
+  vectors,
+} as const;
+
+type Names = keyof typeof JOB_TYPES;
+const typeNames = Object.keys(JOB_TYPES) as [Names, ...Names[]];
+export const JobType = z.enum(typeNames);
+export type JobType = z.infer<typeof JobType>;
+
+const stageNames = [...new Set(Object.values(JOB_TYPES).flatMap((t) => t.stages.map((s) => s.name)))] as [string, ...string[]];
+export const StageName = z.enum(stageNames);
+
+export const JobParams = Object.fromEntries(Object.entries(JOB_TYPES).map(([type, t]) => [type, t.params])) as {
+  [T in JobType]: (typeof JOB_TYPES)[T]['params'];
+};
+
+/** Every file part some job type takes, with the types that take it (the upload parser accepts these names). */
+export const JobFileParts: Record<string, JobType[]> = {};
+for (const [type, t] of Object.entries(JOB_TYPES)) {
+  for (const part of Object.keys(t.files)) (JobFileParts[part] ??= []).push(type as JobType);
+}

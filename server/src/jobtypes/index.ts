@@ -1,0 +1,15 @@
+// The registry: every job type's module by its API name. TypeScript holds it to the
+// contract map of @wpv/schema (JOB_TYPES), so a type cannot be half-registered.
+import type { JobType } from '@wpv/schema';
+import { distanceMatrix } from './distance-matrix.ts';
+import type { JobTypeModule } from './module.ts';
+import { sequenceClustering } from './sequence-clustering.ts';
+import { vectors } from './vectors.ts';
+
+export const JOB_MODULES: Record<JobType, JobTypeModule> = {
+  'sequence-clustering': sequenceClustering,
+  'distance-matrix': distanceMatrix,
+  vectors,
+};
+
+export type { JobTypeModule } from './module.ts';

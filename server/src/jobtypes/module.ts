@@ -1,0 +1,28 @@
+// What a job type is on the server: its contract (params, file parts, stage graph;
+// JOB_TYPES in @wpv/schema) plus the behaviour. A new job type is one contract entry,
+// one module like this (registered in ./index.ts) and, where needed, one program.
+import type { JobConfig } from '@wpv/jobs/config';
+import type { JobDoc, StageCommand } from '@wpv/jobs/model';
+import type { JobTypeContract } from '@wpv/schema';
+import type { ParsedPlot } from '../formats/types.ts';
+
+export interface InputCheck {
+  /** The uploaded input and extra file parts, by part name, as temporary files. */
+  file: string;
+  parts: Record<string, string>;
+  /** Parsed params: a check may complete them (a detected alphabet); the job stores them as left. */
+  params: Record<string, any>;
+  config: JobConfig;
+}
+
+export interface JobTypeModule {
+  contract: JobTypeContract;
+  /** The input's file name in the job directory. */
+  inputName: string;
+  /** Rejects a bad input before anything is queued (InputError/ApiError, 4xx); returns its number of points. */
+  checkInput(check: InputCheck): Promise<number>;
+  /** The command line of an MPI stage (runner "hpc") of this type. */
+  command(job: JobDoc, stage: string, config: JobConfig): StageCommand;
+  /** The finished job's plot, handed to ingest as it is (frames, clusters, labels). */
+  toPlot(job: JobDoc): Promise<ParsedPlot>;
+}

@@ -1,0 +1,39 @@
+// sequence-clustering: FASTA → swg (all-pairs SWG distances) → damds ∥ dapwc → plot
+// labelled by sequence id.
+import path from 'node:path';
+import { FILES } from '@wpv/jobs/workdir';
+import { JOB_TYPES } from '@wpv/schema';
+import { launch, mdsOrPwc, optional } from './commands.ts';
+import { checkFasta } from './inputs.ts';
+import { labelsFile, mdsPlot } from './mdsPlot.ts';
+import type { JobTypeModule } from './module.ts';
+
+export const sequenceClustering: JobTypeModule = {
+  contract: JOB_TYPES['sequence-clustering'],
+  inputName: 'input.fasta',
+  async checkInput({ file, params, config }) {
+    const fasta = await checkFasta(file, params.alphabet, config);
+    params.alphabet = fasta.alphabet; // the programs get the detected alphabet
+    return fasta.sequences;
+  },
+  command(job, stage, config) {
+    if (stage !== 'swg') return mdsOrPwc(job, stage, config, { file: path.join(job.workdir, FILES.matrix), bigEndian: false });
+    const p = job.params as Record<string, any>;
+    const { bin, layout, at } = launch(job, config, 'swg');
+    return {
+      ...layout,
+      argv: [
+        bin,
+        '--input', at(job.input.file),
+        '--output', at(FILES.matrix),
+        '--alphabet', String(p.alphabet),
+        ...optional('--matrix', p.scoringMatrix),
+        ...optional('--gap-open', p.gapOpen),
+        ...optional('--gap-extend', p.gapExtend),
+      ],
+      outputs: [FILES.matrix, FILES.swgLabels],
+    };
+  },
+  // swg writes the sequence ids beside its matrix.
+  toPlot: async (job) => mdsPlot(job, await labelsFile(job, FILES.swgLabels)),
+};
