@@ -50,6 +50,10 @@ if re.search(r'tests failed out of', text):  # ctest
     print(total - failed, failed)
 elif re.search(r'^\s*Tests\s+.*\(\d+\)', text, re.M):  # vitest
     print(last(r'^\s*Tests\s+(?:\d+ failed \| )?(\d+) passed'), last(r'^\s*Tests\s+(\d+) failed'))
+elif re.search(r'^=*\s*(?:\d+ \w+, )*\d+ \w+ in [\d.]+s', text, re.M):  # pytest: "3 failed, 9 passed, 1 error in 5.1s"
+    closing = re.findall(r'^=*\s*((?:\d+ \w+, )*\d+ \w+) in [\d.]+s', text, re.M)[-1]
+    counts = {word: int(n) for n, word in re.findall(r'(\d+) (\w+)', closing)}
+    print(counts.get('passed', 0), counts.get('failed', 0) + counts.get('error', 0) + counts.get('errors', 0))
 else:  # node --test (tap or spec reporter)
     print(last(r'^(?:# |ℹ )pass (\d+)'), last(r'^(?:# |ℹ )fail (\d+)'))
 PY
@@ -61,6 +65,8 @@ run_suite server node --import tsx --test --test-concurrency=2 $(find server/tes
 [[ -f kernels/build.sh ]] && run_suite kernels bash -c 'bash kernels/build.sh && ctest --test-dir kernels/build --output-on-failure'
 # Job gateway: API, faults, real kernels end to end (local and on a Slurm cluster the suite starts).
 run_suite gateway node --import tsx --test --test-concurrency=1 $(find server/test/jobs -name '*.spec.ts' | sort)
+# The Python client (pytest) against its own API server, workers and hpc-bridge on the test stack.
+run_suite python bash clients/python/run_tests.sh
 [[ -f client/vite.config.ts ]] && run_suite client npm test -w client --silent
 [[ -f e2e/run.sh ]] && run_suite e2e bash e2e/run.sh
 

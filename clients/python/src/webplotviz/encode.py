@@ -13,8 +13,8 @@ from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, S
 
 import numpy as np
 
-#: Rows formatted at a time: about 2.5 MB of CSV text for x, y, z and a cluster.
-CHUNK_ROWS = 65_536
+#: Rows formatted at a time: about 600 kB of CSV text for x, y, z and a cluster.
+CHUNK_ROWS = 16_384
 #: Bytes read from a file per chunk.
 FILE_CHUNK = 1 << 20
 #: Columns the server reads itself; metadata columns may not use these names.
@@ -104,34 +104,28 @@ class PointTable:
         return ",".join(names) + "\n"
 
     def frame_csv(self, frame: int) -> Iterator[bytes]:
-        """The CSV text of one frame, ``CHUNK_ROWS`` rows per chunk."""
+        """The CSV text of one frame, ``CHUNK_ROWS`` rows per chunk: one '%' over a chunk's cells."""
         yield self._header().encode()
         numeric_clusters = self.clusters is not None and self.clusters.dtype.kind in "iub"
-        extra = (1 if self.clusters is not None else 0) + (1 if self.labels is not None else 0) + len(self.metadata)
-        row = "%.9g,%.9g,%.9g" + (",%s" * extra) + "\n"
+        text_columns = ([] if self.clusters is None or numeric_clusters else [self.clusters])
+        text_columns += ([] if self.labels is None else [self.labels]) + list(self.metadata.values())
+        width = 3 + (1 if numeric_clusters else 0)
+        row = "%.9g,%.9g,%.9g" + (",%d" if numeric_clusters else "") + (",%s" * len(text_columns)) + "\n"
         for start in range(0, self.points, CHUNK_ROWS):
             end = min(start + CHUNK_ROWS, self.points)
-            xyz = self.xyz[frame, start:end]
-            if extra == 0:
-                values: List[Any] = xyz.ravel().tolist()
-            else:
-                # One object array of cells, row-major: a single '%' over the chunk formats it.
-                cells = np.empty((end - start, 3 + extra), dtype=object)
-                for axis in range(3):
-                    cells[:, axis] = xyz[:, axis].tolist()
-                at = 3
-                if self.clusters is not None:
-                    keys = self.clusters[frame, start:end]
-                    cells[:, at] = keys.astype(np.int64).tolist() if numeric_clusters else _text_cells(keys)
-                    at += 1
-                if self.labels is not None:
-                    cells[:, at] = _text_cells(self.labels[frame, start:end])
-                    at += 1
-                for column in self.metadata.values():
+            # Numbers as float64 (exact for float32 and for keys below 2**53): no Python object per cell
+            # is made until tolist(), which is the cheapest way to hand them to '%'.
+            cells = np.empty((end - start, width + len(text_columns)), dtype=np.float64 if not text_columns else object)
+            numbers = cells if not text_columns else np.empty((end - start, width))
+            numbers[:, :3] = self.xyz[frame, start:end]
+            if numeric_clusters:
+                numbers[:, 3] = self.clusters[frame, start:end]  # type: ignore[index]
+            if text_columns:
+                for at in range(width):
+                    cells[:, at] = numbers[:, at].tolist()
+                for at, column in enumerate(text_columns, start=width):
                     cells[:, at] = _text_cells(column[frame, start:end])
-                    at += 1
-                values = cells.ravel().tolist()
-            yield ((row * (end - start)) % tuple(values)).encode()
+            yield ((row * (end - start)) % tuple(cells.ravel().tolist())).encode()
 
     def body(self, name: str) -> Tuple[str, Iterator[bytes]]:
         """The file to upload: ``(file name, chunks)``; a CSV, or a ZIP of CSV frames for a series."""
