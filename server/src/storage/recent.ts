@@ -33,25 +33,9 @@ export class Recent<T> {
     return loading;
   }
 
-  /** The remembered answer without loading one. */
-  peek(key: string): Promise<T> | undefined {
-    const hit = this.entries.get(key);
-    if (hit && hit.until > Date.now()) return hit.value;
-    this.entries.delete(key);
-    return undefined;
-  }
-
-  set(key: string, value: T): void {
-    this.put(key, { value: Promise.resolve(value), until: Date.now() + this.lifetimeMs });
-  }
-
   /** Forgets a key; a load in flight for it is not kept when it lands. */
   delete(key: string): void {
     this.entries.delete(key);
-  }
-
-  deleteWhere(matches: (key: string) => boolean): void {
-    for (const key of this.entries.keys()) if (matches(key)) this.entries.delete(key);
   }
 
   private put(key: string, entry: Entry<T>): void {
