@@ -41,10 +41,15 @@ export class SlurmBackend implements Backend {
   async poll(handles: Handle[]): Promise<Map<string, BackendState>> {
     const states = new Map<string, BackendState>();
     if (!handles.length) return states;
-    const { stdout } = await run('squeue', ['--noheader', '--all', '--format=%i %T']);
-    const queued = new Map(stdout.trim().split('\n').filter(Boolean).map((line) => line.trim().split(/\s+/) as [string, string]));
+    // Keyed by id and working directory (the stage's own): a slurmctld that crashed before
+    // saving its state forgets the latest submissions and hands their ids out again.
+    const { stdout } = await run('squeue', ['--noheader', '--all', '--format=%i|%T|%Z']);
+    const queued = new Map(stdout.trim().split('\n').filter(Boolean).map((line) => {
+      const [id, state, dir] = line.trim().split('|');
+      return [`${id}|${dir}`, state!] as const;
+    }));
     for (const h of handles) {
-      const state = queued.get(h.id);
+      const state = queued.get(`${h.id}|${h.dir}`);
       if (await exists(path.join(h.dir, STAGE_FILES.exit))) states.set(h.id, { state: 'ended' });
       else if (state === 'PENDING' || state === 'CONFIGURING') states.set(h.id, { state: 'waiting' });
       else if (state && !['COMPLETING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'OUT_OF_MEMORY'].includes(state) && !TRANSIENT.has(state)) {
@@ -73,6 +78,7 @@ export class SlurmBackend implements Backend {
     const info = await run('scontrol', ['show', 'job', h.id]).then((r) => r.stdout, () => '');
     const state = /JobState=(\S+)/.exec(info)?.[1];
     if (!state) return { state: 'lost', reason: `Slurm no longer knows job ${h.id} and it left no exit record` };
+    if (/WorkDir=(\S+)/.exec(info)?.[1] !== h.dir) return { state: 'lost', reason: `Slurm lost job ${h.id} (the id now names another job)` };
     if (state === 'COMPLETING' || state === 'RUNNING') return { state: 'running' }; // exit.json is being written
     if (TRANSIENT.has(state)) return { state: 'lost', reason: `Slurm job ${h.id} ended ${state}` };
     // Ended without running the wrapper to its end (cancelled, timed out, killed for memory).
