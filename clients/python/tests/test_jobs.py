@@ -1,6 +1,8 @@
 """Jobs through the client: a vectors job run by the real gateway and kernels; params checks."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -25,7 +27,8 @@ def test_a_vectors_job_runs_to_a_plot(client: webplotviz.Client, capsys: pytest.
     assert plot.labels()[:20] == [f"v{i}" for i in range(20)]
     xyz = plot.positions()
     assert xyz.shape == (plot.points, 3) and np.isfinite(xyz).all()
-    assert '"program": "damds"' in job.logs("mds")["stdout"]
+    progress = [json.loads(line) for line in job.logs("mds")["stdout"].splitlines() if line.startswith("{")]
+    assert progress and all(line["program"] == "damds" for line in progress)
     assert job.id in [j.id for j in client.jobs()]
     with pytest.raises(WebPlotVizError) as caught:
         job.cancel()
