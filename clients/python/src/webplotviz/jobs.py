@@ -22,6 +22,8 @@ STAGE_TITLES = {
     "mds": "Mapping to 3D",
     "pwc": "Clustering",
     "assemble": "Building the plot",
+    "prepare": "Preparing the input",
+    "series": "Mapping each window",
 }
 
 
