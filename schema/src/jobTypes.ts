@@ -89,11 +89,39 @@ const vectors = {
   stages: [{ name: 'distances', runner: 'worker', needs: [] }, ...mdsAndPwc(['distances'])],
 } satisfies JobTypeContract;
 
+const stockTimeseries = {
+  summary: 'daily stock prices (CSV) → one aligned DA-MDS frame per sliding window (mdsseries) → a time-series plot of the symbols',
+  params: z.object({
+    windowDays: z.number().int().min(3).max(36_500).default(365).describe('calendar days per window; a frame\'s title is its window\'s last date'),
+    stepDays: z.number().int().min(1).max(36_500).default(7).describe('calendar days between the starts of consecutive windows'),
+    maxMissing: z.number().min(0).max(1).default(0.05).describe('a symbol missing more than this share of a window\'s trading days, or constant in it, is left out of that frame'),
+    distance: z.enum(['correlation', 'change']).default('correlation').describe('correlation: (1 − r)/2 of daily log returns; change: SPIDAL\'s price-change distance'),
+    weights: z.enum(['tradedValue', 'none']).optional().describe('pair weights from the average daily traded value (default when a volume column exists), or none'),
+    clusterBy: z.enum(['sector', 'change']).optional().describe('colour by the sector column (default when there is one) or by the window\'s price change in 10 bins'),
+    referenceStocks: z.boolean().default(false).describe('add artificial reference series (constant, rising and falling 0.1 % and 0.2 % a day), labelled REF:…'),
+    ranks: AnalysisParams.shape.ranks,
+    threads: AnalysisParams.shape.threads,
+  }).strict(),
+  files: {
+    file: {
+      required: true,
+      accept: '.csv,.txt',
+      description: 'CSV with a header: date (YYYY-MM-DD), symbol, price[, volume, sector], one row per symbol and day; or wide: date, then one column per symbol',
+    },
+  },
+  stages: [
+    { name: 'prepare', runner: 'worker', needs: [] },
+    { name: 'series', runner: 'hpc', needs: ['prepare'] },
+    { name: 'assemble', runner: 'worker', needs: ['series'] },
+  ],
+} satisfies JobTypeContract;
+
 /** Every job type, by its name in the API. */
 export const JOB_TYPES = {
   'sequence-clustering': sequenceClustering,
   'distance-matrix': distanceMatrix,
   vectors,
+  'stock-timeseries': stockTimeseries,
 } as const;
 
 type Names = keyof typeof JOB_TYPES;

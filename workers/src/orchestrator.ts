@@ -103,7 +103,9 @@ export class Orchestrator {
   }
 
   private async runWorkerStage(job: JobDoc, name: StageName): Promise<boolean> {
-    const worker = this.workerStages[name];
+    // The type's own worker stages first (stock-timeseries' prepare), then the shared ones.
+    const own = JOB_MODULES[job.type].workerStages?.[name];
+    const worker = own ? { run: own } : this.workerStages[name];
     if (!worker) throw new Error(`no worker runs stage ${name}`);
     // A stage resumed after a crash is already running: its attempt count goes with its end.
     const attempts = job.stages[name]!.attempts + 1;

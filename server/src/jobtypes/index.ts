@@ -4,12 +4,14 @@ import type { JobType } from '@wpv/schema';
 import { distanceMatrix } from './distance-matrix.ts';
 import type { JobTypeModule } from './module.ts';
 import { sequenceClustering } from './sequence-clustering.ts';
+import { stockTimeseries } from './stock-timeseries.ts';
 import { vectors } from './vectors.ts';
 
 export const JOB_MODULES: Record<JobType, JobTypeModule> = {
   'sequence-clustering': sequenceClustering,
   'distance-matrix': distanceMatrix,
   vectors,
+  'stock-timeseries': stockTimeseries,
 };
 
 export type { JobTypeModule } from './module.ts';

@@ -21,6 +21,8 @@ export interface JobTypeModule {
   inputName: string;
   /** Rejects a bad input before anything is queued (InputError/ApiError, 4xx); returns its number of points. */
   checkInput(check: InputCheck): Promise<number>;
+  /** Worker stages of this type by stage name (run by the workers; `assemble` is every type's, and `toPlot` its part). */
+  workerStages?: Record<string, (job: JobDoc) => Promise<Record<string, unknown>>>;
   /** The command line of an MPI stage (runner "hpc") of this type. */
   command(job: JobDoc, stage: string, config: JobConfig): StageCommand;
   /** The finished job's plot, handed to ingest as it is (frames, clusters, labels). */

@@ -65,7 +65,7 @@ describe('jobs API', () => {
   test('the OpenAPI document gives each job type\'s params, one of them by type', async () => {
     const doc = await (await fetch(`${gw.url}/api/v1/openapi.json`)).json();
     const form = doc.paths['/jobs'].post.requestBody.content['multipart/form-data'].schema;
-    assert.deepEqual(form.properties.type.enum, ['sequence-clustering', 'distance-matrix', 'vectors']);
+    assert.deepEqual(form.properties.type.enum, ['sequence-clustering', 'distance-matrix', 'vectors', 'stock-timeseries']);
     const oneOf = form.properties.params.contentSchema.oneOf;
     assert.deepEqual(oneOf.map((s: any) => s.title), form.properties.type.enum);
     const vectors = oneOf.find((s: any) => s.title === 'vectors');
