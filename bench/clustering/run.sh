@@ -4,7 +4,7 @@
 # cd-hit (Debian packages, bench-only) when missing, makes .local/venv-clustering with
 # numpy, scipy and scikit-learn on first use and builds the kernels if needed.
 # Writes bench/results/clustering.md.
-#   bash bench/clustering/run.sh [--seeds 1,2,3,4,5] [--distances spidal,shorter,global] [--bin DIR]
+#   bash bench/clustering/run.sh [--seeds 1,2,3,4,5] [--distances global,shorter,spidal] [--bin DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 if ! command -v vsearch >/dev/null || ! command -v cd-hit-est >/dev/null; then
