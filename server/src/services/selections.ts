@@ -61,11 +61,7 @@ export class Selections {
 
   delete(doc: PlotDoc, name: string): Promise<void> {
     return this.plots.oneEditAtATime(doc._id, async () => {
-      const stored = await this.find(doc, name);
-      if (!stored) throw notFound('selection');
-      // The metadata first: the selection disappears at once, its chunks after.
-      await this.blobs.meta.deleteOne({ _id: stored.info._id });
-      await this.blobs.discard(stored.info);
+      if (!(await this.blobs.delete(blobName(doc._id, name)))) throw notFound('selection');
     });
   }
 

@@ -196,6 +196,16 @@ export class BlobStore {
     }
   }
 
+  /** Deletes one blob (a named selection): its metadata first, so it is gone at once, then its chunks. */
+  async delete(name: string): Promise<boolean> {
+    const info = await this.meta.findOne({ _id: name });
+    if (!info) return false;
+    await this.meta.deleteOne({ _id: name });
+    this.current.delete(name);
+    await this.deleteChunks(info);
+    return true;
+  }
+
   private async deleteChunks(info: Pick<BlobInfo, '_id' | 'version' | 'chunks'>): Promise<void> {
     for (let n = 0; n < info.chunks; n++) await this.chunks.deleteOne({ _id: chunkId(info, n) });
   }
