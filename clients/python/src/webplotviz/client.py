@@ -67,7 +67,8 @@ class Client:
     def send_form(self, path: str, parts: Sequence[Tuple[str, FormPart]]) -> Dict[str, Any]:
         """POSTs a multipart form streamed from `parts` and returns the JSON answer."""
         body = Multipart(parts)
-        return self.request("POST", path, data=iter(body), headers={"Content-Type": body.content_type}).json()
+        answer: Dict[str, Any] = self.request("POST", path, data=iter(body), headers={"Content-Type": body.content_type}).json()
+        return answer
 
     def openapi(self) -> Dict[str, Any]:
         """The server's OpenAPI document (fetched once per client)."""

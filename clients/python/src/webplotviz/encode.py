@@ -148,7 +148,7 @@ class _Sink(io.RawIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, data: Any) -> int:  # type: ignore[override]
+    def write(self, data: Any) -> int:
         chunk = bytes(data)
         self.parts.append(chunk)
         self.position += len(chunk)

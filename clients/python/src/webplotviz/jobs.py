@@ -138,7 +138,9 @@ class Job:
             headers["Last-Event-ID"] = last_id
         response = self._client.request("GET", f"/jobs/{self.id}/events", stream=True, headers=headers)
         with response:
-            event, event_id, data = "message", None, []
+            event: str = "message"
+            event_id: Optional[str] = None
+            data: List[str] = []
             for line in response.iter_lines(decode_unicode=True):
                 if deadline is not None and time.monotonic() > deadline:
                     return
