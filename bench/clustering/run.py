@@ -209,11 +209,16 @@ def real_read_times(binaries, distances):
 
 
 def cpu_model():
+    """Model name and the SIMD flags the kernels choose between."""
+    model, flags = platform.processor(), []
     with open("/proc/cpuinfo") as f:
         for line in f:
             if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor()
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags"):
+                flags = [x for x in line.split(":", 1)[1].split() if x in ("sse4_2", "avx2", "fma", "avx512f", "avx512bw")]
+                break
+    return f"{model}, flags {' '.join(flags)}"
 
 
 def version(command, marker):
