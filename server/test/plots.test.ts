@@ -432,6 +432,20 @@ describe('security headers', () => {
     }
   });
 
+  test('the API docs page runs under the policy: its script is a file of this origin', async () => {
+    const page = await (await fetch(`${server.url}/api/v1/docs`)).text();
+    const scripts = [...page.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    assert.ok(scripts.length > 0);
+    for (const [, attributes, body] of scripts) {
+      assert.equal(body!.trim(), '', 'no inline script');
+      const src = /src="([^"]+)"/.exec(attributes!)![1]!;
+      const script = await fetch(server.url + src);
+      assert.equal(script.status, 200);
+      assert.match(script.headers.get('content-type')!, /javascript/);
+      assert.match(await script.text(), /openapi\.json/);
+    }
+  });
+
   test('?embed=1 lets any site frame a public plot, and only a public one', async () => {
     const plot = await created(await alice.upload('embed.txt', TEXT5));
     const embed = () => fetch(`${server.url}/plots/${plot.id}?embed=1`);

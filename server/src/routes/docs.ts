@@ -1,4 +1,5 @@
-// A self-contained page rendering the OpenAPI document (no CDN: works offline).
+// A self-contained page rendering the OpenAPI document (no CDN: works offline). Its script is
+// served beside it, not inline: the Content-Security-Policy allows scripts from this origin only.
 import { Router } from 'express';
 import { openApiDocument } from '../openapi.ts';
 
@@ -9,8 +10,9 @@ code,pre{font:13px ui-monospace,monospace}pre{background:#f5f5f5;padding:.6em;ov
 .patch,.put{color:#ef6c00}.delete{color:#c62828}details{border-bottom:1px solid #ddd;padding:.4em 0}</style></head>
 <body><h1>WebPlotViz API v1</h1><p>Machine-readable: <a href="/api/v1/openapi.json">openapi.json</a>.
 Scripts: <code>curl -H "Authorization: Bearer $TOKEN" -F file=@plot.pviz /api/v1/plots</code></p><div id="ops"></div>
-<script>
-fetch('/api/v1/openapi.json').then(r=>r.json()).then(doc=>{
+<script src="/api/v1/docs.js"></script></body></html>`;
+
+const SCRIPT = `fetch('/api/v1/openapi.json').then(r=>r.json()).then(doc=>{
   const root=document.getElementById('ops');
   document.querySelector('p').insertAdjacentText('afterend', doc.info.description);
   for(const [path,methods] of Object.entries(doc.paths)) for(const [method,op] of Object.entries(methods)){
@@ -22,12 +24,13 @@ fetch('/api/v1/openapi.json').then(r=>r.json()).then(doc=>{
     d.append(pre); root.append(d);
   }
 });
-</script></body></html>`;
+`;
 
 export function docsRoutes(): Router {
   const router = Router();
   const document = openApiDocument();
   router.get('/openapi.json', (_req, res) => res.json(document));
   router.get('/docs', (_req, res) => res.type('html').send(PAGE));
+  router.get('/docs.js', (_req, res) => res.type('js').send(SCRIPT));
   return router;
 }
