@@ -13,6 +13,7 @@ export const ErrorBody = z.object({
     field: z.string().optional().describe('the request field at fault'),
     line: z.number().int().optional().describe('1-based line of the uploaded file at fault'),
     file: z.string().optional().describe('entry of an uploaded archive at fault'),
+    requestId: z.string().optional().describe('on a 500: names the request in the server log (also the X-Request-Id header)'),
   }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
