@@ -27,7 +27,9 @@ const SLURM_RESTART_DELAY_MS = 2000;
 const out = process.argv[2] ?? path.join(ROOT, 'bench/results/faults.md');
 
 type Fault = 'none' | Program | 'slurmctld' | 'slurmd';
-const faults: Fault[] = ['none', ...PROGRAMS, ...(backend === 'slurm' ? (['slurmctld', 'slurmd'] as const) : [])];
+// FAULTS=slurmctld,slurmctld repeats chosen rounds (after the peer round); the default is every one once.
+const faults: Fault[] = ['none', ...((process.env.FAULTS?.split(',') as Fault[] | undefined) ??
+  [...PROGRAMS, ...(backend === 'slurm' ? (['slurmctld', 'slurmd'] as const) : [])])];
 
 const FASTA = Array.from({ length: 6 }, (_, i) => `>s${i}\n${'ACGT'.repeat(5 + i)}TTGA\n`).join('');
 const VECTORS = Array.from({ length: 1500 }, (_, i) => Array.from({ length: 60 }, (_, k) => Math.sin(i * 0.7 + k).toFixed(4)).join(',')).join('\n');
@@ -40,6 +42,8 @@ interface Round {
   unfinished: number;
   duplicated: number;
   halfWritten: number;
+  /** Stages run more than once (a redelivery, a lost Slurm job resubmitted): the faults' cost that the counts hide. */
+  retriedStages: number;
   recoveryMs: number | null;
   roundMs: number;
   restarted: string[];
@@ -71,10 +75,7 @@ if (backend === 'slurm') {
 }
 const scontrol = (...args: string[]) => execFileSync('scontrol', args, { env: { ...process.env, ...slurmEnv }, encoding: 'utf8' });
 
-/**
- * Rounds start from a working cluster: a node a previous round left drained is resumed,
- * as its operator would have to, and the round that drained it says so.
- */
+/** Why the cluster's node is drained (it then runs nothing until resumed), or null. */
 function drainedReason(): string | null {
   if (backend !== 'slurm') return null;
   const node = scontrol('show', 'node');
@@ -132,18 +133,23 @@ async function round(fault: Fault): Promise<Round> {
     return null;
   });
   const jobs = new Map<string, any>();
+  let drainedSince = 0;
   for (const deadline = Date.now() + ROUND_TIMEOUT_MS; jobs.size < ids.length && Date.now() < deadline; await sleep(500)) {
     for (const id of ids.filter((i) => !jobs.has(i))) {
       const job = await tryJson(client, `/jobs/${id}`);
       if (terminal(job)) jobs.set(id, job);
     }
+    // A drained node stays drained: after 30 s the suite does the operator's part.
+    const drained = drainedReason();
+    if (!drained) drainedSince = 0;
+    else if (!drainedSince) drainedSince = Date.now();
+    else if (Date.now() - drainedSince > 30_000) {
+      notes.push(`drained the Slurm node ("${drained}"); jobs waited until the suite resumed it 30 s later, as an operator must`);
+      resumeNode();
+      drainedSince = 0;
+    }
   }
   const roundMs = Date.now() - startedAt;
-  const drained = drainedReason();
-  if (drained) {
-    notes.push(`left the Slurm node drained ("${drained}"); the suite resumed it for the next round`);
-    resumeNode();
-  }
   const done = [...jobs.values()];
   const succeeded = done.filter((j) => j.state === 'succeeded');
   // Every plot the store holds for the user, including any the API would hide (not ready).
@@ -160,6 +166,7 @@ async function round(fault: Fault): Promise<Round> {
     unfinished: ids.length - done.length,
     duplicated: extraPlots + repeatedRuns,
     halfWritten: plots.filter((p) => p.state !== 'ready').length,
+    retriedStages: done.reduce((n, j) => n + j.stages.filter((s: any) => s.attempts > 1).length, 0),
     recoveryMs,
     roundMs,
     restarted: PROGRAMS.filter((p, i) => p !== fault && pidsAfter[i] !== pidsBefore[i]),
@@ -199,10 +206,10 @@ const lines = [
   'the supervisor (supervisord, scripts/up.sh) restarts it' + (backend === 'slurm' ? '; the Slurm daemons are restarted by the suite 2 s after the kill' : '') + '.',
   '"back in": kill to serving again; "round": submission to the last job ending, against the no-fault round of the same run.',
   '',
-  '| killed | jobs | succeeded | lost | duplicated | half-written plots | back in | round (× no fault) | also restarted |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+  '| killed | jobs | succeeded | lost | duplicated | half-written plots | stages redone | back in | round (× no fault) | also restarted |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ...rounds.map((r) =>
-    `| ${r.fault === 'none' ? '(nothing)' : r.fault} | ${r.submitted} | ${r.succeeded} | ${r.submitted - r.succeeded} | ${r.duplicated} | ${r.halfWritten} | ` +
+    `| ${r.fault === 'none' ? '(nothing)' : r.fault} | ${r.submitted} | ${r.succeeded} | ${r.submitted - r.succeeded} | ${r.duplicated} | ${r.halfWritten} | ${r.retriedStages} | ` +
     `${r.recoveryMs === null ? '–' : `${(r.recoveryMs / 1000).toFixed(1)} s`} | ${(r.roundMs / 1000).toFixed(1)} s (${(r.roundMs / peer.roundMs).toFixed(2)}×) | ${r.restarted.join(', ') || '–'} |`),
   '',
   ...rounds.flatMap((r) => [
@@ -213,7 +220,7 @@ const lines = [
 ];
 await mkdir(path.dirname(out), { recursive: true });
 const previous = existsSync(out) ? readFileSync(out, 'utf8') : '';
-// One file for both backends: this run replaces its own backend's section.
-const sections = previous.split(/^(?=## Faults, )/m).filter((s) => s.trim() && !s.startsWith(`## Faults, ${backend} `) && !s.startsWith('# '));
+// One file for both backends: this run replaces its own backend's section, and keeps the others.
+const sections = previous.split(/^(?=## )/m).filter((s) => s.trim() && !s.startsWith(`## Faults, ${backend} `) && !s.startsWith('# '));
 await writeFile(out, ['# Fault suite', '', ...[...sections.map((s) => s.trimEnd() + '\n'), lines.join('\n') + '\n'].sort()].join('\n'));
 console.log(lines.join('\n'));
