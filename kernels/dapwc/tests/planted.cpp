@@ -12,6 +12,11 @@ namespace dapwc::testing {
 
 PlantedClusters gaussian_blobs(int clusters, int per_cluster, double separation, double sigma,
                                unsigned seed) {
+  return gaussian_blobs(std::vector<int>(clusters, per_cluster), separation, sigma, seed);
+}
+
+PlantedClusters gaussian_blobs(const std::vector<int>& sizes, double separation, double sigma, unsigned seed) {
+  const int clusters = static_cast<int>(sizes.size());
   std::mt19937_64 random(seed);
   std::uniform_real_distribution<double> box(0.0, separation * clusters);
   std::normal_distribution<double> noise(0.0, sigma);
@@ -26,14 +31,16 @@ PlantedClusters gaussian_blobs(int clusters, int per_cluster, double separation,
   }
 
   PlantedClusters data;
-  data.n = static_cast<std::int64_t>(clusters) * per_cluster;
+  data.n = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
   std::vector<std::int64_t> order(data.n);
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), random);
   data.points.resize(data.n);
   data.truth.resize(data.n);
+  int cluster = 0;
+  std::int64_t cluster_end = sizes[0];
   for (std::int64_t i = 0; i < data.n; ++i) {
-    const int cluster = static_cast<int>(i / per_cluster);
+    while (i >= cluster_end) cluster_end += sizes[++cluster];
     const std::int64_t p = order[i];
     data.truth[p] = cluster + 1;
     for (int d = 0; d < 3; ++d) data.points[p][d] = centres[cluster][d] + noise(random);

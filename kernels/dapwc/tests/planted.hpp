@@ -22,6 +22,9 @@ struct PlantedClusters {
 PlantedClusters gaussian_blobs(int clusters, int per_cluster, double separation, double sigma,
                                unsigned seed);
 
+// The same with sizes[c] points in blob c (equal sizes give the data above).
+PlantedClusters gaussian_blobs(const std::vector<int>& sizes, double separation, double sigma, unsigned seed);
+
 double adjusted_rand_index(const std::vector<int>& a, const std::vector<int>& b);
 
 int count_labels(const std::vector<int>& labels);

@@ -85,6 +85,18 @@ TEST(Annealing, RecoversEightBlobsAtMaxNcent) {
   EXPECT_TRUE(c.result.warnings.empty());
 }
 
+TEST(Annealing, FindsFamiliesOfUnequalSize) {
+  const testing::PlantedClusters data = testing::gaussian_blobs({12, 60, 30, 20, 45}, 4.0, 0.3, 23);
+  SingleRankExchange exchange(data.n);
+  DistanceRows rows{data.n, {0, data.n}, data.stored};
+  const MatrixSummary summary = prepare_distances(rows, exchange);
+  AnnealingSettings settings;
+  settings.min_cluster_points = default_min_cluster_points(data.n);
+  const AnnealingResult result = anneal(rows, exchange, summary.mean_distance, settings, {});
+  EXPECT_EQ(result.clusters, 5);
+  EXPECT_GE(testing::adjusted_rand_index(data.truth, result.labels), 0.95);
+}
+
 TEST(Labels, NumberedByFirstPoint) {
   EXPECT_EQ(labels_by_first_point({4, 4, 0, 2, 0, 4}), (std::vector<int>{1, 1, 2, 3, 2, 1}));
 }

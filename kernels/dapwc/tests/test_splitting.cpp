@@ -49,15 +49,17 @@ struct OneClusterOverBlobs {
   ClusterState state;
 };
 
-// Two planted blobs held by one converged cluster at temperature `temperature`.
-OneClusterOverBlobs one_cluster_over_two_blobs(double temperature) {
-  OneClusterOverBlobs s{testing::gaussian_blobs(2, 15, 4.0, 0.3, 9), {}, {}};
+// Planted blobs of these sizes held by one converged cluster at temperature `temperature`.
+OneClusterOverBlobs one_cluster_over_blobs(const std::vector<int>& sizes, double temperature) {
+  OneClusterOverBlobs s{testing::gaussian_blobs(sizes, 4.0, 0.3, 9), {}, {}};
   s.rows = {s.data.n, {0, s.data.n}, s.data.stored};
   s.state = single_cluster(s.data.n, temperature);
   SingleRankExchange exchange(s.data.n);
   converge(s.rows, exchange, s.state, 1e-12, 10);
   return s;
 }
+
+OneClusterOverBlobs one_cluster_over_two_blobs(double temperature) { return one_cluster_over_blobs({15, 15}, temperature); }
 
 std::vector<double> dense_hessian(const OneClusterOverBlobs& s) {
   const int n = static_cast<int>(s.data.n);
@@ -118,6 +120,19 @@ TEST(StabilityTest, HighTemperatureIsStableLowTemperatureSplitsTheBlobs) {
   for (int p = 0; p < 30; ++p) {
     EXPECT_NEAR(cold.state.m(p, 0) + cold.state.m(p, 1), 1.0, 1e-12);
     EXPECT_EQ(cold.state.m(p, 0) > 0.5, v[p] < 0);  // the original keeps the side where v < 0
+  }
+}
+
+// Families of 12-60 reads: the split must cut off a small family whole, not halve the large one.
+TEST(StabilityTest, SplitCutsASmallFamilyOffALargeOne) {
+  for (const double temperature : {0.2, 0.05}) {
+    const OneClusterOverBlobs s = one_cluster_over_blobs({12, 60}, temperature);
+    SingleRankExchange exchange(s.data.n);
+    const StabilityTest test = test_stability(s.rows, exchange, s.state, 5.0, -0.01, {});
+    ASSERT_EQ(choose_split(test, -0.01), 0) << "T = " << temperature;
+    int agree = 0;
+    for (int p = 0; p < s.data.n; ++p) agree += (test.direction[0][p] > 0) == (s.data.truth[p] == 1);
+    EXPECT_TRUE(agree == 0 || agree == s.data.n) << "T = " << temperature << ": " << agree << " of " << s.data.n;
   }
 }
 
