@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The sequence-clustering pipeline (swg -> dapwc, as the gateway runs them) on
+"""The sequence-clustering pipeline (swg --distance global -> dapwc --max-clusters 8) on
 planted families with known answers: families grown from real reads of
 ../shared/data/16s-4640.fasta (ancestors >= 15 % apart, 12-60 members, 4 and 8 %
 mutation, several seeds), a large set of 12 such families, random-ancestor
