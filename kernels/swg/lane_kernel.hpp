@@ -36,7 +36,8 @@ struct PackedKeys {
   // Score of an unreachable state: far below any real one (score_limit), with room
   // to subtract gap costs from it without overflow.
   static constexpr Key impossible = -(Key{1} << (8 * sizeof(Key) - 2));
-  static constexpr std::int64_t score_limit = (std::int64_t{1} << (8 * sizeof(Key) - 2 * kCountBits - 2)) - 4 * kMaxGapCost;
+  static constexpr std::int64_t score_limit =
+      (std::int64_t{1} << (8 * sizeof(Key) - 2 * kCountBits - 2)) - 4 * kMaxGapCost;
 
   static constexpr Key column(int score, bool identical) {
     return (Key{score} << (2 * kCountBits)) + (Key{1} << kCountBits) + (identical ? 1 : 0);

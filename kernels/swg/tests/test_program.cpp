@@ -85,7 +85,8 @@ void expect_matches_reference(const std::vector<std::int16_t>& m, const std::vec
                               swg::DistanceKind kind = swg::DistanceKind::spidal) {
   const auto n = static_cast<std::int64_t>(records.size());
   for (const auto& [i, j] : pairs) {
-    const auto a = swg::encode(records[i].residues, scheme.alphabet), b = swg::encode(records[j].residues, scheme.alphabet);
+    const auto a = swg::encode(records[i].residues, scheme.alphabet);
+    const auto b = swg::encode(records[j].residues, scheme.alphabet);
     const auto stats = swg::align_reference(a, b, scheme, swg::alignment_mode(kind));
     ASSERT_EQ(m[i * n + j], swg::stored_distance(stats, a.size(), b.size(), kind))
         << records[i].id << " vs " << records[j].id;
