@@ -1,6 +1,7 @@
-// CSV records for every CSV input: plot uploads (csv.ts), the vectors job's
-// input check (jobs/inputs.ts) and its distances stage (workers/src/distances.ts),
-// so that a file one of them accepts, the others read the same way. Parsed by
+// CSV records for every CSV input: plot uploads (csv.ts), the job types' CSV
+// inputs (server/src/jobtypes/) and the vectors job's distances stage
+// (workers/src/distances.ts), so that a file one of them accepts, the others
+// read the same way. Parsed by
 // csv-parse, streaming: RFC 4180 quoting ("a, b", doubled "" inside quotes,
 // line breaks inside quotes); a quote inside an unquoted field is kept as a
 // character; "\n", "\r\n" or "\r" line ends; blank lines are skipped.
@@ -14,8 +15,8 @@ import type { InputError } from './types.ts';
 /**
  * Calls `onRow(fields, line)` for each record of the chunks: its fields as
  * written, quotes removed, and the 1-based line it starts on. The callback is
- * synchronous (a million rows cost a million calls, not a million awaits);
- * what it throws ends the read. Returns the line the last record ends on.
+ * synchronous, so callers keep no promise per row; what it throws ends the
+ * read. Returns the line the last record ends on.
  * `entry`: the ZIP entry, named in errors.
  */
 export async function forEachCsvRow(
