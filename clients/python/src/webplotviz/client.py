@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import IO, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import requests
 
-from .encode import FormPart, Multipart, PointTable, file_chunks
+from .encode import FilePart, FormPart, Multipart, PointTable, SizedBody, file_part
 from .errors import WebPlotVizError
 from .jobs import Job
 from .params import check_job_params
@@ -67,7 +67,9 @@ class Client:
     def send_form(self, path: str, parts: Sequence[Tuple[str, FormPart]]) -> Dict[str, Any]:
         """POSTs a multipart form streamed from `parts` and returns the JSON answer."""
         body = Multipart(parts)
-        answer: Dict[str, Any] = self.request("POST", path, data=iter(body), headers={"Content-Type": body.content_type}).json()
+        size = body.size()
+        data = iter(body) if size is None else SizedBody(body, size)
+        answer: Dict[str, Any] = self.request("POST", path, data=data, headers={"Content-Type": body.content_type}).json()
         return answer
 
     def openapi(self) -> Dict[str, Any]:
@@ -107,7 +109,7 @@ class Client:
         Returns the new Plot; the server's warnings (auto-declared clusters…) are in ``plot.warnings``.
         """
         filename = os.path.basename(os.fspath(path))
-        return self._upload((filename, file_chunks(path)), name, tags, visibility, collection, description)
+        return self._upload(file_part(filename, path), name, tags, visibility, collection, description)
 
     def upload_points(
         self,
@@ -141,7 +143,7 @@ class Client:
 
     def _upload(
         self,
-        file: Tuple[str, Iterable[bytes]],
+        file: FilePart,
         name: Optional[str],
         tags: Optional[Sequence[str]],
         visibility: Optional[str],
@@ -223,9 +225,9 @@ class Client:
         parts: List[Tuple[str, FormPart]] = [("type", type), ("params", json.dumps(params))]
         if name is not None:
             parts.append(("name", name))
-        parts.append(("file", (filename, file_chunks(file_or_path))))
+        parts.append(("file", file_part(filename, file_or_path)))
         if weights is not None:
-            parts.append(("weights", ("weights", file_chunks(weights))))
+            parts.append(("weights", file_part("weights", weights)))
         return self.job(self.send_form("/jobs", parts)["id"])
 
     def job(self, id: str) -> Job:

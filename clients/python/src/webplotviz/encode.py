@@ -8,8 +8,9 @@ from __future__ import annotations
 import io
 import os
 import secrets
+import stat
 import zipfile
-from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -127,13 +128,13 @@ class PointTable:
                     cells[:, at] = _text_cells(column[frame, start:end])
             yield ((row * (end - start)) % tuple(cells.ravel().tolist())).encode()
 
-    def body(self, name: str) -> Tuple[str, Iterator[bytes]]:
-        """The file to upload: ``(file name, chunks)``; a CSV, or a ZIP of CSV frames for a series."""
+    def body(self, name: str) -> "FilePart":
+        """The file to upload (size unknown until sent): a CSV, or a ZIP of CSV frames for a series."""
         if not self.is_series:
-            return f"{name}.csv", self.frame_csv(0)
+            return FilePart(f"{name}.csv", self.frame_csv(0))
         entries = [(f"frame_{frame:06d}.csv", self.frame_csv(frame)) for frame in range(self.frames)]
         index = "".join(entry + "\n" for entry, _ in entries)
-        return f"{name}.zip", zip_stream([("plot.index", iter([index.encode()]))] + entries)
+        return FilePart(f"{name}.zip", zip_stream([("plot.index", iter([index.encode()]))] + entries))
 
 
 class _Sink(io.RawIOBase):
@@ -188,11 +189,41 @@ def file_chunks(source: Union[str, "os.PathLike[str]", IO[bytes], bytes]) -> Ite
     yield from iter(lambda: source.read(FILE_CHUNK), b"")
 
 
-FormPart = Union[str, Tuple[str, Iterable[bytes]]]
+def source_size(source: Union[str, "os.PathLike[str]", IO[bytes], bytes]) -> Optional[int]:
+    """The bytes file_chunks(source) will yield, when known beforehand."""
+    if isinstance(source, (bytes, bytearray)):
+        return len(source)
+    if isinstance(source, memoryview):
+        return source.nbytes
+    if isinstance(source, (str, os.PathLike)):
+        return os.path.getsize(source)
+    try:
+        status = os.fstat(source.fileno())
+        # A pipe or socket has no size to go by.
+        return status.st_size - source.tell() if stat.S_ISREG(status.st_mode) else None
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+class FilePart(NamedTuple):
+    """A file part of a form: its name, its content in chunks and, when known, its size."""
+
+    filename: str
+    chunks: Iterable[bytes]
+    size: Optional[int] = None
+
+
+def file_part(filename: str, source: Union[str, "os.PathLike[str]", IO[bytes], bytes]) -> FilePart:
+    return FilePart(filename, file_chunks(source), source_size(source))
+
+
+FormPart = Union[str, FilePart]
 
 
 class Multipart:
-    """A multipart/form-data body: text fields and (file name, chunks) file parts, in order."""
+    """A multipart/form-data body: text fields and file parts, in order. Its `size` is known when
+    every file part's is: the body then goes with a Content-Length (as a hand-made request's
+    would, and the server can refuse an oversized upload before it is sent), else chunked."""
 
     def __init__(self, parts: Sequence[Tuple[str, FormPart]]) -> None:
         self.parts = parts
@@ -202,17 +233,46 @@ class Multipart:
     def content_type(self) -> str:
         return f"multipart/form-data; boundary={self.boundary}"
 
-    def __iter__(self) -> Iterator[bytes]:
+    def _pieces(self) -> Iterator[Union[bytes, FilePart]]:
         for name, value in self.parts:
             head = f'--{self.boundary}\r\nContent-Disposition: form-data; name="{name}"'
             if isinstance(value, str):
                 yield f"{head}\r\n\r\n{value}\r\n".encode()
                 continue
-            filename, chunks = value
-            safe = filename.replace("\\", "_").replace('"', "_").replace("\r", "_").replace("\n", "_")
+            safe = value.filename.replace("\\", "_").replace('"', "_").replace("\r", "_").replace("\n", "_")
             yield f'{head}; filename="{safe}"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode()
-            for chunk in chunks:
-                if chunk:
-                    yield chunk
+            yield value
             yield b"\r\n"
         yield f"--{self.boundary}--\r\n".encode()
+
+    def size(self) -> Optional[int]:
+        total = 0
+        for piece in self._pieces():
+            if isinstance(piece, FilePart):
+                if piece.size is None:
+                    return None
+                total += piece.size
+            else:
+                total += len(piece)
+        return total
+
+    def __iter__(self) -> Iterator[bytes]:
+        for piece in self._pieces():
+            if isinstance(piece, FilePart):
+                yield from (chunk for chunk in piece.chunks if chunk)
+            else:
+                yield piece
+
+
+class SizedBody:
+    """An iterable body with a length: requests then sends a Content-Length instead of chunks."""
+
+    def __init__(self, chunks: Iterable[bytes], size: int) -> None:
+        self.chunks = chunks
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.chunks)
