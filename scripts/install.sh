@@ -32,6 +32,7 @@ declare -A DEB_CHECK=(
   [syslinux-common]=/usr/lib/syslinux/modules/bios/ldlinux.c32
   [genisoimage]=/usr/bin/genisoimage
   [cpio]=/usr/bin/cpio
+  [python3-venv]=/usr/share/doc/python3-venv  # the Python client's test venv (clients/python/run_tests.sh)
 )
 
 missing=()
