@@ -1,8 +1,6 @@
 """Uploads in every format and from NumPy, read back equal; listing, edits, export, selections, errors."""
 from __future__ import annotations
 
-import io
-import json
 import zipfile
 from pathlib import Path
 
