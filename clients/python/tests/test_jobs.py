@@ -85,3 +85,17 @@ def test_params_schemas_in_both_document_shapes() -> None:
     with pytest.raises(WebPlotVizError) as caught:
         check_job_params(split, "distance-matrix", {"n": 5})
     assert caught.value.field == "params.n"
+    # One params field for all types, its JSON text's schema a oneOf titled by type.
+    titled = _document({"type": "object", "properties": {"type": {"enum": ["vectors", "distance-matrix"]}, "params": {
+        "type": "string", "contentMediaType": "application/json", "contentSchema": {"oneOf": [
+            {"title": "distance-matrix", "type": "object", "additionalProperties": False, "properties": {"points": {"type": "integer"}}},
+            {"$ref": "#/components/schemas/VectorsParams", "title": "vectors"},
+        ]},
+    }}})
+    assert params_schema(titled, "distance-matrix")["properties"] == {"points": {"type": "integer"}}
+    with pytest.raises(WebPlotVizError) as caught:
+        check_job_params(titled, "distance-matrix", {"n": 5})
+    assert caught.value.field == "params.n"
+    check_job_params(titled, "distance-matrix", {"points": 5})
+    with pytest.raises(WebPlotVizError, match="params.labelColum"):
+        check_job_params(titled, "vectors", {"metric": "euclidean", "labelColum": 0})

@@ -1,10 +1,10 @@
 """Job parameters checked against the server's OpenAPI document before anything is uploaded.
 
 The job form (``POST /jobs``, multipart) has a ``type`` field and a ``params`` field (JSON). The
-per-type parameter schemas are found wherever the document gives them: a form schema, or a
-``params`` schema, split by ``oneOf``/``anyOf`` variants whose ``type`` is a ``const`` (or a
-one-value ``enum``), with ``params`` as an object schema or as a string whose ``contentSchema``
-is one. A document without per-type schemas (servers before per-type job params) lets only the
+per-type parameter schemas are found wherever the document gives them: form variants
+(``oneOf``/``anyOf``) whose ``type`` is a ``const`` (or a one-value ``enum``), each with its
+``params``; or one ``params`` field whose ``oneOf``/``anyOf`` members are titled by type. Either
+way ``params`` is an object schema or a JSON string whose ``contentSchema`` is one. A document without per-type schemas (servers before per-type job params) lets only the
 type be checked; the server still checks the params before queueing the job.
 """
 from __future__ import annotations
@@ -73,15 +73,24 @@ def params_schema(document: Schema, job_type: str) -> Optional[Schema]:
     """The object schema of `job_type`'s params, or None when the document gives none."""
     for variant in _variants(document, job_form(document)):
         properties = variant.get("properties", {})
-        if _constant(_resolve(document, properties.get("type"))) != job_type:
-            continue
+        typed = _constant(_resolve(document, properties.get("type")))
         field = _resolve(document, properties.get("params"))
-        if not isinstance(field, dict):
+        if not isinstance(field, dict) or typed not in (None, job_type):
             continue
         for candidate in (field, _resolve(document, field.get("contentSchema"))):
-            merged = _object_schema(document, candidate)
-            if merged is not None:
-                return merged
+            if not isinstance(candidate, dict):
+                continue
+            if typed == job_type:
+                merged = _object_schema(document, candidate)
+                if merged is not None:
+                    return merged
+                continue
+            # One params field for every type: its oneOf/anyOf members are titled by type.
+            for member in candidate.get("oneOf", []) + candidate.get("anyOf", []):
+                title = member.get("title") if isinstance(member, dict) else None  # kept beside a $ref
+                member = _resolve(document, member)
+                if isinstance(member, dict) and job_type in (title, member.get("title"), _constant(member.get("properties", {}).get("type"))):
+                    return _object_schema(document, member)
     return None
 
 
