@@ -1,6 +1,7 @@
 // Progress streams (SSE) of jobs: a few per user, one store poll per job for all its streams.
 // No workers run here, so a submitted job stays queued until it is cancelled.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobRepo } from '@wpv/jobs/repository';
@@ -11,18 +12,28 @@ const FASTA = '>s1 first\nACGTACGTAC\n>s2\nACGTTCGTAC\nACG\n>s3\nTTGTACGTAA\n>s4
 
 let server: TestServer;
 let owner: Client;
+let other: Client;
 let jobId: string;
-before(async () => {
-  server = await startServer({ MAX_EVENT_STREAMS: '5' });
-  owner = new Client(server.url);
-  await owner.signUp('paula');
+let otherJobId: string;
+async function submit(client: Client): Promise<string> {
   const form = new FormData();
   form.set('type', 'sequence-clustering');
   form.set('params', '{}');
   form.set('file', new Blob([FASTA]), 'reads.fasta');
-  const res = await owner.request('POST', '/jobs', form);
+  const res = await client.request('POST', '/jobs', form);
   assert.equal(res.status, 202, await res.clone().text());
-  jobId = (await res.json()).id;
+  return (await res.json()).id;
+}
+before(async () => {
+  // Queues of this file only: no worker of another suite picks these jobs up.
+  process.env.JOB_QUEUE_PREFIX = `wpvtest.events.${randomBytes(4).toString('hex')}`;
+  server = await startServer({ MAX_EVENT_STREAMS: '5' });
+  owner = new Client(server.url);
+  await owner.signUp('paula');
+  other = new Client(server.url);
+  await other.signUp('quinn');
+  jobId = await submit(owner);
+  otherJobId = await submit(other);
 });
 after(() => server.close());
 
@@ -34,9 +45,9 @@ interface Stream {
   rest: Promise<string>;
 }
 
-async function open(client: Client): Promise<Stream> {
+async function open(client: Client, job = jobId): Promise<Stream> {
   const abort = new AbortController();
-  const response = await fetch(`${server.url}/api/v1/jobs/${jobId}/events`, { headers: { cookie: client.cookie }, signal: abort.signal });
+  const response = await fetch(`${server.url}/api/v1/jobs/${job}/events`, { headers: { cookie: client.cookie }, signal: abort.signal });
   if (response.status !== 200) return { status: response.status, response, abort, rest: response.text() };
   const reader = response.body!.getReader();
   const first = new TextDecoder().decode((await reader.read()).value);
@@ -59,6 +70,9 @@ test('a user may hold a few streams; one more is a 429 until one closes; other u
   assert.equal(refused.status, 429);
   assert.ok(Number(refused.response.headers.get('retry-after')) > 0);
   assert.equal(JSON.parse(await refused.rest).error.code, 'too_many_streams');
+  const others = await open(other, otherJobId);
+  assert.equal(others.status, 200, 'another user has places of their own');
+  others.abort.abort();
 
   streams.shift()!.abort.abort();
   let reopened: Stream | undefined;
