@@ -14,8 +14,9 @@
 # Needs the Debian packages scripts/install.sh installs (bochs, bochsbios, vgabios,
 # busybox-static, isolinux, syslinux-common, genisoimage, cpio). The guest kernel is
 # downloaded once (~70 MB, apt-get download) into .local/bochs-avx512/, where the boot
-# files are made. Takes about 8 minutes, nearly all of it in Bochs (boot ~2.5 min, the
-# four avx512 cases ~5.5 min). swg_tests is portable: only the per-ISA kernel files are
+# files are made. Took about 8 minutes on an idle machine, nearly all of it in Bochs
+# (boot ~2.5 min, the four local-mode avx512 cases ~5.5 min); the four global-mode
+# cases added for issue 15 make it about 14 (estimated). swg_tests is portable: only the per-ISA kernel files are
 # built for wider vectors (kernels/swg/CMakeLists.txt).
 set -euo pipefail
 
