@@ -14,9 +14,8 @@
 # Needs the Debian packages scripts/install.sh installs (bochs, bochsbios, vgabios,
 # busybox-static, isolinux, syslinux-common, genisoimage, cpio). The guest kernel is
 # downloaded once (~70 MB, apt-get download) into .local/bochs-avx512/, where the boot
-# files are made. Took about 8 minutes on an idle machine, nearly all of it in Bochs
-# (boot ~2.5 min, the four local-mode avx512 cases ~5.5 min); the four global-mode
-# cases added for issue 15 make it about 14 (estimated). swg_tests is portable: only the per-ISA kernel files are
+# files are made. Takes ~14 min (estimated), nearly all in Bochs (boot ~2.5 min, the
+# eight avx512 cases ~11.5 min). swg_tests is portable: only the per-ISA kernel files are
 # built for wider vectors (kernels/swg/CMakeLists.txt).
 set -euo pipefail
 
