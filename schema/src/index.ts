@@ -74,6 +74,14 @@ export const FrameInfo = z.object({
 });
 export type FrameInfo = z.infer<typeof FrameInfo>;
 
+/** The file's display settings (PlotViz <plot><pointsize>, <glyph>): the viewer's defaults for this plot. */
+export const DisplaySettings = z.object({
+  pointSize: z.number().positive().optional().describe('screen pixels of a plain point'),
+  glyphsVisible: z.boolean().optional().describe('false: every cluster draws as plain points'),
+  glyphScale: z.number().positive().optional().describe('multiplies the glyph size of every cluster'),
+});
+export type DisplaySettings = z.infer<typeof DisplaySettings>;
+
 export const TagList = z.array(z.string().trim().min(1).max(60)).max(50);
 
 export const Plot = z.object({
@@ -95,6 +103,7 @@ export const Plot = z.object({
   frameList: z.array(FrameInfo),
   views: z.record(z.string(), z.unknown()).describe('saved view settings by name'),
   hasThumbnail: z.boolean(),
+  display: DisplaySettings.optional().describe('display settings read from the file, where it has any'),
 });
 export type Plot = z.infer<typeof Plot>;
 

@@ -55,6 +55,8 @@ describe('upload and read back', () => {
     assert.equal(plot.points, 3640);
     assert.equal(plot.clusters.length, 3640);
     assert.equal(plot.frameList[0].edges, 1819);
+    assert.deepEqual(plot.display, { pointSize: 2, glyphsVisible: false, glyphScale: 1 }, 'the file\'s <plot> display settings');
+    assert.deepEqual((await alice.json('GET', `/plots/${plot.id}`)).display, plot.display);
     const positions = floats(await bytes(await alice.request('GET', `/plots/${plot.id}/frames/0/positions`)));
     assert.equal(positions.length, 3640 * 3);
     assert.ok(positions.every(Number.isFinite));

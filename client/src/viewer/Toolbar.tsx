@@ -1,4 +1,4 @@
-// Viewer toolbar: point size, 2D/3D, reset, axes, edges, selection tools, screenshot, link, help.
+// Viewer toolbar: point and glyph sizes, glyphs on/off, 2D/3D, reset, axes, edges, selection tools, screenshot, link, help.
 import type { Plot } from '@wpv/schema';
 import type { Tool } from './PlotCanvas';
 import type { PlotRenderer } from './renderer';
@@ -23,9 +23,14 @@ export function Toolbar({ plot, view, update, tool, setTool, renderer, currentUr
   const hasEdges = plot.frameList.some((f) => f.edges > 0);
   return (
     <div className="toolbar row wrap">
-      <label title="point size in screen pixels">Size
+      <label title="plain points (one-point clusters, or all with glyphs off), in screen pixels">Points
         <input type="range" min={1} max={40} step={0.5} value={view.pointSize} data-testid="point-size" className="size-slider"
           onChange={(e) => update({ pointSize: Number(e.target.value) })} /></label>
+      <label title="glyphs of clusters of size 1, in screen pixels; a cluster's size multiplies it">Glyphs
+        <input type="range" min={1} max={40} step={0.5} value={view.glyphSize} data-testid="glyph-size" className="size-slider"
+          disabled={!view.glyphs} onChange={(e) => update({ glyphSize: Number(e.target.value) })} />
+        <input type="checkbox" checked={view.glyphs} data-testid="glyphs-toggle" title="draw clusters as their glyphs"
+          onChange={(e) => update({ glyphs: e.target.checked })} /></label>
       <button className={view.mode === '3d' ? 'active' : ''} onClick={() => update({ mode: '3d' })}>3D</button>
       <button className={view.mode === '2d' ? 'active' : ''} onClick={() => update({ mode: '2d' })}>2D</button>
       <button onClick={() => renderer?.resetCamera()} title="reset the camera (r)">Reset</button>

@@ -24,7 +24,7 @@ import {
   FrameStore, addFrameToTrails, blendTargets, emptyTrails, trailSegments, type FrameData,
 } from './timeSeries';
 import { Toolbar } from './Toolbar';
-import { decodeViewState, encodeViewState, type ClusterOverride, type ViewState } from './viewState';
+import { DEFAULT_VIEW, decodeViewState, encodeViewState, viewDefaults, type ClusterOverride, type ViewState } from './viewState';
 
 /** The frame on screen; labels and edges arrive after the first render of a single plot. */
 interface ShownFrame {
@@ -62,6 +62,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   /** The frame the selection's indices refer to: they follow its points by label when the frame changes. */
   const selectionFrameRef = useRef(0);
   const [initial] = useState(() => decodeViewState(new URLSearchParams(location.search)));
+  /** The plot's defaults (its file's display settings), known once the plot has loaded. */
+  const defaultsRef = useRef<ViewState>(DEFAULT_VIEW);
   const [view, setView] = useState<ViewState>(initial.state);
   const [plot, setPlot] = useState<Plot | null>(null);
   const [clusters, setClusters] = useState<Cluster[]>([]);
@@ -76,7 +78,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const [trailProgress, setTrailProgress] = useState('');
   const [help, setHelp] = useState(false);
 
-  const styles = useMemo(() => resolveStyles(clusters, view), [clusters, view.hidden, view.overrides]);
+  const styles = useMemo(() => resolveStyles(clusters, view), [clusters, view.hidden, view.overrides, view.glyphs]);
   const clusterLabel = useMemo(() => new Map(styles.map((s) => [s.key, s.label])), [styles]);
   const highlighted = useMemo(() => highlightSet(view.selection, searchMatches), [view.selection, searchMatches]);
   const isOwner = !!plot && plot.owner === username;
@@ -93,7 +95,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const scheduleUrlUpdate = useCallback(() => {
     clearTimeout(urlTimer.current);
     urlTimer.current = window.setTimeout(() => {
-      const query = encodeViewState(currentViewState()).toString();
+      const query = encodeViewState(currentViewState(), defaultsRef.current).toString();
       history.replaceState(null, '', location.pathname + (query ? '?' + query : ''));
     }, 250);
   }, [currentViewState]);
@@ -158,7 +160,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     let renderer: PlotRenderer | null = null;
     let store: FrameStore | null = null;
     (async () => {
-      const v = initial.state;
+      let v = initial.state;
       // Metadata and the first frame's geometry are fetched together, and the shaders
       // compile meanwhile: the first frame waits for one round trip, not three steps.
       const t0 = performance.now();
@@ -174,9 +176,13 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       renderer.precompile();
       const p = await plots.get(plotId);
       if (cancelled) return;
+      // Sizes and glyphs the link does not set come from the file's display settings.
+      defaultsRef.current = viewDefaults(p.display);
+      v = decodeViewState(new URLSearchParams(location.search), defaultsRef.current).state;
       // The toolbar is laid out now, so that the first frame is drawn at the canvas's final
       // size; the panels render after that frame (they wait for `ready`).
       flushSync(() => {
+        setView(v);
         setPlot(p);
         setClusters(p.clusters);
       });
@@ -191,7 +197,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       builtFrom.current = { styles: s, highlighted: h };
       const t2 = performance.now();
       renderer.setPoints(geometry.positions, attributes, p.bbox);
-      renderer.setPointScale(v.pointSize);
+      renderer.setPointScale(v.pointSize, v.glyphSize);
       renderer.setMode(v.mode);
       renderer.setEdgesVisible(v.edges);
       renderer.setAxesVisible(v.axes);
@@ -240,7 +246,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     builtFrom.current = { styles, highlighted };
     r.attributesChanged();
   }, [ready, styles, highlighted]);
-  useEffect(() => { if (ready) rendererRef.current?.setPointScale(view.pointSize); }, [ready, view.pointSize]);
+  useEffect(() => { if (ready) rendererRef.current?.setPointScale(view.pointSize, view.glyphSize); }, [ready, view.pointSize, view.glyphSize]);
   useEffect(() => { if (ready) rendererRef.current?.setMode(view.mode); }, [ready, view.mode]);
   useEffect(() => { if (ready) rendererRef.current?.setEdgesVisible(view.edges); }, [ready, view.edges]);
   useEffect(() => { if (ready) rendererRef.current?.setAxesVisible(view.axes); }, [ready, view.axes]);
@@ -382,7 +388,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       <div className="stage">
         {plot && (
           <Toolbar plot={plot} view={view} update={update} tool={tool} setTool={setTool}
-            renderer={rendererRef.current} currentUrl={() => location.origin + location.pathname + '?' + encodeViewState(currentViewState()).toString()}
+            renderer={rendererRef.current} currentUrl={() => location.origin + location.pathname + '?' + encodeViewState(currentViewState(), defaultsRef.current).toString()}
             onHelp={() => setHelp(true)} />
         )}
         <PlotCanvas

@@ -3,7 +3,7 @@ import { clusterMatcher, hiddenAfter } from './clusterPattern';
 import type { ClusterStyle } from './clusterStyles';
 
 const style = (key: number, label: string, visible = true): ClusterStyle =>
-  ({ key, label, visible, count: 1, size: 1, shape: 0, color: { r: 0, g: 0, b: 0, a: 255 } });
+  ({ key, label, visible, count: 1, size: 1, shape: 0, color: { r: 0, g: 0, b: 0, a: 255 }, plain: true });
 
 describe('cluster patterns', () => {
   test('substring, case-insensitive', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster } from '@wpv/schema';
 import { buildPointAttributes, resolveStyles } from './clusterStyles';
+import { PLAIN_POINT } from './shaders';
 
 const clusters: Cluster[] = [
   { key: 0, label: 'zero', color: { r: 10, g: 20, b: 30, a: 255 }, shape: 0, size: 1, visible: true, count: 2 },
@@ -9,22 +10,27 @@ const clusters: Cluster[] = [
 
 describe('cluster styles', () => {
   it('applies overrides and hidden clusters', () => {
-    const s = resolveStyles(clusters, { hidden: [5], overrides: { 0: { color: { r: 1, g: 2, b: 3, a: 4 }, shape: 6 } } });
+    const s = resolveStyles(clusters, { hidden: [5], overrides: { 0: { color: { r: 1, g: 2, b: 3, a: 4 }, shape: 6 } }, glyphs: true });
     expect(s[0]).toMatchObject({ color: { r: 1, g: 2, b: 3, a: 4 }, shape: 6, size: 1, visible: true });
     expect(s[1]).toMatchObject({ color: clusters[1].color, visible: false });
   });
   it('expands styles per point, highlights only visible points, greys unknown keys', () => {
-    const styles = resolveStyles(clusters, { hidden: [5], overrides: {} });
+    const styles = resolveStyles(clusters, { hidden: [5], overrides: {}, glyphs: true });
     const a = buildPointAttributes(new Uint32Array([0, 5, 0, 77]), styles, new Set([0, 1]));
     expect([...a.rgba.subarray(0, 8)]).toEqual([10, 20, 30, 255, 200, 0, 0, 128]);
     expect([...a.size]).toEqual([1, 2, 1, 1]);
-    expect([...a.shape]).toEqual([0, 3, 0, 0]);
+    // Cluster 5 has one point: a plain point, as in PlotViz; unknown keys too.
+    expect([...a.shape]).toEqual([0, PLAIN_POINT, 0, PLAIN_POINT]);
     expect([...a.visibility]).toEqual([2, 0, 1, 1]);
     expect([...a.rgba.subarray(12, 16)]).toEqual([160, 160, 160, 255]);
   });
+  it('draws every cluster as plain points when glyphs are off', () => {
+    const a = buildPointAttributes(new Uint32Array([0, 5]), resolveStyles(clusters, { hidden: [], overrides: {}, glyphs: false }), new Set());
+    expect([...a.shape]).toEqual([PLAIN_POINT, PLAIN_POINT]);
+  });
   it('handles sparse large keys through a map', () => {
     const big: Cluster[] = [{ ...clusters[0], key: 4_000_000_000 }];
-    const a = buildPointAttributes(new Uint32Array([4_000_000_000]), resolveStyles(big, { hidden: [], overrides: {} }), new Set());
+    const a = buildPointAttributes(new Uint32Array([4_000_000_000]), resolveStyles(big, { hidden: [], overrides: {}, glyphs: true }), new Set());
     expect([...a.rgba]).toEqual([10, 20, 30, 255]);
   });
 });

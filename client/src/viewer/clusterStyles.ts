@@ -1,5 +1,6 @@
 // Cluster styles (file values + view overrides) expanded into per-point attribute arrays.
 import type { Cluster } from '@wpv/schema';
+import { PLAIN_POINT } from './shaders';
 import type { ViewState } from './viewState';
 
 export interface ClusterStyle {
@@ -10,10 +11,16 @@ export interface ClusterStyle {
   size: number;
   visible: boolean;
   count: number;
+  /** drawn as a plain point of the view's point size instead of its glyph */
+  plain: boolean;
 }
 
-/** The file's cluster table with the view's colour/size/shape overrides and hidden set applied. */
-export function resolveStyles(clusters: readonly Cluster[], view: Pick<ViewState, 'hidden' | 'overrides'>): ClusterStyle[] {
+/**
+ * The file's cluster table with the view's colour/size/shape overrides and hidden set applied.
+ * As in PlotViz, one-point clusters (a tree's leaves and nodes) are plain points, and so is
+ * every cluster when glyphs are off.
+ */
+export function resolveStyles(clusters: readonly Cluster[], view: Pick<ViewState, 'hidden' | 'overrides' | 'glyphs'>): ClusterStyle[] {
   const hidden = new Set(view.hidden);
   return clusters.map((c) => {
     const o = view.overrides[c.key] ?? {};
@@ -21,6 +28,7 @@ export function resolveStyles(clusters: readonly Cluster[], view: Pick<ViewState
       key: c.key, label: c.label, count: c.count,
       color: o.color ?? c.color, shape: o.shape ?? c.shape, size: o.size ?? c.size,
       visible: !hidden.has(c.key),
+      plain: !view.glyphs || c.count <= 1,
     };
   });
 }
@@ -33,7 +41,9 @@ export interface PointAttributes {
   visibility: Uint8Array;
 }
 
-const FALLBACK: ClusterStyle = { key: -1, label: '', color: { r: 160, g: 160, b: 160, a: 255 }, shape: 0, size: 1, visible: true, count: 0 };
+const FALLBACK: ClusterStyle = {
+  key: -1, label: '', color: { r: 160, g: 160, b: 160, a: 255 }, shape: 0, size: 1, visible: true, count: 0, plain: true,
+};
 
 /** Maps cluster keys to styles with a dense table when keys are small (the common case), else a Map. */
 function styleLookup(styles: readonly ClusterStyle[]): (key: number) => ClusterStyle {
@@ -69,7 +79,7 @@ export function buildPointAttributes(
     out.rgba[4 * i + 2] = s.color.b;
     out.rgba[4 * i + 3] = s.color.a;
     out.size[i] = s.size;
-    out.shape[i] = s.shape;
+    out.shape[i] = s.plain ? PLAIN_POINT : s.shape;
     out.visibility[i] = s.visible ? 1 : 0;
   }
   for (const i of highlighted) if (i < n && out.visibility[i]) out.visibility[i] = 2;

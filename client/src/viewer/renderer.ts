@@ -8,7 +8,7 @@ import type { BoundingBox } from '@wpv/schema';
 import type { PointAttributes } from './clusterStyles';
 import { ScreenGrid } from './pickIndex';
 import { projectToScreen } from './projection';
-import { lineFragmentShader, lineVertexShader, pointFragmentShader, pointVertexShader, shapeDefines } from './shaders';
+import { PLAIN_POINT, lineFragmentShader, lineVertexShader, pointFragmentShader, pointVertexShader, shapeDefines } from './shaders';
 import type { CameraState } from './viewState';
 
 export type Mode = '2d' | '3d';
@@ -63,7 +63,7 @@ export class PlotRenderer {
       vertexShader: pointVertexShader,
       fragmentShader: pointFragmentShader,
       defines: shapeDefines(this.shapes),
-      uniforms: { uPointScale: { value: 4 }, uPixelRatio: { value: window.devicePixelRatio }, uBlend: { value: 0 } },
+      uniforms: { uPointScale: { value: 4 }, uGlyphScale: { value: 4 }, uPixelRatio: { value: window.devicePixelRatio }, uBlend: { value: 0 } },
     });
     this.lineMaterial = new THREE.ShaderMaterial({
       vertexShader: lineVertexShader, fragmentShader: lineFragmentShader,
@@ -210,14 +210,13 @@ export class PlotRenderer {
     this.requestRender();
   }
 
-  setPointScale(pixels: number): void {
-    if (pixels === this.pointScale()) return;
-    this.pointMaterial.uniforms.uPointScale.value = pixels;
+  /** Screen pixels of a plain point and of a glyph of size 1. */
+  setPointScale(pointPixels: number, glyphPixels: number): void {
+    const u = this.pointMaterial.uniforms;
+    if (u.uPointScale.value === pointPixels && u.uGlyphScale.value === glyphPixels) return;
+    u.uPointScale.value = pointPixels;
+    u.uGlyphScale.value = glyphPixels;
     this.requestRender();
-  }
-
-  pointScale(): number {
-    return this.pointMaterial.uniforms.uPointScale.value as number;
   }
 
   /** Edges are polylines through point indices; drawn as segments between visible points. */
@@ -365,11 +364,13 @@ export class PlotRenderer {
 
   /** Index of the point drawn under canvas pixel (x, y), or -1. */
   pick(x: number, y: number): number {
-    const sizes = this.attributes?.size;
-    if (!sizes || !sizes.length) return -1;
-    const scale = this.pointScale();
+    const a = this.attributes;
+    if (!a || !a.size.length) return -1;
+    const point = this.pointMaterial.uniforms.uPointScale.value as number;
+    const glyph = this.pointMaterial.uniforms.uGlyphScale.value as number;
     const tolerance = 2; // pixels of slack around a point's drawn radius
-    return this.screenGrid().pick(x, y, (i) => (sizes[i] * scale) / 2 + tolerance, (this.maxSize * scale) / 2 + tolerance);
+    const pixels = (i: number) => (a.shape[i] === PLAIN_POINT ? point : a.size[i] * glyph);
+    return this.screenGrid().pick(x, y, (i) => pixels(i) / 2 + tolerance, Math.max(point, this.maxSize * glyph) / 2 + tolerance);
   }
 
   selectRect(x0: number, y0: number, x1: number, y1: number): number[] {

@@ -1,5 +1,6 @@
 // GLSL for the single point draw call. Glyphs follow PlotViz's shapes:
-// 0 disc, 1 ball, 2 star, 3 cube, 4 pyramid, 5 cone, 6 cylinder.
+// 0 disc, 1 ball, 2 star, 3 cube, 4 pyramid, 5 cone, 6 cylinder; PLAIN_POINT marks points
+// drawn as plain dots of the point size (one-point clusters, or all when glyphs are off).
 
 export const pointVertexShader = /* glsl */ `
 attribute vec3 position2;
@@ -7,7 +8,8 @@ attribute vec4 rgba;
 attribute float size;
 attribute float shape;
 attribute float visibility;
-uniform float uPointScale;
+uniform float uPointScale; // screen pixels of a plain point
+uniform float uGlyphScale; // screen pixels of a glyph of size 1
 uniform float uPixelRatio;
 uniform float uBlend;
 varying vec4 vColor;
@@ -23,7 +25,8 @@ void main() {
   vec3 p = mix(position, position2, uBlend);
   gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
   vHighlight = visibility > 1.5 ? 1.0 : 0.0;
-  gl_PointSize = max(1.0, size * uPointScale * uPixelRatio * (1.0 + 0.6 * vHighlight));
+  float pixels = shape > 6.5 ? uPointScale : size * uGlyphScale;
+  gl_PointSize = max(1.0, pixels * uPixelRatio * (1.0 + 0.6 * vHighlight));
   vColor = rgba;
   vShape = shape;
 }
@@ -40,6 +43,7 @@ varying float vHighlight;
 bool insideTriangle(vec2 p) { return p.y >= -0.8 && abs(p.x) <= 0.95 * (0.9 - p.y) / 1.7; }
 
 bool inside(float s, vec2 p) {
+  if (s > 6.5) return dot(p, p) <= 1.0;                         // plain point
 #if defined(SHAPE_0) || defined(SHAPE_1)
   if (s < 1.5) return dot(p, p) <= 1.0;                         // disc, ball
 #endif
@@ -84,7 +88,7 @@ float shade(float s, vec2 p) {
   if (s > 3.5 && s < 5.5) return p.x < 0.0 ? 1.0 : 0.72;        // pyramid, cone: two lit sides
 #endif
 #ifdef SHAPE_6
-  if (s > 5.5) return 0.6 + 0.5 * (1.0 - abs(p.x + 0.2) / 0.8); // cylinder: curved side
+  if (s > 5.5 && s < 6.5) return 0.6 + 0.5 * (1.0 - abs(p.x + 0.2) / 0.8); // cylinder: curved side
 #endif
   return 1.0;
 }
@@ -100,6 +104,8 @@ void main() {
 `;
 
 export const SHAPE_COUNT = 7;
+/** The shape attribute's value for a plain point (sized by uPointScale, not by its cluster). */
+export const PLAIN_POINT = 7;
 
 /** The defines that compile in the glyphs of `shapes`, a bit mask of shape numbers. */
 export function shapeDefines(shapes: number): Record<string, string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_VIEW, decodeRanges, decodeViewState, encodeRanges, encodeViewState, type ViewState } from './viewState';
+import { DEFAULT_VIEW, decodeRanges, decodeViewState, encodeRanges, encodeViewState, viewDefaults, type ViewState } from './viewState';
 
 describe('ranges', () => {
   it('compresses runs and round-trips', () => {
@@ -21,6 +21,8 @@ describe('view state in the URL', () => {
     hidden: [3, 4, 5, 100],
     overrides: { 7: { color: { r: 255, g: 0, b: 0, a: 128 }, size: 2.5 }, 9: { shape: 4 } },
     pointSize: 3,
+    glyphSize: 7.5,
+    glyphs: false,
     selection: [0, 1, 2, 50],
     frame: 12,
     edges: false,
@@ -42,5 +44,16 @@ describe('view state in the URL', () => {
     expect(state.hidden).toEqual([2, 3]);
     expect(state.overrides).toEqual({});
     expect(problems.map((p) => p.split(':')[0])).toEqual(['cam', 'shape', 'ps', 'f']);
+  });
+  it("takes the plot's display settings as defaults, leaving them out of the link", () => {
+    const defaults = viewDefaults({ pointSize: 2, glyphsVisible: false, glyphScale: 1.5 });
+    expect(defaults).toMatchObject({ pointSize: 2, glyphs: false, glyphSize: 6 });
+    expect(decodeViewState(new URLSearchParams(''), defaults).state).toEqual(defaults);
+    expect(encodeViewState(defaults, defaults).toString()).toBe('');
+    const changed = { ...defaults, glyphs: true, pointSize: 4 };
+    const query = encodeViewState(changed, defaults);
+    expect(query.toString()).toBe('ps=4&glyphs=1');
+    expect(decodeViewState(query, defaults).state).toEqual(changed);
+    expect(viewDefaults(undefined)).toEqual(DEFAULT_VIEW);
   });
 });

@@ -1,5 +1,5 @@
 // The viewer's shareable state and its query-string form (a copied link reopens the view).
-import { hexToRgba, rgbaToHex, type Rgba } from '@wpv/schema';
+import { hexToRgba, rgbaToHex, type DisplaySettings, type Rgba } from '@wpv/schema';
 
 export interface CameraState {
   position: [number, number, number];
@@ -19,8 +19,12 @@ export interface ViewState {
   mode: '2d' | '3d';
   hidden: number[];
   overrides: Record<number, ClusterOverride>;
-  /** screen pixels for a cluster of size 1 */
+  /** screen pixels of a plain point */
   pointSize: number;
+  /** screen pixels of a glyph of size 1 */
+  glyphSize: number;
+  /** false: every cluster draws as plain points */
+  glyphs: boolean;
   selection: number[];
   frame: number;
   edges: boolean;
@@ -28,8 +32,18 @@ export interface ViewState {
 }
 
 export const DEFAULT_VIEW: ViewState = {
-  camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 4, selection: [], frame: 0, edges: true, axes: false,
+  camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 4, glyphSize: 4, glyphs: true, selection: [], frame: 0, edges: true, axes: false,
 };
+
+/** The defaults for a plot whose file sets display settings (PlotViz <pointsize>, <glyph>). */
+export function viewDefaults(display: DisplaySettings | undefined): ViewState {
+  return {
+    ...DEFAULT_VIEW,
+    pointSize: display?.pointSize ?? DEFAULT_VIEW.pointSize,
+    glyphSize: DEFAULT_VIEW.glyphSize * (display?.glyphScale ?? 1),
+    glyphs: display?.glyphsVisible ?? DEFAULT_VIEW.glyphs,
+  };
+}
 
 /** "1-4,7,9-10" for sorted unique integers. */
 export function encodeRanges(values: Iterable<number>): string {
@@ -78,13 +92,14 @@ function keyed<T>(text: string, parse: (v: string) => T): Record<number, T> {
   return out;
 }
 
-export function encodeViewState(s: ViewState): URLSearchParams {
+/** `defaults`: the plot's (viewDefaults); values equal to them are left out. */
+export function encodeViewState(s: ViewState, defaults: ViewState = DEFAULT_VIEW): URLSearchParams {
   const p = new URLSearchParams();
   if (s.camera) {
     const c = s.camera;
     p.set('cam', [...c.position, ...c.target, ...c.up, c.zoom].map(num).join(','));
   }
-  if (s.mode !== DEFAULT_VIEW.mode) p.set('mode', s.mode);
+  if (s.mode !== defaults.mode) p.set('mode', s.mode);
   if (s.hidden.length) p.set('hide', encodeRanges(s.hidden));
   const colors: string[] = [], sizes: string[] = [], shapes: string[] = [];
   for (const [key, o] of Object.entries(s.overrides)) {
@@ -95,17 +110,19 @@ export function encodeViewState(s: ViewState): URLSearchParams {
   if (colors.length) p.set('col', colors.join(';'));
   if (sizes.length) p.set('size', sizes.join(';'));
   if (shapes.length) p.set('shape', shapes.join(';'));
-  if (s.pointSize !== DEFAULT_VIEW.pointSize) p.set('ps', num(s.pointSize));
+  if (s.pointSize !== defaults.pointSize) p.set('ps', num(s.pointSize));
+  if (s.glyphSize !== defaults.glyphSize) p.set('gs', num(s.glyphSize));
+  if (s.glyphs !== defaults.glyphs) p.set('glyphs', s.glyphs ? '1' : '0');
   if (s.selection.length) p.set('sel', encodeRanges(s.selection));
   if (s.frame !== 0) p.set('f', String(s.frame));
-  if (s.edges !== DEFAULT_VIEW.edges) p.set('edges', s.edges ? '1' : '0');
-  if (s.axes !== DEFAULT_VIEW.axes) p.set('axes', s.axes ? '1' : '0');
+  if (s.edges !== defaults.edges) p.set('edges', s.edges ? '1' : '0');
+  if (s.axes !== defaults.axes) p.set('axes', s.axes ? '1' : '0');
   return p;
 }
 
 /** Parses a query string; a malformed parameter is skipped and reported, the rest still applies. */
-export function decodeViewState(params: URLSearchParams): { state: ViewState; problems: string[] } {
-  const s: ViewState = { ...DEFAULT_VIEW, overrides: {} };
+export function decodeViewState(params: URLSearchParams, defaults: ViewState = DEFAULT_VIEW): { state: ViewState; problems: string[] } {
+  const s: ViewState = { ...defaults, overrides: {} };
   const problems: string[] = [];
   const field = (name: string, apply: (v: string) => void) => {
     const v = params.get(name);
@@ -135,11 +152,14 @@ export function decodeViewState(params: URLSearchParams): { state: ViewState; pr
       override(Number(k)).shape = shape;
     }
   });
-  field('ps', (v) => {
-    const ps = Number(v);
-    if (!(ps > 0 && ps <= 100)) throw new Error('point size out of range');
-    s.pointSize = ps;
-  });
+  const pixels = (v: string) => {
+    const n = Number(v);
+    if (!(n > 0 && n <= 100)) throw new Error('size out of range');
+    return n;
+  };
+  field('ps', (v) => { s.pointSize = pixels(v); });
+  field('gs', (v) => { s.glyphSize = pixels(v); });
+  field('glyphs', (v) => { s.glyphs = v !== '0'; });
   field('sel', (v) => { s.selection = decodeRanges(v); });
   field('f', (v) => {
     if (!/^\d+$/.test(v)) throw new Error('frame must be a whole number');

@@ -32,6 +32,7 @@ export function assemblePlot(title: string, reads: FrameRead[]): ParsedPlot {
     clusters: [...clusters.values()].sort((a, b) => a.key - b.key),
     frames: reads.map((read) => read.frame),
     warnings: undeclared.size > 0 ? [undeclaredWarning(undeclared)] : [],
+    ...(reads[0]?.display && { display: reads[0].display }),
   };
 }
 

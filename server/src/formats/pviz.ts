@@ -1,4 +1,4 @@
-// PlotViz XML: <plotviz> with plot/title, clusters/cluster, points/point and
+// PlotViz XML: <plotviz> with plot/title, plot/pointsize, plot/glyph, clusters/cluster, points/point and
 // edges/edge (see README.md). Other elements are checked for
 // well-formedness and ignored. Edge vertices name point keys; they are resolved
 // to point indices at the end, so edges may come before or after the points.
@@ -14,6 +14,7 @@ import {
   type FrameInput,
   type FrameRead,
 } from './reader.ts';
+import type { DisplaySettings } from '@wpv/schema';
 import type { ClusterDef, ParsedEdge } from './types.ts';
 import { XmlScanner, type XmlAttributes, type XmlHandler, type XmlText } from './xml-scanner.ts';
 
@@ -43,11 +44,14 @@ const TEXT_FIELDS: Record<string, ReadonlySet<string>> = {
   cluster: new Set(['key', 'label', 'visible', 'size', 'shape']),
   point: new Set(['key', 'clusterkey', 'label']),
   edge: new Set(['key']),
+  glyph: new Set(['visible', 'scale']),
 };
+/** Records whose own text is the value (no fields). */
+const TEXT_RECORDS: ReadonlySet<string> = new Set(['title', 'pointsize']);
 const NONE: ReadonlySet<string> = new Set();
 /** Every element and attribute name read here, most frequent first (see XmlScanner's knownNames). */
 const NAMES = ['point', 'key', 'clusterkey', 'label', 'location', 'x', 'y', 'z', 'plotviz', 'plot', 'title', 'clusters',
-  'cluster', 'visible', 'size', 'shape', 'color', 'r', 'g', 'b', 'a', 'points', 'edges', 'edge', 'vertices', 'vertex'];
+  'cluster', 'visible', 'size', 'shape', 'color', 'r', 'g', 'b', 'a', 'points', 'edges', 'edge', 'vertices', 'vertex', 'pointsize', 'glyph', 'scale'];
 
 class PlotVizHandler implements XmlHandler {
   wantText = false;
@@ -55,7 +59,7 @@ class PlotVizHandler implements XmlHandler {
 
   private depth = 0;
   private section = ''; // element under <plotviz>
-  private record = ''; // 'title' | 'cluster' | 'point' | 'edge' | '' (ignored)
+  private record = ''; // 'title' | 'pointsize' | 'glyph' | 'cluster' | 'point' | 'edge' | '' (ignored)
   private textFields = NONE; // TEXT_FIELDS of the record
   private recordLine = 0;
   private field = ''; // record field whose text is being collected
@@ -73,6 +77,7 @@ class PlotVizHandler implements XmlHandler {
   private visible: string | undefined;
   private size: string | undefined;
   private shape: string | undefined;
+  private scale: string | undefined;
   private hasLocation = false;
   private x = 0;
   private y = 0;
@@ -82,6 +87,7 @@ class PlotVizHandler implements XmlHandler {
   private vertexLines: number[] = [];
 
   private title = '';
+  private readonly display: DisplaySettings = {};
   private readonly builder: FrameBuilder;
   private readonly clusters = new Map<number, ClusterDef>();
   private readonly edges: PendingEdge[] = [];
@@ -98,7 +104,7 @@ class PlotVizHandler implements XmlHandler {
       this.section = name;
     } else if (depth === 2) {
       this.startRecord(name);
-    } else if (depth === 3 && this.record !== '' && this.record !== 'title') {
+    } else if (depth === 3 && this.record !== '' && !TEXT_RECORDS.has(this.record)) {
       if (this.textFields.has(name)) this.collect(name);
       else if (this.record === 'point' && name === 'location') this.readLocation(attributes);
       else if (this.record === 'cluster' && name === 'color') this.color = this.readColor(attributes);
@@ -131,10 +137,12 @@ class PlotVizHandler implements XmlHandler {
     } else if (depth === 3) {
       this.inVertices = false;
     } else if (depth === 2) {
-      if (this.record === 'title') {
-        this.title = this.collected.trim();
+      if (TEXT_RECORDS.has(this.record)) {
+        if (this.record === 'title') this.title = this.collected.trim();
+        else this.display.pointSize = this.positive('pointsize', this.collected.trim());
         this.wantText = false;
-      } else if (this.record === 'point') this.endPoint();
+      } else if (this.record === 'glyph') this.endGlyph();
+      else if (this.record === 'point') this.endPoint();
       else if (this.record === 'cluster') this.endCluster();
       else if (this.record === 'edge') this.endEdge();
       this.record = '';
@@ -158,13 +166,14 @@ class PlotVizHandler implements XmlHandler {
       titleFromContent: hasTitle,
       declared: [...this.clusters.values()],
       implicitClusters: false,
+      ...(Object.keys(this.display).length > 0 && { display: this.display }),
     };
   }
 
   private startRecord(name: string): void {
     const section = this.section;
     this.record =
-      section === 'plot' && name === 'title' ? 'title'
+      section === 'plot' && (name === 'title' || name === 'pointsize' || name === 'glyph') ? name
       : section === 'clusters' && name === 'cluster' ? 'cluster'
       : section === 'points' && name === 'point' ? 'point'
       : section === 'edges' && name === 'edge' ? 'edge'
@@ -172,13 +181,11 @@ class PlotVizHandler implements XmlHandler {
     if (this.record === '') return;
     this.textFields = TEXT_FIELDS[this.record] ?? NONE;
     this.recordLine = this.scanner!.line();
-    this.key = this.clusterKey = this.label = this.visible = this.size = this.shape = undefined;
+    this.key = this.clusterKey = this.label = this.visible = this.size = this.shape = this.scale = undefined;
     this.hasLocation = false;
     this.color = null;
-    if (this.record === 'title') {
-      this.wantText = true;
-      this.collected = '';
-    } else if (this.record === 'edge') {
+    if (TEXT_RECORDS.has(this.record)) this.collect(this.record);
+    else if (this.record === 'edge') {
       this.vertexKeys = [];
       this.vertexLines = [];
     }
@@ -199,6 +206,7 @@ class PlotVizHandler implements XmlHandler {
     else if (field === 'visible') this.visible = value as string;
     else if (field === 'size') this.size = value as string;
     else if (field === 'shape') this.shape = value as string;
+    else if (field === 'scale') this.scale = value as string;
   }
 
   private endPoint(): void {
@@ -236,16 +244,8 @@ class PlotVizHandler implements XmlHandler {
     if (this.clusters.has(key)) this.fail('duplicate_cluster_key', `cluster key ${key} is declared twice`);
     const cluster = defaultCluster(key, this.label ?? String(key));
     const visible = this.visible;
-    if (visible !== undefined) {
-      if (visible === '1' || visible === 'true') cluster.visible = true;
-      else if (visible === '0' || visible === 'false') cluster.visible = false;
-      else this.fail('bad_value', `cluster ${key}: visible ${quoted(visible)} is not 0 or 1`);
-    }
-    const size = this.size;
-    if (size !== undefined) {
-      cluster.size = Number(size);
-      if (!(cluster.size > 0 && cluster.size < Infinity)) this.fail('bad_value', `cluster ${key}: size ${quoted(size)} is not a positive number`);
-    }
+    if (visible !== undefined) cluster.visible = this.flag(`cluster ${key}: visible`, visible);
+    if (this.size !== undefined) cluster.size = this.positive(`cluster ${key}: size`, this.size);
     const shape = this.shape;
     if (shape !== undefined) {
       cluster.shape = Number(shape);
@@ -253,6 +253,23 @@ class PlotVizHandler implements XmlHandler {
     }
     cluster.color = this.color;
     this.clusters.set(key, cluster);
+  }
+
+  private endGlyph(): void {
+    if (this.visible !== undefined) this.display.glyphsVisible = this.flag('glyph visible', this.visible);
+    if (this.scale !== undefined) this.display.glyphScale = this.positive('glyph scale', this.scale);
+  }
+
+  private flag(what: string, text: string): boolean {
+    if (text === '1' || text === 'true') return true;
+    if (text === '0' || text === 'false') return false;
+    return this.fail('bad_value', `${what} ${quoted(text)} is not 0 or 1`);
+  }
+
+  private positive(what: string, text: string): number {
+    const value = Number(text);
+    if (!(value > 0 && value < Infinity) || text === '') this.fail('bad_value', `${what} ${quoted(text)} is not a positive number`);
+    return value;
   }
 
   private readColor(attributes: XmlAttributes): ClusterDef['color'] {

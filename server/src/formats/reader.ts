@@ -1,5 +1,6 @@
 // What every format module provides: a reader turning one stream of bytes
 // (a file, or one entry of a time-series ZIP) into one frame.
+import type { DisplaySettings } from '@wpv/schema';
 import type { ClusterDef, ParsedFrame, ParseLimits } from './types.ts';
 import { InputError } from './types.ts';
 
@@ -26,6 +27,8 @@ export interface FrameRead {
    * undeclared key is worth a warning.
    */
   implicitClusters: boolean;
+  /** Display settings the file gives (PlotViz <plot>); the first frame's apply to the plot. */
+  display?: DisplaySettings;
 }
 
 export type FrameReader = (input: FrameInput) => Promise<FrameRead>;

@@ -1,6 +1,6 @@
 // One interface for every plot file format. A parser reads an uploaded file
 // from disk (streaming; never the whole text in memory) into typed arrays.
-import type { Rgba } from '@wpv/schema';
+import type { DisplaySettings, Rgba } from '@wpv/schema';
 
 export type FormatName = 'pviz' | 'text' | 'csv' | 'zip';
 
@@ -32,6 +32,8 @@ export interface ParsedPlot {
   clusters: ClusterDef[]; // union over frames, sorted by key
   frames: ParsedFrame[];
   warnings: string[];
+  /** present when the file sets any (PlotViz <plot>) */
+  display?: DisplaySettings;
 }
 
 export interface ParseLimits {

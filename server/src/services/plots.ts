@@ -119,6 +119,7 @@ export class Plots {
       clusterCount: parsed.clusters.length,
       bbox: boundingBox(parsed),
       hasThumbnail: false,
+      ...(parsed.display && { display: parsed.display }),
     };
     const details: PlotDetails = {
       clusters: clusterTable(parsed),

@@ -1,5 +1,5 @@
 // Shapes of the stored documents. Point data never lives here: it is in binary blobs (blobs.ts).
-import type { BoundingBox, Cluster, FrameInfo, Visibility } from '@wpv/schema';
+import type { BoundingBox, Cluster, DisplaySettings, FrameInfo, Visibility } from '@wpv/schema';
 import type { FormatName } from '../formats/types.ts';
 
 export interface UserDoc {
@@ -48,6 +48,7 @@ export interface PlotDoc {
   clusterCount: number;
   bbox: BoundingBox;
   hasThumbnail: boolean;
+  display?: DisplaySettings;
 }
 
 /** The large per-plot parts: read and written whole, never queried by field. */

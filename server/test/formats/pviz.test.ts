@@ -27,6 +27,7 @@ test('reads tree_sample.pviz (BOM, 3,640 points and clusters, 1,819 polyline edg
     visible: true,
   });
   assert.equal(plot.clusters.filter((c) => c.shape === 6).length, 1819);
+  assert.deepEqual(plot.display, { pointSize: 2, glyphsVisible: false, glyphScale: 1 });
   // Point keys skip 1821, so key 3640 is point index 3639.
   assert.deepEqual(frame.edges[0], { key: '0', vertices: [1761, 3639, 3638, 3639, 34] });
   assert.ok(frame.edges.every((edge) => edge.vertices.length >= 3 && edge.vertices.length <= 5));
@@ -93,6 +94,22 @@ test('DOCTYPE, processing instructions, ">" and quotes inside attribute values',
       `<points>${point('1', '0')}</points></plotviz>\n<!-- trailing comment -->\n`,
   );
   assert.equal(plot.frames[0].clusterKeys.length, 1);
+});
+
+test('<plot> display settings: point size, glyph visibility and scale, each optional', async () => {
+  const withPlot = (settings: string) =>
+    `<plotviz><plot><title>t</title>${settings}</plot><points>${point('1', '0')}</points></plotviz>`;
+  assert.deepEqual((await parseXml(withPlot('<pointsize> 3.5 </pointsize><glyph><visible>1</visible><scale>0.5</scale></glyph>'))).display, {
+    pointSize: 3.5, glyphsVisible: true, glyphScale: 0.5,
+  });
+  assert.deepEqual((await parseXml(withPlot('<glyph><visible>false</visible></glyph>'))).display, { glyphsVisible: false });
+  // A title of digits after the settings stays the title (its text is not taken for a key).
+  assert.equal((await parseXml('<plotviz><plot><pointsize>2</pointsize><title>42</title></plot><points>' + point('1', '0') + '</points></plotviz>')).title, '42');
+  assert.equal((await parseXml(withPlot(''))).display, undefined);
+  await assertInputError(parseXml(withPlot('<pointsize>big</pointsize>')), { code: 'bad_value' });
+  await assertInputError(parseXml(withPlot('<pointsize>0</pointsize>')), { code: 'bad_value' });
+  await assertInputError(parseXml(withPlot('<glyph><visible>2</visible></glyph>')), { code: 'bad_value' });
+  await assertInputError(parseXml(withPlot('<glyph><scale>-1</scale></glyph>')), { code: 'bad_value' });
 });
 
 test('bad PlotViz files are rejected with the line at fault', async () => {
