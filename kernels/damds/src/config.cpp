@@ -6,34 +6,49 @@
 
 namespace damds {
 
+std::vector<spidal::OptionSpec> solver_options() {
+  return {
+      {"alpha", "A", "cooling factor per temperature", "0.95", {"Alpha"}},
+      {"tmin-factor", "F", "final temperature as a fraction of the smallest distance", "0.5", {"TminFactor"}},
+      {"threshold", "E", "stop a temperature when the stress decreases by less than this", "1e-6", {"Threshold"}},
+      {"max-iterations-per-temperature", "K", "cap on Guttman iterations per temperature (0: none)", "0",
+       {"StressIterations"}},
+      {"cg-iterations", "K", "conjugate-gradient iterations per Guttman step (weighted)", "100", {"CGIterations"}},
+      {"cg-threshold", "E", "CG stops when r'r falls below this fraction of its start", "1e-5", {"CGErrorThreshold"}},
+      {"seed", "S", "seed of the random start", "0", {"RandomSeed"}},
+  };
+}
+
+void read_solver_options(const spidal::Options& options, Config& config) {
+  config.alpha = options.get_double("alpha", 1e-3, 0.999999);
+  config.tmin_factor = options.get_double("tmin-factor", 0.0, 1e6);
+  config.threshold = options.get_double("threshold", 0.0, 1.0);
+  config.max_iterations_per_temperature =
+      options.get_int("max-iterations-per-temperature", 0, std::numeric_limits<std::int32_t>::max());
+  config.cg_iterations = static_cast<int>(options.get_int("cg-iterations", 1, 100000));
+  config.cg_threshold = options.get_double("cg-threshold", 0.0, 1.0);
+  config.seed = static_cast<std::uint64_t>(options.get_int("seed", 0, std::numeric_limits<std::int64_t>::max()));
+}
+
 Config parse_config(int argc, const char* const* argv) {
+  std::vector<spidal::OptionSpec> specs = {
+      {"distances", "FILE", "N×N int16 distance matrix (value/32767, negative = missing)", std::nullopt,
+       {"DistanceMatrixFile"}},
+      {"points", "N", "number of points (matrix side)", std::nullopt, {"NumberDataPoints"}},
+      {"output", "FILE", "output points file", std::nullopt, {"PointsFile"}},
+      {"weights", "FILE", "N×N int16 weight matrix (same format); default: unit weights", std::nullopt,
+       {"WeightMatrixFile"}},
+      {"dim", "L", "target dimension", "3", {"TargetDimension"}},
+      {"initial-points", "FILE", "start from these points (`index x y ...` lines) instead of random", std::nullopt,
+       {"InitialPointsFile"}},
+      {"big-endian", "", "matrices are big-endian (Java SPIDAL writers)", std::nullopt, {"IsBigEndian"}},
+  };
+  for (auto& spec : solver_options()) specs.push_back(std::move(spec));
   spidal::Options options(
       "damds",
       "Deterministic-annealing weighted SMACOF: embeds an N×N SPIDAL distance matrix in --dim dimensions.\n"
       "Writes `index x y ...` per point; progress as JSON lines on stdout.",
-      {
-          {"distances", "FILE", "N×N int16 distance matrix (value/32767, negative = missing)", std::nullopt,
-           {"DistanceMatrixFile"}},
-          {"points", "N", "number of points (matrix side)", std::nullopt, {"NumberDataPoints"}},
-          {"output", "FILE", "output points file", std::nullopt, {"PointsFile"}},
-          {"weights", "FILE", "N×N int16 weight matrix (same format); default: unit weights", std::nullopt,
-           {"WeightMatrixFile"}},
-          {"dim", "L", "target dimension", "3", {"TargetDimension"}},
-          {"alpha", "A", "cooling factor per temperature", "0.95", {"Alpha"}},
-          {"tmin-factor", "F", "final temperature as a fraction of the smallest distance", "0.5", {"TminFactor"}},
-          {"threshold", "E", "stop a temperature when the stress decreases by less than this", "1e-6",
-           {"Threshold"}},
-          {"max-iterations-per-temperature", "K", "cap on Guttman iterations per temperature (0: none)", "0",
-           {"StressIterations"}},
-          {"cg-iterations", "K", "conjugate-gradient iterations per Guttman step (weighted)", "100",
-           {"CGIterations"}},
-          {"cg-threshold", "E", "CG stops when r'r falls below this fraction of its start", "1e-5",
-           {"CGErrorThreshold"}},
-          {"initial-points", "FILE", "start from these points (`index x y ...` lines) instead of random",
-           std::nullopt, {"InitialPointsFile"}},
-          {"seed", "S", "seed of the random start", "0", {"RandomSeed"}},
-          {"big-endian", "", "matrices are big-endian (Java SPIDAL writers)", std::nullopt, {"IsBigEndian"}},
-      });
+      std::move(specs));
   options.parse(argc, argv);
 
   Config config;
@@ -43,14 +58,7 @@ Config parse_config(int argc, const char* const* argv) {
   if (options.has("weights")) config.weights_path = options.get_string("weights");
   if (options.has("initial-points")) config.initial_points_path = options.get_string("initial-points");
   config.dimension = static_cast<int>(options.get_int("dim", 1, kMaxDimension));
-  config.alpha = options.get_double("alpha", 1e-3, 0.999999);
-  config.tmin_factor = options.get_double("tmin-factor", 0.0, 1e6);
-  config.threshold = options.get_double("threshold", 0.0, 1.0);
-  config.max_iterations_per_temperature =
-      options.get_int("max-iterations-per-temperature", 0, std::numeric_limits<std::int32_t>::max());
-  config.cg_iterations = static_cast<int>(options.get_int("cg-iterations", 1, 100000));
-  config.cg_threshold = options.get_double("cg-threshold", 0.0, 1.0);
-  config.seed = static_cast<std::uint64_t>(options.get_int("seed", 0, std::numeric_limits<std::int64_t>::max()));
+  read_solver_options(options, config);
   config.byte_order = options.get_flag("big-endian") ? spidal::ByteOrder::big : spidal::ByteOrder::little;
   return config;
 }

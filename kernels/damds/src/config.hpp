@@ -5,7 +5,10 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
 #include "spidal/matrix.hpp"
+#include "spidal/options.hpp"
 
 namespace damds {
 
@@ -31,5 +34,12 @@ struct Config {
 
 // Parses argv; throws spidal::HelpRequested / spidal::UsageError.
 Config parse_config(int argc, const char* const* argv);
+
+// The schedule and solver options (alpha, tmin-factor, threshold,
+// max-iterations-per-temperature, cg-iterations, cg-threshold, seed) with their
+// config.properties keys, for damds and for programs that run its solver (mdsseries).
+std::vector<spidal::OptionSpec> solver_options();
+// Reads those options into `config`; throws spidal::UsageError when out of range.
+void read_solver_options(const spidal::Options& options, Config& config);
 
 }  // namespace damds

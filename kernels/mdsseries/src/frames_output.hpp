@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
+#include "series_config.hpp"
 #include "market.hpp"
 #include "spidal/output.hpp"
 

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "cancel.hpp"
-#include "config.hpp"
+#include "series_config.hpp"
 #include "frames_output.hpp"
 #include "market.hpp"
 #include "series.hpp"

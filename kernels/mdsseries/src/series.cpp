@@ -36,15 +36,8 @@ std::array<double, 3> offset_direction(std::int64_t symbol, std::int64_t day) {
 }
 
 damds::Config mds_config(const Config& config, bool first) {
-  damds::Config out;
-  out.dimension = 3;
-  out.alpha = config.alpha;
-  out.tmin_factor = config.tmin_factor;
-  out.threshold = config.threshold;
-  out.max_iterations_per_temperature = first ? config.max_iterations_per_temperature : config.warm_iterations;
-  out.cg_iterations = config.cg_iterations;
-  out.cg_threshold = config.cg_threshold;
-  out.seed = config.seed;
+  damds::Config out = config.solver;
+  if (!first) out.max_iterations_per_temperature = config.warm_iterations;
   return out;
 }
 
@@ -58,7 +51,7 @@ void place_new_symbols(const Config& config, const Market& market, const Window&
     if (known[s]) known_symbols.push_back(s);
   }
   if (known_symbols.empty()) {
-    const std::vector<double> random = damds::random_points(market.symbols, 3, config.seed + window.first);
+    const std::vector<double> random = damds::random_points(market.symbols, 3, config.solver.seed + window.first);
     for (const std::int64_t s : fresh) std::copy_n(random.begin() + s * 3, 3, points.begin() + s * 3);
     return;
   }
@@ -133,7 +126,7 @@ SeriesTimings run_series(const Config& config, const Market& market, const std::
 
     start = std::chrono::steady_clock::now();
     if (first) {
-      points = damds::random_points(n, 3, config.seed);
+      points = damds::random_points(n, 3, config.solver.seed);
     } else {
       std::vector<std::uint8_t> known(n, 0);
       std::vector<std::int64_t> fresh;

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "config.hpp"
+#include "series_config.hpp"
 #include "frames_output.hpp"
 #include "market.hpp"
 #include "spidal/progress.hpp"

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "config.hpp"
+#include "series_config.hpp"
 #include "local_rows.hpp"
 #include "market.hpp"
 #include "rolling.hpp"

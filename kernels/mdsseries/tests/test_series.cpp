@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "alignment.hpp"
-#include "config.hpp"
+#include "series_config.hpp"
 #include "market.hpp"
 #include "market_generator.hpp"
 #include "rolling.hpp"
@@ -229,7 +229,7 @@ Config series_config() {
   config.window_days = 120;
   config.step_days = 14;
   config.weights = WeightKind::traded_value;
-  config.seed = 3;
+  config.solver.seed = 3;
   return config;
 }
 
@@ -306,7 +306,7 @@ TEST(Series, ConsecutiveFramesStayPut) {
   double unaligned = 1e300;
   for (const std::size_t k : {5u, 20u, 35u}) {
     Config cold = config;
-    cold.seed = 100 + k;
+    cold.solver.seed = 100 + k;
     SeriesRun single;
     spidal::ProgressReporter quiet("mdsseries", false);
     run_series(cold, run.market, {run.windows[k]}, MPI_COMM_WORLD, quiet,

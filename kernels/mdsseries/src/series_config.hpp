@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "config.hpp"
+
 namespace mdsseries {
 
 enum class DistanceKind { correlation, change };
@@ -22,14 +24,9 @@ struct Config {
   DistanceKind distance = DistanceKind::correlation;
   WeightKind weights = WeightKind::none;
   std::int64_t max_frames = 0;  // 0: every window
-  // DA-MDS of the first window (damds's settings).
-  double alpha = 0.95;
-  double tmin_factor = 0.5;
-  double threshold = 1e-6;
-  std::int64_t max_iterations_per_temperature = 0;
-  int cg_iterations = 100;
-  double cg_threshold = 1e-5;
-  std::uint64_t seed = 0;
+  // damds's solver settings (3 dimensions); max_iterations_per_temperature applies to
+  // the first window.
+  damds::Config solver;
   // Later windows: the schedule starts at warm_temperature · alpha · T_max (0: plain
   // SMACOF at T = 0), each temperature capped at warm_iterations Guttman updates.
   double warm_temperature = 0.0;
