@@ -25,6 +25,9 @@ export type Credentials = z.infer<typeof Credentials>;
 
 export const Me = z.object({ username: z.string(), csrfToken: z.string().optional() });
 export type Me = z.infer<typeof Me>;
+/** GET /auth/session: Me when signed in, `{ username: null }` for an anonymous visitor. */
+export const SessionInfo = z.object({ username: z.string().nullable(), csrfToken: z.string().optional() });
+export type SessionInfo = z.infer<typeof SessionInfo>;
 
 export const TokenCreate = Credentials.extend({ name: z.string().max(100).optional() });
 export const TokenInfo = z.object({

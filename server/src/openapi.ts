@@ -19,6 +19,7 @@ const ops: Record<string, Record<string, Op>> = {
   '/auth/login': { post: { summary: 'Start a cookie session', body: api.Credentials, ok: [200, api.Me] } },
   '/auth/logout': { post: { summary: 'End the cookie session', auth: true, ok: [204, null] } },
   '/auth/me': { get: { summary: 'The signed-in user and CSRF token', auth: true, ok: [200, api.Me] } },
+  '/auth/session': { get: { summary: 'Who is signed in: as /auth/me, or {"username": null} for anonymous visitors (no 401)', ok: [200, api.SessionInfo] } },
   '/auth/token': { post: { summary: 'Create a bearer API token', body: api.TokenCreate, ok: [201, api.TokenCreated] } },
   '/auth/tokens': { get: { summary: 'List your API tokens', auth: true, ok: [200, z.array(api.TokenInfo)] } },
   '/auth/tokens/{id}': { delete: { summary: 'Revoke an API token', auth: true, ok: [204, null] } },

@@ -1,13 +1,13 @@
 // Typed calls to every /api/v1 endpoint the client uses.
 import {
-  ClusterCreated, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, SearchResult, TagCount, TokenCreated, TokenInfo,
+  ClusterCreated, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, SearchResult, SessionInfo, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
 import type { ClusterCreate, Credentials, PlotPatch, PlotQuery } from '@wpv/schema';
 import { z } from 'zod';
 import { api, apiBinary, apiRaw, uploadWithProgress } from './http';
 
 export const auth = {
-  me: () => api('/auth/me', Me),
+  session: () => api('/auth/session', SessionInfo),
   login: (c: Credentials) => api('/auth/login', Me, { method: 'POST', json: c }),
   register: (c: Credentials) => api('/auth/register', null, { method: 'POST', json: c }),
   logout: () => api('/auth/logout', null, { method: 'POST' }),

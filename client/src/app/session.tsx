@@ -1,8 +1,9 @@
-// Who is logged in: loaded once from /auth/me, shared through context.
+// Who is logged in: loaded once from /auth/session (200 for anonymous visitors too, so
+// their console stays free of a 401), shared through context.
 import { createContext, useCallback, useContext, useEffect, useState } from 'react';
 import type { Credentials } from '@wpv/schema';
 import { auth } from '../api/endpoints';
-import { ApiError, setCsrfToken } from '../api/http';
+import { setCsrfToken } from '../api/http';
 
 interface Session {
   /** undefined while loading, null when anonymous */
@@ -18,13 +19,13 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
   const [username, setUsername] = useState<string | null | undefined>(undefined);
 
   useEffect(() => {
-    auth.me().then(
-      (me) => {
-        setCsrfToken(me.csrfToken);
-        setUsername(me.username);
+    auth.session().then(
+      (s) => {
+        setCsrfToken(s.csrfToken);
+        setUsername(s.username);
       },
       (e: unknown) => {
-        if (!(e instanceof ApiError && e.status === 401)) console.warn('session check failed', e);
+        console.warn('session check failed', e);
         setUsername(null);
       },
     );

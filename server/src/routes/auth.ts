@@ -34,6 +34,12 @@ export function authRoutes(users: Users, limits: LoginLimits, cookieSecure: bool
     res.json({ username: userOf(req), csrfToken: req.caller.csrfToken });
   });
 
+  // Like /me, but 200 for anonymous visitors too: a page checking who is there logs no 401.
+  router.get('/session', (req, res) => {
+    const { username, csrfToken } = req.caller;
+    res.json(username ? { username, csrfToken } : { username: null });
+  });
+
   router.post('/token', async (req, res) => {
     const { username, password, name } = TokenCreate.parse(req.body);
     const canonical = await limits.attempt(username, clientAddress(req), () => users.authenticate(username, password));

@@ -1,0 +1,39 @@
+// An anonymous visitor of a public plot: the page works and the browser console stays clean
+// (no 401 from a session check, no other errors).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { BASE_URL, apiAs, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
+
+describe('anonymous visitor', () => {
+  let browser, owner;
+  let plotId;
+
+  before(async () => {
+    browser = await launch();
+    ({ page: owner } = await newPage(browser));
+    await register(owner, uniqueName('anon'), 'correct horse battery');
+    const csv = 'x,y,z,cluster,label\n0,0,0,a,p0\n1,1,1,b,p1\n2,0,1,a,p2\n';
+    const created = await apiAs(owner, 'POST', '/plots', { base64: Buffer.from(csv).toString('base64'), filename: 'anon.csv', fields: { name: 'anon', visibility: 'public' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    plotId = created.body.id;
+  });
+  after(async () => { await browser?.close(); });
+
+  test('opens a public plot with no console errors', async () => {
+    const { page, problems } = await newPage(browser); // a fresh context: no session cookie
+    const errors = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await step(page, 'anonymous-console', async () => {
+      const session = await page.request.get(`${BASE_URL}/api/v1/auth/session`);
+      assert.equal(session.status(), 200);
+      assert.deepEqual(await session.json(), { username: null });
+      await page.goto(`${BASE_URL}/plots/${plotId}`);
+      await waitFirstFrame(page);
+      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+      await page.waitForSelector('a:has-text("Log in")');
+      await page.waitForTimeout(500); // late requests (labels, edges) have answered
+      assert.deepEqual(errors, []);
+      assert.deepEqual(problems, []);
+    });
+  });
+});
