@@ -181,6 +181,8 @@ export interface JobDoc extends JobRecord {
   stages: Record<string, StageDoc>;
   plotId: string | null;
   error: string | null;
+  /** Recorded by stages (assemble: DA-PWC's warnings), in order. */
+  warnings: string[];
   history: HistoryEntry[];
   /** Moves with every event and progress update; the events stream sends a snapshot when it does. */
   revision: number;

@@ -315,6 +315,7 @@ function fold(record: JobRecord, events: JobEvent[], tracks: StageTrack[]): JobD
     stages,
     plotId: null,
     error: null,
+    warnings: [],
     history: [],
     revision: events.length,
     updatedAt: record.createdAt,
@@ -337,6 +338,7 @@ function fold(record: JobRecord, events: JobEvent[], tracks: StageTrack[]): JobD
     Object.assign(stage, e.data, { state: e.to });
     if (e.data.progress) endedWithProgress.add(e.entity);
     if (typeof e.data.plotId === 'string') job.plotId = e.data.plotId;
+    if (Array.isArray(e.data.warnings)) job.warnings.push(...e.data.warnings);
   }
   for (const t of tracks) {
     const stage = stages[t.stage];

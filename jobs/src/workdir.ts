@@ -12,6 +12,8 @@ export const FILES = {
   labels: 'labels.txt',
   points: 'points.txt',
   clusters: 'clusters.txt',
+  /** dapwc --centers: "label count medoid" per cluster (medoid = input row). */
+  centers: 'centers.txt',
 } as const;
 
 export const STAGE_FILES = {

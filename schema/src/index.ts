@@ -62,6 +62,7 @@ export const Cluster = z.object({
   size: z.number().positive(),
   visible: z.boolean(),
   count: z.number().int().min(0).describe('points of this cluster, over all frames'),
+  centre: z.number().int().min(0).optional().describe('index of the cluster\'s centre point (a clustering job\'s medoid), marked in place'),
 });
 export type Cluster = z.infer<typeof Cluster>;
 
@@ -301,6 +302,7 @@ export const Job = z.object({
   stages: z.array(JobStage),
   plotId: z.string().optional(),
   error: z.string().optional(),
+  warnings: z.array(z.string()).describe('why the result may be less than asked, e.g. DA-PWC clusters dropped under the minimum size'),
   retryOf: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),

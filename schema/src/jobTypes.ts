@@ -36,6 +36,8 @@ export interface JobTypeContract<P extends z.ZodObject = z.ZodObject> {
 const AnalysisParams = z.object({
   dimension: z.number().int().min(2).max(3).default(3).describe('DA-MDS target dimension (2 puts points on z = 0)'),
   maxClusters: z.number().int().min(2).max(100).default(8).describe('DA-PWC MaxNcent: most clusters to split into'),
+  minClusterSize: z.number().int().min(1).max(100_000).optional()
+    .describe('DA-PWC drops clusters with fewer points (default N/40, clamped to 2..25); the job warns when it does'),
   seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe('DA-MDS random seed'),
   ranks: z.number().int().min(1).max(64).default(1).describe('MPI ranks per program'),
   threads: z.number().int().min(1).max(64).default(1).describe('OpenMP threads per rank'),
@@ -52,6 +54,9 @@ const sequenceClustering = {
   summary: 'FASTA sequences → Smith-Waterman-Gotoh distances → DA-MDS ∥ DA-PWC → a plot labelled by sequence id',
   params: AnalysisParams.extend({
     alphabet: z.enum(['auto', 'dna', 'protein']).default('auto').describe('"auto" detects DNA or protein from the residues'),
+    // global by measurement: kernels/README.md, "Distance for sequence clustering".
+    distance: z.enum(['spidal', 'shorter', 'global']).default('global')
+      .describe('global: 1 − identity of a global (NW-Gotoh) alignment; spidal: 1 − identical / local alignment length; shorter: 1 − identical / shorter length'),
     scoringMatrix: z.enum(['ednafull', 'blosum62']).optional().describe('default: ednafull for DNA, blosum62 for protein'),
     gapOpen: z.number().int().min(1).max(100).optional().describe('gap opening penalty (default of swg for the matrix)'),
     gapExtend: z.number().int().min(1).max(100).optional().describe('gap extension penalty'),

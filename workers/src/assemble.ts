@@ -17,7 +17,8 @@ export function assembleStage(plots: Plots): WorkerStage {
   return { run: (job) => assemble(plots, job) };
 }
 
-async function assemble(plots: Plots, job: JobDoc): Promise<{ plotId: string }> {
+/** The plot's warnings (DA-PWC's, of a clustering job) are recorded with the stage and shown as the job's. */
+async function assemble(plots: Plots, job: JobDoc): Promise<{ plotId: string; warnings: string[] }> {
   const parsed = await JOB_MODULES[job.type].toPlot(job);
   const points = parsed.frames[0]?.labels.length ?? 0;
   const plot = await plots.ingestParsed(job.owner, parsed, {
@@ -26,5 +27,5 @@ async function assemble(plots: Plots, job: JobDoc): Promise<{ plotId: string }> 
     visibility: 'private',
     tags: ['job', job.type],
   }, { format: 'pviz', originalName: `${job.name}.pviz` }, jobPlotId(job._id));
-  return { plotId: plot.id };
+  return { plotId: plot.id, warnings: parsed.warnings };
 }

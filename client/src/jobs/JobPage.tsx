@@ -34,6 +34,12 @@ export function JobPage({ jobId }: { jobId: string }) {
           {job.retryOf && <> · retry of <a href={`/jobs/${encodeURIComponent(job.retryOf)}`} onClick={linkClick}>{job.retryOf}</a></>}
         </p>
         {job.error && <p className="error" data-testid="job-error">Failed: {job.error}</p>}
+        {job.warnings.length > 0 && (
+          <div className="notice warning" role="status" data-testid="job-warnings">
+            <strong>Warnings</strong>
+            <ul className="warnings">{job.warnings.map((w, i) => <li key={i}>{w}</li>)}</ul>
+          </div>
+        )}
         {isActiveJob(job.state) && <JobProgress job={job} />}
         <div className="row">
           {isActiveJob(job.state) && <button disabled={busy} onClick={() => void cancel()}>Cancel job</button>}

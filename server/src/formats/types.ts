@@ -12,6 +12,8 @@ export interface ClusterDef {
   shape: number; // 0–6
   size: number;
   visible: boolean;
+  /** Index of the cluster's centre point (a job's DA-PWC medoid), marked in place. */
+  centre?: number;
 }
 
 export interface ParsedEdge {

@@ -47,11 +47,20 @@ export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: 
     };
   }
   if (stage === 'pwc') {
-    const { bin, layout } = launch(job, config, 'dapwc');
+    const { bin, layout, at } = launch(job, config, 'dapwc');
     return {
       ...layout,
-      argv: [bin, '--distances', matrix.file, '--points', points, '--output', path.join(job.workdir, FILES.clusters), '--max-clusters', String(p.maxClusters ?? 8), ...endian],
-      outputs: [FILES.clusters],
+      argv: [
+        bin,
+        '--distances', matrix.file,
+        '--points', points,
+        '--output', at(FILES.clusters),
+        '--centers', at(FILES.centers),
+        '--max-clusters', String(p.maxClusters ?? 8),
+        ...optional('--min-cluster-size', p.minClusterSize),
+        ...endian,
+      ],
+      outputs: [FILES.clusters, FILES.centers],
     };
   }
   throw new Error(`stage ${stage} of a ${job.type} job is not an MPI program`);

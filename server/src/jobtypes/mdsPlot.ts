@@ -1,7 +1,7 @@
 // The plot of a DA-MDS + DA-PWC job, built as a parsed plot for ingest: one point per
-// input row, labelled (sequence id, matrix label, CSV label), in its DA-PWC cluster;
-// the cluster centres (mean of the members' 3D points) are added as star glyphs in a
-// cluster of their own.
+// input row in input order, labelled (sequence id, matrix label, CSV label), in its
+// DA-PWC cluster; each cluster names its medoid (SPIDAL's centre) as `centre`, a point
+// index, so scripts' rows stay one-to-one with the input (nothing is appended).
 import path from 'node:path';
 import type { JobDoc } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
@@ -9,8 +9,7 @@ import { categoricalColor } from '@wpv/schema';
 import type { ClusterDef, ParsedPlot } from '../formats/types.ts';
 import { lines as linesOf } from './inputs.ts';
 
-/** Shapes of the viewer's glyph set (formats/README): 2 = star, 3 = sphere. */
-const STAR = 2;
+/** Shape of the viewer's glyph set (formats/README): 3 = sphere. */
 const SPHERE = 3;
 
 /** Non-empty lines of a file in the job directory (labels written by a stage). */
@@ -42,47 +41,59 @@ async function readIndexed(file: string, points: number, columns: number, what: 
   return out;
 }
 
-/** The one-frame plot of DA-MDS points (FILES.points) coloured by DA-PWC clusters (FILES.clusters). */
+/** dapwc's centres file (FILES.centers): "label count medoid" per cluster → the medoid's input row by label. */
+async function readCentres(job: JobDoc, n: number): Promise<Map<number, number>> {
+  const file = path.join(job.workdir, FILES.centers);
+  const centres = new Map<number, number>();
+  for await (const [raw, line] of linesOf(file)) {
+    const cells = raw.trim().split(/\s+/);
+    if (cells[0] === '' || cells[0]!.startsWith('#')) continue;
+    const [label, , medoid] = cells.slice(0, 3).map(Number);
+    if (cells.length < 3 || !Number.isInteger(label) || !Number.isInteger(medoid) || medoid! < 0 || medoid! >= n) {
+      throw new Error(`${FILES.centers} line ${line}: expected "label count medoid" with a medoid in 0..${n - 1}, got "${raw.trim().slice(0, 200)}"`);
+    }
+    centres.set(label!, medoid!);
+  }
+  return centres;
+}
+
+/** dapwc's done line (the pwc stage's last progress line) says why it ended with fewer clusters than asked. */
+function clusteringWarnings(job: JobDoc): string[] {
+  const done = job.stages.pwc?.progress;
+  return Array.isArray(done?.warnings) ? done.warnings.filter((w): w is string => typeof w === 'string') : [];
+}
+
+/**
+ * The one-frame plot of DA-MDS points (FILES.points) coloured by DA-PWC clusters (FILES.clusters):
+ * one point per input row, in input order; each cluster's medoid is its `centre` (a point index).
+ */
 export async function mdsPlot(job: JobDoc, labels: string[]): Promise<ParsedPlot> {
   const n = job.input.points;
   if (labels.length !== n) throw new Error(`${labels.length} labels for ${n} points`);
   const dim = Number(job.params.dimension ?? 3);
   const points = await readIndexed(path.join(job.workdir, FILES.points), n, dim, 'DA-MDS points');
   const clusters = (await readIndexed(path.join(job.workdir, FILES.clusters), n, 1, 'DA-PWC clusters')).map(([c]) => c!);
-  const keys = [...new Set(clusters)].sort((a, b) => a - b);
-  const centreKey = (keys.at(-1) ?? 0) + 1;
-  const sums = new Map(keys.map((k) => [k, { x: 0, y: 0, z: 0, n: 0 }]));
-  const total = n + keys.length;
-  const positions = new Float32Array(total * 3);
-  const clusterKeys = new Uint32Array(total);
+  const centres = await readCentres(job, n);
+  const counts = new Map<number, number>();
+  const positions = new Float32Array(n * 3);
   points.forEach(([x = 0, y = 0, z = 0], i) => {
     positions.set([x, y, z], i * 3);
-    clusterKeys[i] = clusters[i]!;
-    const s = sums.get(clusters[i]!)!;
-    s.x += x;
-    s.y += y;
-    s.z += z;
-    s.n++;
+    counts.set(clusters[i]!, (counts.get(clusters[i]!) ?? 0) + 1);
   });
-  keys.forEach((k, i) => {
-    const s = sums.get(k)!;
-    positions.set([s.x / s.n, s.y / s.n, s.z / s.n], (n + i) * 3);
-    clusterKeys[n + i] = centreKey;
-  });
+  const keys = [...counts.keys()].sort((a, b) => a - b);
   const defs: ClusterDef[] = keys.map((k, i) => ({
     key: k,
-    label: `cluster ${k} (${sums.get(k)!.n} points)`,
+    label: `cluster ${k} (${counts.get(k)} points)`,
     color: categoricalColor(i),
     shape: SPHERE,
     size: 1,
     visible: true,
+    ...(centres.has(k) && { centre: centres.get(k)! }),
   }));
-  // White: the viewer draws on a dark background.
-  defs.push({ key: centreKey, label: 'cluster centres', color: { r: 255, g: 255, b: 255, a: 255 }, shape: STAR, size: 4, visible: true });
   return {
     title: job.name,
     clusters: defs,
-    frames: [{ title: job.name, positions, clusterKeys, labels: [...labels, ...keys.map((k) => `centre of cluster ${k}`)], edges: [] }],
-    warnings: [],
+    frames: [{ title: job.name, positions, clusterKeys: Uint32Array.from(clusters), labels, edges: [] }],
+    warnings: clusteringWarnings(job),
   };
 }

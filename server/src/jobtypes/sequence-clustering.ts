@@ -27,6 +27,7 @@ export const sequenceClustering: JobTypeModule = {
         '--input', at(job.input.file),
         '--output', at(FILES.matrix),
         '--alphabet', String(p.alphabet),
+        '--distance', String(p.distance),
         ...optional('--matrix', p.scoringMatrix),
         ...optional('--gap-open', p.gapOpen),
         ...optional('--gap-extend', p.gapExtend),

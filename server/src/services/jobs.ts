@@ -238,6 +238,7 @@ export function toJob(doc: JobDoc): Job {
     stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!)),
     ...(doc.plotId && { plotId: doc.plotId }),
     ...(doc.error && { error: doc.error }),
+    warnings: doc.warnings,
     ...(doc.retryOf && { retryOf: doc.retryOf }),
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString(),

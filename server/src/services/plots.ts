@@ -349,6 +349,7 @@ function clusterTable(parsed: ParsedPlot): Cluster[] {
     size: c.size,
     visible: c.visible,
     count: counts.get(c.key) ?? 0,
+    ...(c.centre !== undefined && { centre: c.centre }),
   }));
 }
 

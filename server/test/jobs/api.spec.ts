@@ -32,7 +32,7 @@ describe('jobs API', () => {
       ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s2\nACQT\n', { alphabet: 'dna' }, 422, /line 4: "Q" is not a DNA residue/],
       ['sequence-clustering', 'x.fasta', FASTA, { gapOpen: -1 }, 400, /params.gapOpen/],
       ['sequence-clustering', 'x.fasta', FASTA, { bogus: 1 }, 400,
-        /params: unknown key "bogus"; a sequence-clustering job takes dimension, maxClusters, seed, ranks, threads, alphabet, scoringMatrix, gapOpen, gapExtend/],
+        /params: unknown key "bogus"; a sequence-clustering job takes dimension, maxClusters, minClusterSize, seed, ranks, threads, alphabet, distance, scoringMatrix, gapOpen, gapExtend/],
       ['vectors', 'v.csv', 'a,b\n1,2\n3,4\n', { metric: 'euclidean', sep: ';', quote: '"' }, 400, /params: unknown keys "sep", "quote"; a vectors job takes .*metric, header, labelColumn/],
       ['distance-matrix', 'd.bin', new Uint8Array(2 * 9 - 2), { points: 3 }, 422, /16 bytes; a 3×3 int16 matrix has 18/],
       ['distance-matrix', 'd.bin', new Uint8Array(18), {}, 400, /params.points/],
@@ -123,15 +123,18 @@ describe('jobs API', () => {
     assert.ok(Date.parse(mds.startedAt) >= swgEnd && Date.parse(job.stages[2].startedAt) >= swgEnd);
 
     const plot = await client.json('GET', `/plots/${job.plotId}`);
-    assert.equal(plot.points, 4 + 3, 'four sequences and three cluster centres');
+    assert.equal(plot.points, 4, 'one point per sequence, no appended centres');
     const labels = await client.json('GET', `/plots/${job.plotId}/frames/0/labels`);
-    assert.deepEqual(labels.slice(0, 4), ['s1', 's2', 's3', 's4']);
-    assert.deepEqual(plot.clusters.map((c: any) => c.label), [
-      'cluster 0 (2 points)',
-      'cluster 1 (1 points)',
-      'cluster 2 (1 points)',
-      'cluster centres',
-    ]);
+    assert.deepEqual(labels, ['s1', 's2', 's3', 's4']);
+    assert.deepEqual(plot.clusters.map((c: any) => [c.label, c.centre]), [
+      ['cluster 0 (2 points)', 0],
+      ['cluster 1 (1 points)', 1],
+      ['cluster 2 (1 points)', 2],
+    ], 'each cluster names its medoid (dapwc --centers) as a point index');
+    assert.deepEqual(job.warnings, []);
+    assert.equal(job.params.distance, 'global', 'the default distance');
+    assert.equal(job.stages[0].progress.options.distance, 'global', 'passed to swg --distance');
+    assert.equal(job.stages[2].progress.options.centers, path.join(path.dirname(job.stages[2].progress.options.output), 'centers.txt'));
 
     const logs = await client.json('GET', `/jobs/${id}/logs?stage=mds`);
     assert.match(logs.stdout, /"program": "damds"/);

@@ -6,6 +6,18 @@ import { after, before, describe, test } from 'node:test';
 import { Gateway, REAL_KERNELS, fastaSubset, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
 import { checkPlot, READS, SUBSET } from './sequence-plot.ts';
 
+/** Three well-separated groups of 10 points as a SPIDAL int16 matrix (distance × 32767). */
+function threeGroups(): { n: number; matrix: Int16Array<ArrayBuffer> } {
+  const n = 30;
+  const points = Array.from({ length: n }, (_, i) => [Math.floor(i / 10) * 3 + Math.sin(i), Math.cos(i * 1.3), Math.sin(i * 0.7)]);
+  const dist = (a: number[], b: number[]) => Math.hypot(...a.map((v, k) => v - b[k]!));
+  const max = Math.max(...points.flatMap((a) => points.map((b) => dist(a, b))));
+  const matrix = new Int16Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) matrix[i * n + j] = Math.round((dist(points[i]!, points[j]!) / max) * 32767);
+  return { n, matrix };
+}
+const bytes = (a: Int16Array<ArrayBuffer>) => new Uint8Array(a.buffer); // little-endian on this machine, the default byte order
+
 describe('the real kernels end to end (local backend)', () => {
   let gw: Gateway;
   before(async () => {
@@ -29,20 +41,9 @@ describe('the real kernels end to end (local backend)', () => {
   });
 
   test('a distance matrix with a weight matrix: DA-MDS runs weighted, the plot has every point', async () => {
-    // Three well-separated groups of 10 points; distances and weights as SPIDAL int16 (value × 32767).
-    const n = 30;
-    const points = Array.from({ length: n }, (_, i) => [Math.floor(i / 10) * 3 + Math.sin(i), Math.cos(i * 1.3), Math.sin(i * 0.7)]);
-    const dist = (a: number[], b: number[]) => Math.hypot(...a.map((v, k) => v - b[k]!));
-    const max = Math.max(...points.flatMap((a) => points.map((b) => dist(a, b))));
-    const matrix = new Int16Array(n * n);
+    const { n, matrix } = threeGroups();
     const weights = new Int16Array(n * n);
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) {
-        matrix[i * n + j] = Math.round((dist(points[i]!, points[j]!) / max) * 32767);
-        weights[i * n + j] = (i + j) % 3 ? 32767 : 16384; // a third of the pairs count half
-      }
-    }
-    const bytes = (a: Int16Array<ArrayBuffer>) => new Uint8Array(a.buffer); // little-endian on this machine, the default byte order
+    for (let i = 0; i < n * n; i++) weights[i] = (Math.floor(i / n) + (i % n)) % 3 ? 32767 : 16384; // a third of the pairs count half
     const client = await signedIn(gw.url);
     const res = await submit(client, 'distance-matrix', 'd.bin', bytes(matrix), { points: n, maxClusters: 3 }, { weights: bytes(weights) });
     assert.equal(res.status, 202, await res.clone().text());
@@ -53,8 +54,23 @@ describe('the real kernels end to end (local backend)', () => {
     const logs = await client.json('GET', `/jobs/${id}/logs?stage=mds`);
     assert.match(logs.stdout, /"phase":\s*"loaded".*"weighted":\s*true/, 'damds read the weights');
     const plot = await client.json('GET', `/plots/${job.plotId}`);
-    const groups = plot.clusters.filter((c: any) => c.label !== 'cluster centres');
-    assert.equal(plot.points, n + groups.length);
-    assert.equal(groups.reduce((sum: number, c: any) => sum + c.count, 0), n);
+    assert.equal(plot.points, n, 'one point per row');
+    assert.equal(plot.clusters.reduce((sum: number, c: any) => sum + c.count, 0), n);
+  });
+
+  test('fewer clusters than asked is a job warning: dapwc drops the groups of 10 under minClusterSize 15', async () => {
+    const { n, matrix } = threeGroups();
+    const client = await signedIn(gw.url);
+    const res = await submit(client, 'distance-matrix', 'd.bin', bytes(matrix), { points: n, maxClusters: 3, minClusterSize: 15 });
+    assert.equal(res.status, 202, await res.clone().text());
+    const job = await waitForJob(client, (await res.json()).id, isTerminal, 120_000);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${JSON.stringify(job.stages, null, 1)}`);
+    assert.equal(job.warnings.length, 1, JSON.stringify(job.warnings));
+    assert.match(job.warnings[0], /^\d+ of \d+ clusters dropped: under 15 points/);
+    const plot = await client.json('GET', `/plots/${job.plotId}`);
+    assert.ok(plot.clusters.length < 3, `${plot.clusters.length} clusters`);
+    assert.equal(plot.points, n);
+    const summary = (await client.json('GET', '/jobs')).items.find((j: any) => j.id === job.id);
+    assert.deepEqual(summary.warnings, job.warnings, 'the job list carries them too');
   });
 });
