@@ -5,7 +5,7 @@
 # FerretDB and RabbitMQ under a project-local supervisord that restarts whatever
 # crashes (scripts/supervisor.sh); loads the demos and prints the URL.
 # Settings: PORT, DATA_DIR, MONGO_PORT, AMQP_PORT, DIST_PORT (the embedded services'
-# ports), KERNELS_BIN (prebuilt analytics programs: nothing is built).
+# ports), KERNELS_BIN (prebuilt analytics programs: nothing is built), DEMOS=0 (no demo plots).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$WPV_ROOT"
@@ -63,8 +63,12 @@ if [[ -z "${KERNELS_BIN:-}" ]]; then
   bash kernels/build.sh >"$DATA_DIR/logs/kernels-build.log" 2>&1 || die "the kernels did not build; see $DATA_DIR/logs/kernels-build.log"
 fi
 
-say "loading demo plots"
-node --import tsx server/src/cli/demo.ts
+if [[ "${DEMOS:-1}" == 0 ]]; then
+  say "no demo plots (DEMOS=0)"
+else
+  say "loading demo plots"
+  node --import tsx server/src/cli/demo.ts
+fi
 echo
 echo "WebPlotViz is running: http://localhost:$PORT"
 echo "Stop it with: bash scripts/down.sh"

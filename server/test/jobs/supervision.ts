@@ -41,7 +41,7 @@ export class SupervisedPlatform {
     readonly env: NodeJS.ProcessEnv,
   ) {}
 
-  /** Runs up.sh with `env` added (KERNELS_BIN, FAKE_KERNEL_SECONDS, HPC_BACKEND, ...). */
+  /** Runs up.sh with `env` added (KERNELS_BIN, FAKE_KERNEL_SECONDS, HPC_BACKEND, ...), without the demo plots. */
   static async up(env: Record<string, string>, parent = process.env.WPV_TEST_DIR ?? '/tmp'): Promise<SupervisedPlatform> {
     const dataDir = await mkdtemp(path.join(parent, 'supervised-'));
     const port = await freePort();
@@ -53,6 +53,7 @@ export class SupervisedPlatform {
       MONGO_PORT: String(await freePort()),
       AMQP_PORT: String(await freePort()),
       DIST_PORT: String(await freePort()),
+      DEMOS: '0', // one of them is a job of real programs: not what a test or the fault suite measures
       ...env,
     });
     const { stdout } = await platform.script('up.sh');
