@@ -128,7 +128,7 @@ Load average {load_start} at the start, {load()} at the end (other work shares t
 {ROUNDS} paired rounds per case, the order alternating, each plot deleted after its run.
 Raw NumPy path: `np.savetxt` (`%.9g`, exact for float32) into memory, `requests.post(files=)`;
 raw file path: `requests.post(files={{"file": open(...)}})`; both read back with `requests.get` + `np.frombuffer`.
-The client streams its CSV body in 16,384-row chunks (chunked transfer) and reads positions into one buffer.
+The client streams NumPy points as CSV made in 16,384-row chunks (chunked transfer), a file from disk with a Content-Length, and reads positions into one buffer.
 Command: `bash bench/with-stack.sh bash bench/python-client/run.sh`.
 
 | case | client / raw (median) | range | limit |
