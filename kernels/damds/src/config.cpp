@@ -30,6 +30,14 @@ void read_solver_options(const spidal::Options& options, Config& config) {
   config.seed = static_cast<std::uint64_t>(options.get_int("seed", 0, std::numeric_limits<std::int64_t>::max()));
 }
 
+spidal::Options parse_with_solver_options(const std::string& program, const std::string& summary,
+                                          std::vector<spidal::OptionSpec> specs, int argc, const char* const* argv) {
+  for (auto& spec : solver_options()) specs.push_back(std::move(spec));
+  spidal::Options options(program, summary, std::move(specs));
+  options.parse(argc, argv);
+  return options;
+}
+
 Config parse_config(int argc, const char* const* argv) {
   std::vector<spidal::OptionSpec> specs = {
       {"distances", "FILE", "N×N int16 distance matrix (value/32767, negative = missing)", std::nullopt,
@@ -43,13 +51,11 @@ Config parse_config(int argc, const char* const* argv) {
        {"InitialPointsFile"}},
       {"big-endian", "", "matrices are big-endian (Java SPIDAL writers)", std::nullopt, {"IsBigEndian"}},
   };
-  for (auto& spec : solver_options()) specs.push_back(std::move(spec));
-  spidal::Options options(
+  const spidal::Options options = parse_with_solver_options(
       "damds",
       "Deterministic-annealing weighted SMACOF: embeds an N×N SPIDAL distance matrix in --dim dimensions.\n"
       "Writes `index x y ...` per point; progress as JSON lines on stdout.",
-      std::move(specs));
-  options.parse(argc, argv);
+      std::move(specs), argc, argv);
 
   Config config;
   config.distances_path = options.get_string("distances");

@@ -41,5 +41,9 @@ Config parse_config(int argc, const char* const* argv);
 std::vector<spidal::OptionSpec> solver_options();
 // Reads those options into `config`; throws spidal::UsageError when out of range.
 void read_solver_options(const spidal::Options& options, Config& config);
+// Options of a program that runs the solver: its `specs`, then solver_options(),
+// parsed from argv (throws as spidal::Options::parse does).
+spidal::Options parse_with_solver_options(const std::string& program, const std::string& summary,
+                                          std::vector<spidal::OptionSpec> specs, int argc, const char* const* argv);
 
 }  // namespace damds

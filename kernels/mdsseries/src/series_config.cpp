@@ -35,15 +35,13 @@ Config parse_config(int argc, const char* const* argv) {
       {"neighbours", "K", "a symbol new to a window starts at the mean of its K nearest known symbols", "3",
        {"Neighbours"}},
   };
-  // damds's solver options; --max-iterations-per-temperature caps the first window's.
-  for (auto& spec : damds::solver_options()) specs.push_back(std::move(spec));
-  spidal::Options options(
+  // With damds's solver options; --max-iterations-per-temperature caps the first window's.
+  const spidal::Options options = damds::parse_with_solver_options(
       "mdsseries",
       "Stock time series: one DA-MDS frame per sliding window of a price matrix, each warm-started from\n"
       "and aligned to the previous one. Input and output layouts: kernels/README.md (mdsseries).\n"
       "Progress as JSON lines on stdout.",
-      std::move(specs));
-  options.parse(argc, argv);
+      std::move(specs), argc, argv);
 
   Config config;
   config.prices_path = options.get_string("prices");
