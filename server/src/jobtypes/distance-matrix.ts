@@ -11,7 +11,7 @@ export const distanceMatrix: JobTypeModule = {
   contract: JOB_TYPES['distance-matrix'],
   inputName: 'input.bin',
   async checkInput({ file, parts, params, config }) {
-    await checkMatrix(file, params.points, config.maxPoints, params.labels, parts.weights);
+    await checkMatrix(file, params.points, config.maxPoints, params.byteOrder, params.labels, parts.weights);
     return params.points;
   },
   command: (job, stage, config) =>

@@ -8,6 +8,7 @@ import { fileChunks } from '../formats/chunks.ts';
 import { forEachCsvRow } from '../formats/csv-rows.ts';
 import { quoted } from '../formats/reader.ts';
 import { InputError } from '../formats/types.ts';
+import { checkMatrixContent } from './matrixContent.ts';
 
 const DNA = new Set('ACGTUNRYKMSWBDHV-'.split(''));
 const PROTEIN = new Set('ACDEFGHIKLMNPQRSTVWYBZXUO*-'.split(''));
@@ -83,8 +84,15 @@ export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'prote
   return { sequences: ids.size, alphabet: alphabet === 'auto' ? (firstNonDna === null ? 'dna' : 'protein') : alphabet };
 }
 
-/** A SPIDAL matrix is exactly N×N int16 values; so is its optional weight matrix. */
-export async function checkMatrix(file: string, points: number, maxPoints: number, labels?: string[], weights?: string): Promise<void> {
+/** A SPIDAL matrix is exactly N×N int16 values of a distance matrix (matrixContent.ts); its optional weight matrix has the same size. */
+export async function checkMatrix(
+  file: string,
+  points: number,
+  maxPoints: number,
+  byteOrder: 'little' | 'big',
+  labels?: string[],
+  weights?: string,
+): Promise<void> {
   if (points > maxPoints) {
     throw new InputError('too_many_points', `points: ${points}; a matrix job has at most ${maxPoints} (JOB_MAX_POINTS)`, { field: 'params.points', status: 413 });
   }
@@ -93,6 +101,7 @@ export async function checkMatrix(file: string, points: number, maxPoints: numbe
   if (labels && labels.length !== points) {
     throw new InputError('label_count', `${labels.length} labels for ${points} points`, { field: 'params.labels' });
   }
+  await checkMatrixContent(file, points, byteOrder);
 }
 
 async function checkMatrixSize(file: string, points: number, field: string): Promise<void> {

@@ -2,10 +2,10 @@
 // pipeline of each job type, live events, logs, cancel while queued, retry.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Gateway, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
+import { Gateway, ROOT, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
 
 const FASTA = '>s1 first\nACGTACGTAC\n>s2\nACGTTCGTAC\nACG\n>s3\nTTGTACGTAA\n>s4\nACGAACGTAC\n';
 
@@ -60,6 +60,39 @@ describe('jobs API', () => {
     badJson.set('file', new Blob(['1,2\n3,4\n']), 'v.csv');
     assert.equal((await client.request('POST', '/jobs', badJson)).status, 400);
     await nothingQueued();
+  });
+
+  test('a distance matrix is checked before queueing: byte order, diagonal, symmetry (sampled rows for big N)', async () => {
+    const client = await signedIn(gw.url);
+    // SPIDAL's example is big-endian: read as little-endian, about half its distances are negative.
+    const example = new Uint8Array(await readFile(path.resolve(ROOT, '../shared/data/damds-example/dist.bin')));
+    const wrong = await submit(client, 'distance-matrix', 'dist.bin', example, { points: 1000 });
+    const body = await wrong.json();
+    assert.equal(wrong.status, 422, JSON.stringify(body));
+    assert.equal(body.error.code, 'matrix_negative');
+    assert.match(body.error.message, /^50 % of the distances are negative .*; is the matrix big-endian \(params.byteOrder "big"\)\?$/);
+    const square = (n: number, set: (m: Int16Array<ArrayBuffer>) => void) => {
+      const m = new Int16Array(n * n);
+      set(m);
+      return new Uint8Array(m.buffer);
+    };
+    const cases: [Uint8Array<ArrayBuffer>, number, string, RegExp][] = [
+      [square(3, (m) => { m[4] = 100; }), 3, 'matrix_diagonal', /^row 1: the diagonal is 100, not 0/],
+      [square(3, (m) => { m[1] = 9000; m[3] = 1000; }), 3, 'matrix_asymmetric', /^d\(0, 1\) = 9000 but d\(1, 0\) = 1000/],
+      // N = 2500 reads 256 sampled rows (0, 9, 19, ...): the pair (0, 9) is among them.
+      [square(2500, (m) => { m[9] = 5000; }), 2500, 'matrix_asymmetric', /^d\(0, 9\) = 5000 but d\(9, 0\) = 0/],
+    ];
+    for (const [bytes, points, code, message] of cases) {
+      const res = await submit(client, 'distance-matrix', 'd.bin', bytes, { points });
+      const err = (await res.json()).error;
+      assert.equal(res.status, 422, JSON.stringify(err));
+      assert.deepEqual([err.code, err.field], [code, 'file']);
+      assert.match(err.message, message);
+    }
+    await nothingQueued();
+    const right = await submit(client, 'distance-matrix', 'dist.bin', example, { points: 1000, byteOrder: 'big' });
+    assert.equal(right.status, 202, await right.clone().text());
+    await waitForJob(client, (await right.json()).id, isTerminal);
   });
 
   test('the OpenAPI document gives each job type\'s params, one of them by type', async () => {
