@@ -35,9 +35,9 @@ export function JobPage({ jobId }: { jobId: string }) {
         </p>
         {job.error && <p className="error" data-testid="job-error">Failed: {job.error}</p>}
         {job.warnings.length > 0 && (
-          <div className="notice warning" role="status" data-testid="job-warnings">
+          <div className="job-warnings" role="status" data-testid="job-warnings">
             <strong>Warnings</strong>
-            <ul className="warnings">{job.warnings.map((w, i) => <li key={i}>{w}</li>)}</ul>
+            <ul>{job.warnings.map((w, i) => <li key={i}>{w}</li>)}</ul>
           </div>
         )}
         {isActiveJob(job.state) && <JobProgress job={job} />}
