@@ -22,9 +22,9 @@ def test_a_vectors_job_runs_to_a_plot(client: webplotviz.Client, capsys: pytest.
     assert job.state == "succeeded", job.stages
     assert [s["name"] for s in job.stages] == ["distances", "mds", "pwc", "assemble"]
     plot = job.plot()
-    # The 20 vectors come first (a DA-PWC run may add its cluster centres after them).
-    assert plot.name == "py vectors" and plot.points >= 20
-    assert plot.labels()[:20] == [f"v{i}" for i in range(20)]
+    # One point per vector, in input order (cluster centres are marked in place, not appended).
+    assert plot.name == "py vectors" and plot.points == 20
+    assert plot.labels() == [f"v{i}" for i in range(20)]
     xyz = plot.positions()
     assert xyz.shape == (plot.points, 3) and np.isfinite(xyz).all()
     progress = [json.loads(line) for line in job.logs("mds")["stdout"].splitlines() if line.startswith("{")]
