@@ -1,6 +1,4 @@
 // Generated demo inputs, in the same file formats users upload.
-import yazl from 'yazl';
-
 /** A seeded PRNG (mulberry32), so demo plots look the same on every machine. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
@@ -30,30 +28,34 @@ export function clusteredBlobsText(points: number, clusters: number, seed = 7): 
   return lines.join('\n') + '\n';
 }
 
-/** A ZIP of text frames `idx x y z cluster label` with an .index file: stocks drifting in 3D. */
-export async function stockSeriesZip(frames: number, stocks: number, seed = 11): Promise<Buffer> {
+const SECTORS = ['energy', 'technology', 'finance', 'health', 'utilities', 'consumer', 'industrials', 'materials'];
+
+/**
+ * Daily prices of a generated market, long layout `date,symbol,price,volume,sector`: each
+ * stock follows the market, its sector's factor (the structure the plot should show) and
+ * noise of its own; volumes vary by stock so traded-value weights matter. Weekdays only.
+ */
+export function stockMarketCsv(stocks: number, tradingDays: number, seed = 11): string {
   const random = seededRandom(seed);
-  const position = Array.from({ length: stocks }, () => [0, 1, 2].map(() => (random() - 0.5) * 10));
-  const drift = Array.from({ length: stocks }, () => [0, 1, 2].map(() => (random() - 0.5) * 0.05));
-  const tickers = Array.from({ length: stocks }, (_, i) => `S${String(i).padStart(3, '0')}`);
-  const zip = new yazl.ZipFile();
-  const names: string[] = [];
-  for (let f = 0; f < frames; f++) {
-    const lines: string[] = [];
-    for (let s = 0; s < stocks; s++) {
-      const p = position[s]!;
-      for (let axis = 0; axis < 3; axis++) p[axis] = p[axis]! + drift[s]![axis]! + gaussian(random) * 0.08;
-      const change = drift[s]![0]! + drift[s]![1]!;
-      const cluster = change > 0.02 ? 0 : change < -0.02 ? 2 : 1;
-      lines.push(`${s} ${p.map((v) => v.toFixed(4)).join(' ')} ${cluster} ${tickers[s]}`);
-    }
-    const name = `week-${String(f + 1).padStart(3, '0')}.txt`;
-    names.push(name);
-    zip.addBuffer(Buffer.from(lines.join('\n') + '\n'), name);
+  const day = new Date(Date.UTC(2021, 0, 4));
+  const dates: string[] = [];
+  while (dates.length < tradingDays) {
+    if (day.getUTCDay() % 6 !== 0) dates.push(day.toISOString().slice(0, 10));
+    day.setUTCDate(day.getUTCDate() + 1);
   }
-  zip.addBuffer(Buffer.from(names.join('\n') + '\n'), 'frames.index');
-  zip.end();
-  const parts: Buffer[] = [];
-  for await (const chunk of zip.outputStream) parts.push(chunk as Buffer);
-  return Buffer.concat(parts);
+  const market = dates.map(() => gaussian(random));
+  const sectorMoves = SECTORS.map(() => dates.map(() => gaussian(random)));
+  const rows = ['date,symbol,price,volume,sector'];
+  for (let s = 0; s < stocks; s++) {
+    const sector = s % SECTORS.length;
+    const symbol = `${SECTORS[sector]!.slice(0, 3).toUpperCase()}${String(Math.floor(s / SECTORS.length)).padStart(3, '0')}`;
+    const beta = 0.5 + random(), loading = 0.8 + 0.8 * random();
+    const volume = Math.round(1e4 * Math.exp(3 * random()));
+    let price = 10 + 190 * random();
+    for (let t = 0; t < dates.length; t++) {
+      price *= Math.exp(0.006 * beta * market[t]! + 0.012 * loading * sectorMoves[sector]![t]! + 0.008 * gaussian(random));
+      rows.push(`${dates[t]},${symbol},${price.toFixed(3)},${volume},${SECTORS[sector]}`);
+    }
+  }
+  return rows.join('\n') + '\n';
 }

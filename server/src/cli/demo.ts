@@ -1,13 +1,18 @@
 // Loads the demo plots (public, owned by the login-less user "demo"); running it
-// again adds only what is missing.
+// again adds only what is missing. The stock series is computed by the platform's own
+// stock-timeseries job, so the workers and the hpc-bridge must be running.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { Plots } from '../services/plots.ts';
 import { openStore } from '../storage/db.ts';
-import { clusteredBlobsText, stockSeriesZip } from './demo-data.ts';
+import { JobBroker } from '@wpv/jobs/broker';
+import { loadJobConfig } from '@wpv/jobs/config';
+import { JobRepo } from '@wpv/jobs/repository';
+import { Jobs } from '../services/jobs.ts';
+import { clusteredBlobsText, stockMarketCsv } from './demo-data.ts';
 
 const DEMO_USER = 'demo';
 const config = loadConfig();
@@ -36,12 +41,6 @@ try {
       tags: ['demo', 'clusters'],
       file: async () => writeDemo('blobs.txt', clusteredBlobsText(20_000, 12)),
     },
-    {
-      name: 'Stock random walks (time series)',
-      description: '120 frames × 400 synthetic stocks: play it and follow a ticker with trails.',
-      tags: ['demo', 'time series'],
-      file: async () => writeDemo('stocks.zip', await stockSeriesZip(120, 400)),
-    },
   ];
   for (const demo of demos) {
     if (await store.plots.countDocuments({ owner: DEMO_USER, name: demo.name, state: 'ready' }, { limit: 1 })) continue;
@@ -58,6 +57,7 @@ try {
     });
     console.log(`loaded "${plot.name}": ${plot.points} points × ${plot.frames} frame(s)`);
   }
+  await loadStockDemo();
 } finally {
   await rm(work, { recursive: true, force: true });
   await store.client.close();
@@ -67,4 +67,39 @@ async function writeDemo(name: string, content: string | Buffer): Promise<string
   const file = path.join(work, name);
   await writeFile(file, content);
   return file;
+}
+
+/** A generated market's prices through the stock-timeseries pipeline: one aligned frame per window. */
+async function loadStockDemo(): Promise<void> {
+  const name = 'Stock market by sector (time series)';
+  if (await store.plots.countDocuments({ owner: DEMO_USER, name, state: 'ready' }, { limit: 1 })) return;
+  const jobConfig = loadJobConfig(config.dataDir);
+  const jobs = new Jobs(new JobRepo(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig);
+  try {
+    const csv = await writeDemo('market.csv', stockMarketCsv(240, 3 * 252));
+    const { id } = await jobs.submit(DEMO_USER, {
+      fields: { type: 'stock-timeseries', name, params: JSON.stringify({ windowDays: 182, stepDays: 7 }) },
+      files: { file: { path: csv, originalName: 'market.csv', bytes: (await stat(csv)).size } },
+      cleanup: async () => undefined,
+    });
+    console.log(`computing "${name}" (job ${id}) …`);
+    const deadline = Date.now() + 10 * 60_000;
+    for (;;) {
+      const job = await jobs.repo.get(id);
+      if (job?.state === 'succeeded' && job.plotId) {
+        await plots.patch(job.plotId, DEMO_USER, {
+          description: '240 generated stocks in 8 sectors over 3 years: half-year windows every week, each a weighted DA-MDS warm-started from and aligned to the one before. Play it and follow a ticker with trails.',
+          visibility: 'public',
+          tags: ['demo', 'time series', 'stocks'],
+        });
+        console.log(`loaded "${name}": ${job.input.points} stocks, computed by job ${id}`);
+        return;
+      }
+      if (job && ['failed', 'cancelled'].includes(job.state)) throw new Error(`the stock demo job ${id} ${job.state}: ${job.error ?? ''}`);
+      if (Date.now() > deadline) throw new Error(`the stock demo job ${id} did not finish in 10 minutes; see the Jobs page`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  } finally {
+    await jobs.close();
+  }
 }
