@@ -68,6 +68,63 @@ describe('tree_sample.pviz as the original drew it', () => {
     });
   });
 
+  test('search lists every match, flies to a picked one, rings the hits and says "not found"', async () => {
+    await step(page, 'tree-search', async () => {
+      const labels = (await apiAs(page, 'GET', `/plots/${plot.id}/frames/0/labels`)).body;
+      const matches = labels.filter((l) => l.toLowerCase().includes('_rac_')).length; // the search ignores case
+      assert.ok(matches > 1, 'the sample has several _Rac_ leaves');
+      await page.fill('[data-testid=label-search]', '_Rac_');
+      await page.press('[data-testid=label-search]', 'Enter');
+      await page.waitForSelector('[data-testid=search-results]');
+      assert.equal(await page.locator('[data-testid=search-hit]').count(), matches);
+      const camera = () => new URL(page.url()).searchParams.get('cam');
+      await page.waitForTimeout(900); // the flight to all matches ends and the URL follows
+      // Hits are drawn at least 9 px with a yellow ring (1.0, 0.9, 0.1).
+      const ring = await page.evaluate(async (base64) => {
+        const img = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
+        const ctx = new OffscreenCanvas(img.width, img.height).getContext('2d');
+        ctx.drawImage(img, 0, 0);
+        const d = ctx.getImageData(0, 0, img.width, img.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i] === 255 && Math.abs(d[i + 1] - 230) <= 2 && Math.abs(d[i + 2] - 26) <= 2) n++;
+        return n;
+      }, (await canvasShot(page)).toString('base64'));
+      assert.ok(ring >= 10 * matches, `${ring} ring pixels around ${matches} hits`);
+      const before = camera();
+      await page.locator('[data-testid=search-hit]').nth(1).click();
+      await page.waitForFunction((c) => new URL(location.href).searchParams.get('cam') !== c, before);
+      await page.waitForTimeout(900);
+      await page.fill('[data-testid=label-search]', 'NO_SUCH_LEAF');
+      await page.press('[data-testid=label-search]', 'Enter');
+      await page.waitForSelector('[data-testid=search-not-found]:has-text("NO_SUCH_LEAF")');
+      assert.equal(await page.locator('[data-testid=search-results]').count(), 0);
+    });
+  });
+
+  test('a selection saved with the plot loads back in the viewer and reads as indices', async () => {
+    await step(page, 'tree-named-selection', async () => {
+      await page.click('[data-testid=tool-box]');
+      const box = await page.locator('[data-testid=plot-canvas]').boundingBox();
+      await page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.8, box.y + box.height * 0.8, { steps: 5 });
+      await page.mouse.up();
+      const count = Number(await page.textContent('[data-testid=selection-count]'));
+      assert.ok(count > 0, 'the box selected points');
+      await page.fill('[data-testid=selection-name]', 'middle');
+      await page.click('[data-testid=save-selection]');
+      await page.waitForSelector('[data-testid=load-selection]:has-text("middle")');
+      const stored = await apiAs(page, 'GET', `/plots/${plot.id}/selections/middle`);
+      assert.equal(stored.status, 200);
+      assert.equal(stored.body.indices.length, count);
+      await page.click('[data-testid=tool-orbit]');
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('[data-testid=selection-panel]', { state: 'detached' });
+      await page.click('[data-testid=load-selection]:has-text("middle")');
+      await page.waitForSelector(`[data-testid=selection-count]:text-is("${count}")`);
+    });
+  });
+
   test('glyph size and point size are separate controls kept in the link', async () => {
     await step(page, 'tree-sizes', async () => {
       await page.fill('[data-testid=point-size]', '5');
@@ -80,6 +137,20 @@ describe('tree_sample.pviz as the original drew it', () => {
       assert.equal(await page.inputValue('[data-testid=point-size]'), '5');
       assert.equal(await page.inputValue('[data-testid=glyph-size]'), '10');
       assert.equal(await page.isChecked('[data-testid=glyphs-toggle]'), true);
+    });
+  });
+
+  test('"Copy link" on a private plot warns and offers to make it public', async () => {
+    await step(page, 'tree-copy-link', async () => {
+      const dialogs = [];
+      const answer = (d) => { dialogs.push(d.message()); void (d.type() === 'confirm' ? d.accept() : d.dismiss()); };
+      page.on('dialog', answer);
+      try {
+        await page.click('[data-testid=copy-link]');
+        await page.waitForFunction(async (id) => (await (await fetch(`/api/v1/plots/${id}`)).json()).visibility === 'public', plot.id);
+      } finally { page.off('dialog', answer); }
+      assert.match(dialogs[0], /private/);
+      await page.waitForSelector('p.muted:has-text("public")');
     });
   });
 });

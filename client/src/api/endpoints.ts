@@ -1,8 +1,8 @@
 // Typed calls to every /api/v1 endpoint the client uses.
 import {
-  ClusterCreated, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, SearchResult, SessionInfo, TagCount, TokenCreated, TokenInfo,
+  ClusterCreated, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
-import type { ClusterCreate, Credentials, PlotPatch, PlotQuery } from '@wpv/schema';
+import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, SelectionInput } from '@wpv/schema';
 import { z } from 'zod';
 import { api, apiBinary, apiRaw, uploadWithProgress } from './http';
 
@@ -70,6 +70,16 @@ export const plots = {
     api(`${plotPath(id)}/views/${encodeURIComponent(name)}`, null, { method: 'PUT', json: state }),
   deleteView: (id: string, name: string) =>
     api(`${plotPath(id)}/views/${encodeURIComponent(name)}`, null, { method: 'DELETE' }),
+  selections: (id: string) => api(`${plotPath(id)}/selections`, z.array(SelectionInfo)),
+  selection: (id: string, name: string) =>
+    api(`${plotPath(id)}/selections/${encodeURIComponent(name)}` + queryString({ encoding: 'mask' }), Selection),
+  /** Sent as a bitset: as short as indices for small selections, far shorter for large ones. */
+  saveSelection: (id: string, name: string, frame: number, points: readonly number[], pointCount: number) =>
+    api(`${plotPath(id)}/selections/${encodeURIComponent(name)}`, SelectionInfo, {
+      method: 'PUT', json: { frame, mask: encodeSelectionMask(points, pointCount) } satisfies SelectionInput,
+    }),
+  deleteSelection: (id: string, name: string) =>
+    api(`${plotPath(id)}/selections/${encodeURIComponent(name)}`, null, { method: 'DELETE' }),
   exportUrl: (id: string, format: 'pviz' | 'original') => `/api/v1${plotPath(id)}/export?format=${format}`,
 };
 

@@ -8,11 +8,13 @@ export interface TrailsRequest {
   length: number;
 }
 
-export function TimeBar({ playback, frames, onTrails, trailProgress }: {
+export function TimeBar({ playback, frames, onTrails, trailProgress, trailMissing }: {
   playback: Playback;
   frames: FrameInfo[];
   onTrails: (r: TrailsRequest) => void;
   trailProgress: string;
+  /** requested trail labels that no frame has */
+  trailMissing: string[];
 }) {
   const [state, setState] = useState<PlaybackState>({ frame: playback.frame, playing: false, waiting: false });
   const [fps, setFps] = useState(playback.fps);
@@ -50,6 +52,7 @@ export function TimeBar({ playback, frames, onTrails, trailProgress }: {
           onChange={(e) => { const v = Math.max(1, Number(e.target.value) || 1); setTrailLength(v); }} /></label>
         <button onClick={() => requestTrails()}>Show trails</button>
         {trailProgress && <span className="muted">{trailProgress}</span>}
+        {trailMissing.length > 0 && <span className="notice" data-testid="trail-not-found">Not found in any frame: {trailMissing.join(', ')}</span>}
       </div>
     </section>
   );

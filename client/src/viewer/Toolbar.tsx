@@ -10,7 +10,20 @@ function download(blob: Blob, name: string) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-export function Toolbar({ plot, view, update, tool, setTool, renderer, currentUrl, onHelp }: {
+/**
+ * Copies the view's link. A private plot's link opens for nobody else: say so first, and let
+ * its owner make it public (`makePublic`, absent for others).
+ */
+async function copyLink(plot: Plot, url: string, makePublic?: () => Promise<void>) {
+  if (plot.visibility === 'private') {
+    if (!makePublic) return void alert('This plot is private: only its owner can open this link.');
+    if (!confirm('This plot is private: nobody else can open this link.\nMake the plot public and copy the link?')) return;
+    await makePublic();
+  }
+  await navigator.clipboard.writeText(url).catch(() => prompt('Copy this link', url));
+}
+
+export function Toolbar({ plot, view, update, tool, setTool, renderer, currentUrl, onHelp, makePublic }: {
   plot: Plot;
   view: ViewState;
   update: (patch: Partial<ViewState>) => void;
@@ -19,6 +32,7 @@ export function Toolbar({ plot, view, update, tool, setTool, renderer, currentUr
   renderer: PlotRenderer | null;
   currentUrl: () => string;
   onHelp: () => void;
+  makePublic?: () => Promise<void>;
 }) {
   const hasEdges = plot.frameList.some((f) => f.edges > 0);
   return (
@@ -44,7 +58,7 @@ export function Toolbar({ plot, view, update, tool, setTool, renderer, currentUr
       ))}
       <span className="sep" />
       <button onClick={() => renderer?.screenshot(2).then((b) => download(b, `${plot.name}.png`))} title="PNG at twice the canvas resolution">Screenshot</button>
-      <button data-testid="copy-link" onClick={() => void navigator.clipboard.writeText(currentUrl()).catch(() => prompt('Copy this link', currentUrl()))}>Copy link</button>
+      <button data-testid="copy-link" onClick={() => void copyLink(plot, currentUrl(), makePublic)}>Copy link</button>
       <button onClick={onHelp} title="keyboard shortcuts (?)">?</button>
     </div>
   );

@@ -17,11 +17,13 @@ import { Playback } from './playback';
 import { PlotCanvas, type Tool } from './PlotCanvas';
 import { PlotRenderer, WebGLUnavailableError } from './renderer';
 import { assignCluster, followLabels, nextSelectionName, type FrameKeys } from './selection';
+import { NamedSelections } from './NamedSelections';
+import { SearchResults, type LabelSearch } from './SearchResults';
 import { SelectionPanel } from './SelectionPanel';
 import { uploadThumbnail } from './thumbnail';
 import { TimeBar, type TrailsRequest } from './TimeBar';
 import {
-  FrameStore, addFrameToTrails, blendTargets, emptyTrails, trailSegments, type FrameData,
+  FrameStore, addFrameToTrails, blendTargets, emptyTrails, missingTrailLabels, trailSegments, type FrameData,
 } from './timeSeries';
 import { Toolbar } from './Toolbar';
 import { DEFAULT_VIEW, decodeViewState, encodeViewState, viewDefaults, type ClusterOverride, type ViewState } from './viewState';
@@ -75,7 +77,9 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const [notice, setNotice] = useState(initial.problems.length ? `Parts of this link were ignored: ${initial.problems.join('; ')}` : '');
   const [tool, setTool] = useState<Tool>('orbit');
   const [searchMatches, setSearchMatches] = useState<number[]>([]);
+  const [labelSearch, setLabelSearch] = useState<LabelSearch | null>(null);
   const [trailProgress, setTrailProgress] = useState('');
+  const [trailMissing, setTrailMissing] = useState<string[]>([]);
   const [help, setHelp] = useState(false);
 
   const styles = useMemo(() => resolveStyles(clusters, view), [clusters, view.hidden, view.overrides, view.glyphs]);
@@ -311,17 +315,23 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   }
 
   async function search(label: string) {
-    if (!label.trim()) return setSearchMatches([]);
+    if (!label.trim()) return clearSearch();
     try {
       const result = await plots.search(plotId, label.trim(), frameRef.current?.index ?? 0);
       setSearchMatches(result.indices);
-      setNotice(`${result.indices.length}${result.truncated ? '+' : ''} point(s) match "${label}"`);
+      setLabelSearch({ query: label.trim(), truncated: result.truncated });
       rendererRef.current?.flyTo(result.indices);
     } catch (e) { setError(e); }
   }
 
+  function clearSearch() {
+    setSearchMatches([]);
+    setLabelSearch(null);
+  }
+
   async function showTrails(req: TrailsRequest) {
     if (!plot || !playback) return;
+    setTrailMissing([]);
     if (!req.labels.length) {
       trailsRef.current = null;
       rendererRef.current?.setTrails(new Float32Array(0), new Uint8Array(0));
@@ -336,6 +346,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         addFrameToTrails(paths, req.labels, f, await fetchFullFrame(plotId, plot.frameList[f], controller.signal));
       }
       trailsRef.current = { labels: req.labels, length: req.length, paths };
+      setTrailMissing(missingTrailLabels(paths, req.labels));
       drawTrails(playback.frame);
       setTrailProgress('');
     } catch (e) { setTrailProgress(''); setError(e); }
@@ -363,7 +374,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         '-': () => setView((v) => ({ ...v, pointSize: Math.max(1, v.pointSize - 1) })),
         ' ': () => { if (playback?.playing) playback.pause(); else playback?.play(); },
         ArrowLeft: () => void playback?.step(-1), ArrowRight: () => void playback?.step(1),
-        Escape: () => { update({ selection: [] }); setSearchMatches([]); setHelp(false); },
+        Escape: () => { update({ selection: [] }); clearSearch(); setHelp(false); },
         '?': () => setHelp((h) => !h),
       };
       const action = actions[e.key];
@@ -389,7 +400,10 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         {plot && (
           <Toolbar plot={plot} view={view} update={update} tool={tool} setTool={setTool}
             renderer={rendererRef.current} currentUrl={() => location.origin + location.pathname + '?' + encodeViewState(currentViewState(), defaultsRef.current).toString()}
-            onHelp={() => setHelp(true)} />
+            onHelp={() => setHelp(true)}
+            makePublic={isOwner ? async () => {
+              try { setPlot(await plots.patch(plotId, { visibility: 'public' })); } catch (e) { setError(e); throw e; }
+            } : undefined} />
         )}
         <PlotCanvas
           canvasRef={canvasRef} renderer={ready ? rendererRef.current : null} tool={tool}
@@ -404,7 +418,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
           }}
         />
         {!ready && !error && <div className="loading">Loading…</div>}
-        {playback && plot && <TimeBar playback={playback} frames={plot.frameList} onTrails={(r) => void showTrails(r)} trailProgress={trailProgress} />}
+        {playback && plot && <TimeBar playback={playback} frames={plot.frameList} onTrails={(r) => void showTrails(r)} trailProgress={trailProgress} trailMissing={trailMissing} />}
       </div>
       <aside className="sidebar">
         <ErrorMessage error={error} />
@@ -418,10 +432,19 @@ export function ViewerPage({ plotId }: { plotId: string }) {
               <input name="label" type="search" placeholder="Search point labels" data-testid="label-search" />
               <button type="submit">Find</button>
             </form>
+            {labelSearch && <SearchResults search={labelSearch} matches={searchMatches} onClose={clearSearch}
+              labelOf={(i) => frameRef.current?.labels?.[i] ?? ''} onPick={(i) => rendererRef.current?.flyTo([i])} />}
             <ClustersPanel styles={styles} actions={clusterActions} />
             {isOwner && Object.keys(view.overrides).length > 0 && <button onClick={() => void saveStylesToPlot()}>Save cluster styles to the plot</button>}
             <SelectionPanel points={selectedPoints} onClear={() => update({ selection: [] })}
               makeCluster={isOwner && labelsLoaded ? { defaultName: nextSelectionName(clusters.map((c) => c.label)), make: makeCluster } : undefined} />
+            <NamedSelections plotId={plotId} canSave={isOwner} selection={view.selection} frame={selectionFrameRef.current}
+              pointCount={(f) => plot.frameList[f]?.points ?? 0}
+              apply={(indices, f) => {
+                selectionFrameRef.current = f;
+                update({ selection: indices });
+                if (playback && f !== playback.frame) void playback.seek(f);
+              }} />
             <NamedViews plotId={plotId} canSave={isOwner} current={currentViewState}
               apply={(s) => {
                 selectionFrameRef.current = s.frame;

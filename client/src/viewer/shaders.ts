@@ -26,7 +26,9 @@ void main() {
   gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
   vHighlight = visibility > 1.5 ? 1.0 : 0.0;
   float pixels = shape > 6.5 ? uPointScale : size * uGlyphScale;
-  gl_PointSize = max(1.0, pixels * uPixelRatio * (1.0 + 0.6 * vHighlight));
+  // Highlighted points (search hits, the selection) grow, and never below a size that shows their ring.
+  if (vHighlight > 0.5) pixels = max(pixels * 1.6, 9.0);
+  gl_PointSize = max(1.0, pixels * uPixelRatio);
   vColor = rgba;
   vShape = shape;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FrameStore, blendTargets, computeTrails, matchByLabel, trailSegments, type FrameData } from './timeSeries';
+import { FrameStore, blendTargets, computeTrails, matchByLabel, missingTrailLabels, trailSegments, type FrameData } from './timeSeries';
 
 const frame = (labels: string[], xs: number[]): FrameData => ({
   labels,
@@ -61,6 +61,10 @@ describe('trails', () => {
     const [a, b] = computeTrails(frames, ['a', 'b']);
     expect([a[0], a[3], a[6], a[9]]).toEqual([0, 1, NaN, 3]);
     expect([b[0], b[3], b[6], b[9]]).toEqual([10, 11, 12, 13]);
+  });
+  it('name the labels no frame has (AAPL in a plot without it)', () => {
+    const labels = ['a', 'AAPL', 'b'];
+    expect(missingTrailLabels(computeTrails(frames, labels), labels)).toEqual(['AAPL']);
   });
   it('draw only the last `length` steps and break at gaps', () => {
     const trails = computeTrails(frames, ['a', 'b']);

@@ -110,6 +110,11 @@ export function emptyTrails(labels: readonly string[], frameCount: number): Floa
   return labels.map(() => new Float32Array(frameCount * 3).fill(NaN));
 }
 
+/** The trail labels that no frame has (their paths stayed empty). */
+export function missingTrailLabels(trails: readonly Float32Array[], labels: readonly string[]): string[] {
+  return labels.filter((_, t) => trails[t].every(Number.isNaN));
+}
+
 /** Writes frame `f`'s positions of the trail labels into the trails. */
 export function addFrameToTrails(trails: Float32Array[], labels: readonly string[], f: number, frame: FrameData): void {
   matchByLabel(labels, frame.labels).forEach((j, t) => {

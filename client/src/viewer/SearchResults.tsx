@@ -1,0 +1,36 @@
+// The points a label search found: a capped list whose rows fly the camera to one point,
+// or a visible "not found".
+/** Rows listed; the count says how many more there are. */
+export const LISTED_MATCHES = 100;
+
+export interface LabelSearch {
+  query: string;
+  /** the server stopped at its limit: there are more matches */
+  truncated: boolean;
+}
+
+/** `matches`: point indices in the frame shown (they follow their labels when the frame changes). */
+export function SearchResults({ search, matches, labelOf, onPick, onClose }: {
+  search: LabelSearch;
+  matches: readonly number[];
+  labelOf: (index: number) => string;
+  onPick: (index: number) => void;
+  onClose: () => void;
+}) {
+  if (!matches.length) {
+    return <p className="notice" data-testid="search-not-found" onClick={onClose}>No point label contains “{search.query}”.</p>;
+  }
+  const count = `${matches.length.toLocaleString()}${search.truncated ? '+' : ''}`;
+  return (
+    <section className="panel search-results" data-testid="search-results">
+      <h3>{count} match{matches.length === 1 ? '' : 'es'} for “{search.query}”
+        {matches.length > LISTED_MATCHES && <small> (first {LISTED_MATCHES} listed)</small>}
+        {' '}<button onClick={onClose} title="clear the search">×</button></h3>
+      <ul className="selection-list">
+        {matches.slice(0, LISTED_MATCHES).map((i) => (
+          <li key={i}><button className="linklike" data-testid="search-hit" onClick={() => onPick(i)}>{labelOf(i) || `point ${i}`}</button></li>
+        ))}
+      </ul>
+    </section>
+  );
+}
