@@ -36,4 +36,21 @@ describe('anonymous visitor', () => {
       assert.deepEqual(problems, []);
     });
   });
+
+  test('embed mode (?embed=1): canvas and a link out, no bars, and the page may be framed', async () => {
+    const { page } = await newPage(browser);
+    await step(page, 'embed', async () => {
+      const response = await page.goto(`${BASE_URL}/plots/${plotId}?embed=1`);
+      assert.match(response.headers()['content-security-policy'] ?? '', /frame-ancestors \*/);
+      await waitFirstFrame(page);
+      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+      assert.equal(await page.locator('header.nav').count(), 0);
+      assert.equal(await page.locator('aside.sidebar').count(), 0);
+      assert.equal(await page.locator('.toolbar').count(), 0);
+      const link = await page.getAttribute('[data-testid=embed-link]', 'href');
+      assert.ok(link.startsWith(`/plots/${plotId}`) && !link.includes('embed'), link);
+      await page.waitForTimeout(600); // the URL follows the view and keeps the embed flag
+      assert.equal(new URL(page.url()).searchParams.get('embed'), '1');
+    });
+  });
 });

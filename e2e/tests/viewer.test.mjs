@@ -187,8 +187,9 @@ describe('viewer end to end', () => {
       const cameraBefore = cameraFromUrl(await settledUrl());
       await page.fill('[data-testid=label-search]', target);
       await page.press('[data-testid=label-search]', 'Enter');
-      await page.waitForSelector('[data-testid=notice]:has-text("match")');
-      assert.match(await page.textContent('[data-testid=notice]'), /^[1-9]\d* point\(s\) match/);
+      await page.waitForSelector('[data-testid=search-results]');
+      assert.match(await page.textContent('[data-testid=search-results] h3'), /^[1-9]\d* match/);
+      assert.ok(await page.locator('[data-testid=search-hit]', { hasText: target }).count() >= 1);
       await page.waitForTimeout(800); // the flight lasts 600 ms
       assert.notDeepEqual(cameraFromUrl(await settledUrl()).target, cameraBefore.target);
     });

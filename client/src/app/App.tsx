@@ -9,6 +9,8 @@ import { SessionProvider, useSession } from './session';
 
 function NavBar() {
   const { username, logout } = useSession();
+  const location = useLocation();
+  if (new URLSearchParams(location.search).get('embed') === '1') return null; // a framed viewer: canvas only
   return (
     <header className="nav">
       <a href="/" onClick={linkClick} className="brand">WebPlotViz</a>

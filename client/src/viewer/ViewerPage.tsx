@@ -64,6 +64,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   /** The frame the selection's indices refer to: they follow its points by label when the frame changes. */
   const selectionFrameRef = useRef(0);
   const [initial] = useState(() => decodeViewState(new URLSearchParams(location.search)));
+  /** Embed mode (?embed=1, for notebooks and other pages that frame the plot): the canvas and a link out. */
+  const [embed] = useState(() => new URLSearchParams(location.search).get('embed') === '1');
   /** The plot's defaults (its file's display settings), known once the plot has loaded. */
   const defaultsRef = useRef<ViewState>(DEFAULT_VIEW);
   const [view, setView] = useState<ViewState>(initial.state);
@@ -99,10 +101,12 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const scheduleUrlUpdate = useCallback(() => {
     clearTimeout(urlTimer.current);
     urlTimer.current = window.setTimeout(() => {
-      const query = encodeViewState(currentViewState(), defaultsRef.current).toString();
+      const params = encodeViewState(currentViewState(), defaultsRef.current);
+      if (embed) params.set('embed', '1'); // the page stays embedded
+      const query = params.toString();
       history.replaceState(null, '', location.pathname + (query ? '?' + query : ''));
     }, 250);
-  }, [currentViewState]);
+  }, [currentViewState, embed]);
   useEffect(() => { if (ready) scheduleUrlUpdate(); }, [view, ready, scheduleUrlUpdate]);
 
   const drawTrails = useCallback((frame: number) => {
@@ -395,9 +399,9 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   }
 
   return (
-    <main className="viewer">
+    <main className={embed ? 'viewer embed' : 'viewer'}>
       <div className="stage">
-        {plot && (
+        {plot && !embed && (
           <Toolbar plot={plot} view={view} update={update} tool={tool} setTool={setTool}
             renderer={rendererRef.current} currentUrl={() => location.origin + location.pathname + '?' + encodeViewState(currentViewState(), defaultsRef.current).toString()}
             onHelp={() => setHelp(true)}
@@ -420,6 +424,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         {!ready && !error && <div className="loading">Loading…</div>}
         {playback && plot && <TimeBar playback={playback} frames={plot.frameList} onTrails={(r) => void showTrails(r)} trailProgress={trailProgress} trailMissing={trailMissing} />}
       </div>
+      {embed ? <EmbedLink href={location.pathname + "?" + encodeViewState(currentViewState(), defaultsRef.current).toString()} /> : (
       <aside className="sidebar">
         <ErrorMessage error={error} />
         {notice && <p className="notice" data-testid="notice" onClick={() => setNotice('')}>{notice}</p>}
@@ -456,7 +461,13 @@ export function ViewerPage({ plotId }: { plotId: string }) {
           </>
         )}
       </aside>
+      )}
       {help && <HelpOverlay onClose={() => setHelp(false)} />}
     </main>
   );
+}
+
+/** Embed mode's one control: the same view, opened in WebPlotViz in a new tab. */
+function EmbedLink({ href }: { href: string }) {
+  return <a className="embed-link" href={href} target="_blank" rel="noopener" data-testid="embed-link">open in WebPlotViz</a>;
 }
