@@ -48,10 +48,12 @@ describe('accounts and sessions', () => {
     assert.match(cookie, /SameSite=Lax/i);
     c.csrf = (await res.json()).csrfToken;
     assert.equal((await c.json('GET', '/auth/me')).username, 'erin');
+    assert.deepEqual(await c.json('GET', '/auth/session'), { username: 'erin', csrfToken: c.csrf }, '/auth/session as /auth/me when signed in');
     const stale = c.cookie;
     assert.equal((await c.request('POST', '/auth/logout')).status, 204);
     c.cookie = stale;
     assert.equal((await c.request('GET', '/auth/me')).status, 401);
+    assert.deepEqual(await c.json('GET', '/auth/session'), { username: null }, 'anonymous: 200, no 401 for a page to log');
   });
 
   test('cookie-authenticated writes need the CSRF token', async () => {
