@@ -11,6 +11,8 @@ import { RUN_STAGE, jobName, mpirunArgv, stageEnv, type Backend, type BackendSta
 const run = promisify(execFile);
 /** Slurm states meaning the allocation failed under the job, not the program: worth a retry. */
 const TRANSIENT = new Set(['NODE_FAIL', 'BOOT_FAIL', 'PREEMPTED', 'DEADLINE']);
+/** squeue's reasons for a job Slurm requeued and held: after a failed launch, or by `scontrol requeuehold`. */
+const REQUEUED_HELD = /launch[ _]failed|requeued in held/i;
 
 export class SlurmBackend implements Backend {
   readonly kind = 'slurm';
@@ -43,15 +45,20 @@ export class SlurmBackend implements Backend {
     if (!handles.length) return states;
     // Keyed by id and working directory (the stage's own): a slurmctld that crashed before
     // saving its state forgets the latest submissions and hands their ids out again.
-    const { stdout } = await run('squeue', ['--noheader', '--all', '--format=%i|%T|%Z']);
+    const { stdout } = await run('squeue', ['--noheader', '--all', '--format=%i|%T|%Z|%r']);
     const queued = new Map(stdout.trim().split('\n').filter(Boolean).map((line) => {
-      const [id, state, dir] = line.trim().split('|');
-      return [`${id}|${dir}`, state!] as const;
+      const [id, state, dir, reason = ''] = line.trim().split('|');
+      return [`${id}|${dir}`, { state: state!, reason }] as const;
     }));
     for (const h of handles) {
-      const state = queued.get(`${h.id}|${h.dir}`);
+      const { state, reason } = queued.get(`${h.id}|${h.dir}`) ?? { state: undefined, reason: '' };
       if (await exists(path.join(h.dir, STAGE_FILES.exit))) states.set(h.id, { state: 'ended' });
-      else if (state === 'PENDING' || state === 'CONFIGURING') states.set(h.id, { state: 'waiting' });
+      else if (state === 'REQUEUE_HOLD' || (state === 'PENDING' && REQUEUED_HELD.test(reason))) {
+        // Slurm holds a requeued job (e.g. its launch failed on a node drained after a slurmctld
+        // crash) until an operator releases it: cancel it, so the stage is submitted afresh.
+        await this.cancel(h);
+        states.set(h.id, { state: 'lost', reason: `Slurm held job ${h.id} after its launch failed (${reason || state})` });
+      } else if (state === 'PENDING' || state === 'CONFIGURING') states.set(h.id, { state: 'waiting' });
       else if (state && !['COMPLETING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'OUT_OF_MEMORY'].includes(state) && !TRANSIENT.has(state)) {
         states.set(h.id, { state: 'running' });
       } else states.set(h.id, await this.confirmEnd(h));

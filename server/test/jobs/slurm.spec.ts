@@ -102,4 +102,19 @@ describe('Slurm backend', () => {
       await gw.close();
     }
   });
+
+  test('a job Slurm requeued and held (as after a failed launch) is cancelled and reported lost, so the stage is resubmitted', async () => {
+    const dir = path.join(stateDir, 'held-job');
+    await mkdir(dir, { recursive: true });
+    const id = execFileSync('sbatch', ['--parsable', `--chdir=${dir}`, '--wrap', 'sleep 120'], { encoding: 'utf8' }).trim();
+    const squeue = () => execFileSync('squeue', ['--noheader', '--all', `--jobs=${id}`, '--format=%T|%r'], { encoding: 'utf8' }).trim();
+    for (let i = 0; i < 200 && !squeue().startsWith('RUNNING'); i++) await sleep(100);
+    execFileSync('scontrol', ['requeuehold', id]);
+    for (let i = 0; i < 100 && !/held/i.test(squeue()); i++) await sleep(100);
+    assert.match(squeue(), /held/i, 'Slurm holds the requeued job');
+    const states = await new SlurmBackend().poll([{ id, dir }]);
+    assert.equal(states.get(id)?.state, 'lost');
+    for (let i = 0; i < 100 && squeue().startsWith('PENDING'); i++) await sleep(100);
+    assert.doesNotMatch(squeue(), /^PENDING/, 'the held job was cancelled');
+  });
 });
