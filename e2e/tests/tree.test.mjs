@@ -140,6 +140,32 @@ describe('tree_sample.pviz as the original drew it', () => {
     });
   });
 
+  test('the screenshot PNG carries the title and a legend of the visible clusters', async () => {
+    await step(page, 'tree-screenshot', async () => {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=screenshot]')]);
+      const png = await readFile(await download.path());
+      writeFileSync(path.join(ARTIFACTS, 'tree-screenshot.png'), png); // for a person to look at
+      const box = await page.locator('[data-testid=plot-canvas]').boundingBox();
+      const found = await page.evaluate(async (base64) => {
+        const img = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
+        const ctx = new OffscreenCanvas(img.width, img.height).getContext('2d');
+        ctx.drawImage(img, 0, 0);
+        const count = (x0, y0, w, h, test) => {
+          const d = ctx.getImageData(x0, y0, w, h).data;
+          let n = 0;
+          for (let i = 0; i < d.length; i += 4) if (test(d[i], d[i + 1], d[i + 2])) n++;
+          return n;
+        };
+        const grey = (r, g, b) => r > 200 && Math.abs(r - g) < 8 && Math.abs(g - b) < 8;
+        // Title text in the top band; legend text (light grey) in the lower left.
+        return { width: img.width, title: count(0, 0, 200, 40, grey), legend: count(0, img.height - 200, 300, 200, grey) };
+      }, png.toString('base64'));
+      assert.equal(found.width, Math.round(box.width) * 2);
+      assert.ok(found.title > 40, `${found.title} title pixels`);
+      assert.ok(found.legend > 200, `${found.legend} legend text pixels`);
+    });
+  });
+
   test('"Copy link" on a private plot warns and offers to make it public', async () => {
     await step(page, 'tree-copy-link', async () => {
       const dialogs = [];

@@ -1,7 +1,9 @@
 // Viewer toolbar: point and glyph sizes, glyphs on/off, 2D/3D, reset, axes, edges, selection tools, screenshot, link, help.
 import type { Plot } from '@wpv/schema';
 import type { Tool } from './PlotCanvas';
+import type { ClusterStyle } from './clusterStyles';
 import type { PlotRenderer } from './renderer';
+import { annotateScreenshot } from './screenshotLegend';
 import type { ViewState } from './viewState';
 
 function download(blob: Blob, name: string) {
@@ -23,8 +25,10 @@ async function copyLink(plot: Plot, url: string, makePublic?: () => Promise<void
   await navigator.clipboard.writeText(url).catch(() => prompt('Copy this link', url));
 }
 
-export function Toolbar({ plot, view, update, tool, setTool, renderer, currentUrl, onHelp, makePublic }: {
+export function Toolbar({ plot, styles, view, update, tool, setTool, renderer, currentUrl, onHelp, makePublic }: {
   plot: Plot;
+  /** the clusters as shown, for the screenshot's legend */
+  styles: readonly ClusterStyle[];
   view: ViewState;
   update: (patch: Partial<ViewState>) => void;
   tool: Tool;
@@ -57,7 +61,8 @@ export function Toolbar({ plot, view, update, tool, setTool, renderer, currentUr
         </button>
       ))}
       <span className="sep" />
-      <button onClick={() => renderer?.screenshot(2).then((b) => download(b, `${plot.name}.png`))} title="PNG at twice the canvas resolution">Screenshot</button>
+      <button data-testid="screenshot" title="PNG at twice the canvas resolution, with the title and a legend"
+        onClick={() => void renderer?.screenshot(2).then((b) => annotateScreenshot(b, plot.name, styles)).then((b) => download(b, `${plot.name}.png`))}>Screenshot</button>
       <button data-testid="copy-link" onClick={() => void copyLink(plot, currentUrl(), makePublic)}>Copy link</button>
       <button onClick={onHelp} title="keyboard shortcuts (?)">?</button>
     </div>

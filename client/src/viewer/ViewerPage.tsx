@@ -402,7 +402,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     <main className={embed ? 'viewer embed' : 'viewer'}>
       <div className="stage">
         {plot && !embed && (
-          <Toolbar plot={plot} view={view} update={update} tool={tool} setTool={setTool}
+          <Toolbar plot={plot} styles={styles} view={view} update={update} tool={tool} setTool={setTool}
             renderer={rendererRef.current} currentUrl={() => location.origin + location.pathname + '?' + encodeViewState(currentViewState(), defaultsRef.current).toString()}
             onHelp={() => setHelp(true)}
             makePublic={isOwner ? async () => {
