@@ -103,6 +103,9 @@ describe('clusters from selections', () => {
       const zip = storedZip([{ name: 'a.txt', text: gridText(GRID) }, { name: 'b.txt', text: gridText(shifted) }]);
       const plot = await upload('e2e follow', zip, 'series.zip');
       await open(plot.id);
+      // The panel counts the frame on screen (32 points per band), not the table's sum over both frames.
+      await page.waitForFunction(() => document.querySelector('[data-testid=cluster-row] .count')?.textContent === '32');
+      assert.equal(await countOf('1'), 32);
       const inside = await boxSelectMiddle(GRID.map((p) => p.xyz));
       assert.ok(inside.length > 0);
       const labels = () => page.$$eval('.selection-list li', (items) => items.map((li) => li.firstChild.textContent.trim()).sort());

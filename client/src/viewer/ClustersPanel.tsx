@@ -106,7 +106,7 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
                   onKeyDown={(e) => { if (e.key === 'Enter') e.currentTarget.blur(); if (e.key === 'Escape') setRenaming(null); }} />
               : <span className="label" title={actions.rename ? 'click to pick, double-click to rename' : s.label}
                   onDoubleClick={() => actions.rename && setRenaming(s.key)}>{s.label}</span>}
-            <span className="count" title="points">{s.count.toLocaleString()}</span>
+            <span className="count" title="points in this frame">{s.count.toLocaleString()}</span>
             <select value={s.shape} title="glyph" onChange={(e) => actions.override({ [s.key]: { shape: Number(e.target.value) } })}>
               {SHAPE_NAMES.map((n, i) => <option key={n} value={i}>{n}</option>)}
             </select>

@@ -8,7 +8,7 @@ import { ApiError } from '../api/http';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { ClustersPanel, type ClusterActions } from './ClustersPanel';
-import { buildPointAttributes, resolveStyles, type ClusterStyle, type PointAttributes } from './clusterStyles';
+import { buildPointAttributes, countByCluster, resolveStyles, withCounts, type ClusterStyle, type PointAttributes } from './clusterStyles';
 import type { SelectedPoint } from './csv';
 import { fetchEdges, fetchFullFrame, fetchGeometry } from './frames';
 import { HelpOverlay } from './HelpOverlay';
@@ -83,9 +83,13 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const [trailProgress, setTrailProgress] = useState('');
   const [trailMissing, setTrailMissing] = useState<string[]>([]);
   const [help, setHelp] = useState(false);
+  /** Cluster sizes in the frame on screen, for a time series (its cluster table sums all frames). */
+  const [frameCounts, setFrameCounts] = useState<Map<number, number> | null>(null);
+  const countsTimer = useRef<number | undefined>(undefined);
 
   const styles = useMemo(() => resolveStyles(clusters, view), [clusters, view.hidden, view.overrides, view.glyphs]);
   const clusterLabel = useMemo(() => new Map(styles.map((s) => [s.key, s.label])), [styles]);
+  const panelStyles = useMemo(() => (frameCounts ? withCounts(styles, frameCounts) : styles), [styles, frameCounts]);
   const highlighted = useMemo(() => highlightSet(view.selection, searchMatches), [view.selection, searchMatches]);
   const isOwner = !!plot && plot.owner === username;
   // Callbacks that run outside React's render (playback, camera events) read the latest values here.
@@ -154,6 +158,9 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     }
     r.setEdges(data.edges);
     frameRef.current = { index, positions: data.positions, clusters: data.clusters, labels: data.labels };
+    // Counted once playback rests on a frame, not on every frame it passes.
+    clearTimeout(countsTimer.current);
+    countsTimer.current = window.setTimeout(() => setFrameCounts(countByCluster(data.clusters)), 150);
     drawTrails(index);
     scheduleUrlUpdate();
     performance.measure('wpv:frame-switch', { start, end: performance.now() });
@@ -218,6 +225,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       performance.measure('wpv:draw', { start: t2 + uploadMs, duration: drawMs });
       performance.mark('wpv:first-frame');
       frameRef.current = { index: frame, ...geometry, labels: null };
+      if (p.frames > 1) setFrameCounts(countByCluster(geometry.clusters));
       selectionFrameRef.current = frame;
       renderer.onCameraChange(scheduleUrlUpdate);
       setReady(true);
@@ -439,7 +447,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             </form>
             {labelSearch && <SearchResults search={labelSearch} matches={searchMatches} onClose={clearSearch}
               labelOf={(i) => frameRef.current?.labels?.[i] ?? ''} onPick={(i) => rendererRef.current?.flyTo([i])} />}
-            <ClustersPanel styles={styles} actions={clusterActions} />
+            <ClustersPanel styles={panelStyles} actions={clusterActions} />
             {isOwner && Object.keys(view.overrides).length > 0 && <button onClick={() => void saveStylesToPlot()}>Save cluster styles to the plot</button>}
             <SelectionPanel points={selectedPoints} onClear={() => update({ selection: [] })}
               makeCluster={isOwner && labelsLoaded ? { defaultName: nextSelectionName(clusters.map((c) => c.label)), make: makeCluster } : undefined} />

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster } from '@wpv/schema';
-import { buildPointAttributes, resolveStyles } from './clusterStyles';
+import { buildPointAttributes, countByCluster, resolveStyles, withCounts } from './clusterStyles';
 import { PLAIN_POINT } from './shaders';
 
 const clusters: Cluster[] = [
@@ -32,5 +32,15 @@ describe('cluster styles', () => {
     const big: Cluster[] = [{ ...clusters[0], key: 4_000_000_000 }];
     const a = buildPointAttributes(new Uint32Array([4_000_000_000]), resolveStyles(big, { hidden: [], overrides: {}, glyphs: true }), new Set());
     expect([...a.rgba]).toEqual([10, 20, 30, 255]);
+  });
+});
+
+describe('per-frame counts', () => {
+  it('counts the keys of one frame; clusters absent from it count 0', () => {
+    const counts = countByCluster(new Uint32Array([3, 3, 1, 3]));
+    expect([...counts.entries()].sort()).toEqual([[1, 1], [3, 3]]);
+    const style = { label: '', color: { r: 0, g: 0, b: 0, a: 255 }, shape: 0, size: 1, visible: true, plain: false };
+    const styles = [{ ...style, key: 1, count: 10 }, { ...style, key: 2, count: 5 }, { ...style, key: 3, count: 30 }];
+    expect(withCounts(styles, counts).map((s) => s.count)).toEqual([1, 0, 3]);
   });
 });

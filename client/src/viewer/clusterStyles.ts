@@ -85,3 +85,15 @@ export function buildPointAttributes(
   for (const i of highlighted) if (i < n && out.visibility[i]) out.visibility[i] = 2;
   return out;
 }
+
+/** Points per cluster key in one frame (a time series' cluster table counts every frame). */
+export function countByCluster(clusterKeys: Uint32Array): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < clusterKeys.length; i++) counts.set(clusterKeys[i]!, (counts.get(clusterKeys[i]!) ?? 0) + 1);
+  return counts;
+}
+
+/** The styles with each count taken from `counts` (clusters absent from it have no point there). */
+export function withCounts(styles: readonly ClusterStyle[], counts: ReadonlyMap<number, number>): ClusterStyle[] {
+  return styles.map((s) => ({ ...s, count: counts.get(s.key) ?? 0 }));
+}
