@@ -148,11 +148,7 @@ describe('clusters from selections', () => {
       await clusterRow('leaf 1').locator('.label').click();
       await clusterRow('leaf 2').locator('.label').click({ modifiers: ['Control'] });
       assert.equal(await page.textContent('[data-testid=cluster-scope]'), '2 picked:');
-      await page.locator('[aria-label="colour of the targets"]').evaluate((input) => {
-        input.value = '#ff0000';
-        input.dispatchEvent(new Event('input', { bubbles: true }));
-        input.dispatchEvent(new Event('change', { bubbles: true }));
-      });
+      await page.fill('[aria-label="colour of the targets"]', '#ff0000');
       const colours = await page.$$eval('[data-testid=cluster-row]', (rows) =>
         Object.fromEntries(rows.map((r) => [r.querySelector('.label').textContent, r.querySelector('input[type=color]').value])));
       assert.equal(colours['leaf 1'], '#ff0000');
