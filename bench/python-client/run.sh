@@ -10,4 +10,4 @@ venv="$root/.local/venv-python-client"
 [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
 "$venv/bin/pip" install -q --disable-pip-version-check "$root/clients/python"
 # No jobs here: the gateway's pollers would only add noise.
-WPV_GATEWAY=0 bash "$root/clients/python/with-server.sh" "$venv/bin/python" "$here/bench.py" "$root/bench/results/python-client.md"
+WPV_GATEWAY=0 bash "$root/scripts/with-server.sh" "$venv/bin/python" "$here/bench.py" "$root/bench/results/python-client.md"

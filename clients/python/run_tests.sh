@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python client's tests (pytest) against a real server (with-server.sh: WPV_URL, or one
+# The Python client's tests (pytest) against a real server (scripts/with-server.sh: WPV_URL, or one
 # started on MONGODB_URI / AMQP_URL with the job gateway). The package and pytest go into a venv
 # under .local/ (kept between runs; the package is reinstalled from clients/python each run).
 # Arguments go to pytest.
@@ -11,7 +11,7 @@ venv="$here/../../.local/venv-python-client"
 
 cd "$here"
 status=0
-bash with-server.sh bash -c 'echo "python client tests against $WPV_URL"; exec "$0" -m pytest -p no:cacheprovider "$@"' "$venv/bin/python" "$@" || status=$?
+bash ../../scripts/with-server.sh bash -c 'echo "python client tests against $WPV_URL"; exec "$0" -m pytest -p no:cacheprovider "$@"' "$venv/bin/python" "$@" || status=$?
 # pytest exits 5 when it collected no tests: a suite that tests nothing fails.
 ((status != 5)) || echo "python client tests: pytest collected no tests" >&2
 exit $((status == 5 ? 1 : status))

@@ -2,9 +2,11 @@
 import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
 import { BlobStore } from './blobs.ts';
 import type { ActiveJob, JobEvent, JobRecord, JobSlot, OwnedJob, StageTrack } from '@wpv/jobs/model';
+import type { JobCollections } from '@wpv/jobs/repository';
 import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, UserDoc } from './documents.ts';
 
-export interface Store {
+/** The API's collections, the job gateway's among them. */
+export interface Store extends JobCollections {
   client: MongoClient;
   db: Db;
   users: Collection<UserDoc>;
@@ -15,12 +17,6 @@ export interface Store {
   collections: Collection<CollectionDoc>;
   /** Failed-login counters of rate-limiter-flexible (http/rate-limits.ts). */
   loginFailures: Collection<Document>;
-  jobs: Collection<JobRecord>;
-  jobEvents: Collection<JobEvent>;
-  jobTracks: Collection<StageTrack>;
-  jobActive: Collection<ActiveJob>;
-  jobOwners: Collection<OwnedJob>;
-  jobSlots: Collection<JobSlot>;
   blobs: BlobStore;
 }
 
