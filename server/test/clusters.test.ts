@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { categoricalColor, encodeSelectionMask } from '@wpv/schema';
-import { Client, bytes, startServer, type TestServer } from './harness.ts';
+import { Client, bytes, startServer, type TestServer, zipOf } from './harness.ts';
 
 let server: TestServer;
 let alice: Client;
@@ -33,16 +33,6 @@ async function upload(client: Client, name: string, content: string | Uint8Array
   const body = await res.json();
   assert.equal(res.status, 201, JSON.stringify(body));
   return body;
-}
-
-async function zipOf(frames: Record<string, string>): Promise<Uint8Array<ArrayBuffer>> {
-  const yazl = (await import('yazl')).default;
-  const zip = new yazl.ZipFile();
-  for (const [name, text] of Object.entries(frames)) zip.addBuffer(Buffer.from(text), name);
-  zip.end();
-  const parts: Buffer[] = [];
-  for await (const chunk of zip.outputStream) parts.push(chunk as Buffer);
-  return new Uint8Array(Buffer.concat(parts));
 }
 
 async function eventually(condition: () => Promise<boolean>, timeoutMs = 20_000) {

@@ -98,3 +98,14 @@ export class Client {
 }
 
 export const bytes = async (res: Response) => new Uint8Array(await res.arrayBuffer());
+
+/** A ZIP of text entries (a time-series upload), built in memory. */
+export async function zipOf(frames: Record<string, string>): Promise<Uint8Array<ArrayBuffer>> {
+  const yazl = (await import('yazl')).default;
+  const zip = new yazl.ZipFile();
+  for (const [name, text] of Object.entries(frames)) zip.addBuffer(Buffer.from(text), name);
+  zip.end();
+  const parts: Buffer[] = [];
+  for await (const chunk of zip.outputStream) parts.push(chunk as Buffer);
+  return new Uint8Array(Buffer.concat(parts));
+}

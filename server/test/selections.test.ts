@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { encodeSelectionMask } from '@wpv/schema';
 import { MAX_SELECTIONS } from '../src/services/selections.ts';
-import { Client, startServer, type TestServer } from './harness.ts';
+import { Client, startServer, type TestServer, zipOf } from './harness.ts';
 
 let server: TestServer;
 let alice: Client;
@@ -35,16 +35,6 @@ async function expectError(res: Response, status: number, field?: string, code?:
   if (field) assert.equal(body.error.field, field, JSON.stringify(body));
   if (code) assert.equal(body.error.code, code, JSON.stringify(body));
   return body;
-}
-
-async function zipOf(frames: Record<string, string>): Promise<Uint8Array<ArrayBuffer>> {
-  const yazl = (await import('yazl')).default;
-  const zip = new yazl.ZipFile();
-  for (const [name, text] of Object.entries(frames)) zip.addBuffer(Buffer.from(text), name);
-  zip.end();
-  const parts: Buffer[] = [];
-  for await (const chunk of zip.outputStream) parts.push(chunk as Buffer);
-  return new Uint8Array(Buffer.concat(parts));
 }
 
 describe('named selections', () => {
