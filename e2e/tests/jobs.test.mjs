@@ -93,10 +93,11 @@ describe('jobs end to end', () => {
       const plotId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
       await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]', { timeout: 120_000 });
       const labels = (await apiAs(page, 'GET', `/plots/${plotId}/frames/0/labels`)).body;
-      const centres = labels.filter((l) => l.startsWith('centre of cluster '));
-      const points = labels.filter((l) => !l.startsWith('centre of cluster '));
-      assert.deepEqual([...points].sort(), [...ids].sort(), 'one point per sequence, labelled by its id');
-      assert.ok(centres.length >= 1 && centres.length <= MAX_CLUSTERS, `${centres.length} clusters`);
+      assert.deepEqual(labels, ids, 'one point per sequence, in input order, labelled by its id');
+      // Each cluster's centre is one of the sequences (its medoid), marked in the cluster table.
+      const { clusters } = (await apiAs(page, 'GET', `/plots/${plotId}`)).body;
+      assert.ok(clusters.length >= 1 && clusters.length <= MAX_CLUSTERS, `${clusters.length} clusters`);
+      for (const c of clusters) assert.ok(Number.isInteger(c.centre) && c.centre >= 0 && c.centre < ids.length, JSON.stringify(c));
     });
     assert.deepEqual(problems, []);
   });
