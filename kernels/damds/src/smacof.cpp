@@ -176,6 +176,9 @@ AnnealResult Smacof::run(spidal::ProgressReporter& progress, const RunOptions& o
   const double t_min = config_.tmin_factor * rows_.stats.min_positive / spread;
   double temperature = config_.alpha * options.start_fraction * t_max;
   bool final_loop = false;
+  // Temperatures at or above t_min, plus the final loop: the steps the schedule will take.
+  const double planned_steps =
+      1.0 + (temperature >= t_min && t_min > 0.0 ? std::floor(std::log(t_min / temperature) / std::log(config_.alpha)) + 1.0 : 0.0);
   while (true) {
     if (temperature < t_min || temperature <= 0.0) {
       // The last loop is plain weighted SMACOF.
@@ -197,9 +200,10 @@ AnnealResult Smacof::run(spidal::ProgressReporter& progress, const RunOptions& o
       }
     }
     ++result_.temperatures;
+    spidal::JsonFields step;
+    if (options.report_fraction) step.add("fraction", std::min(1.0, static_cast<double>(result_.temperatures) / planned_steps));
     progress.report(final_loop ? "final" : "anneal",
-                    spidal::JsonFields()
-                        .add("temperature_index", result_.temperatures)
+                    step.add("temperature_index", result_.temperatures)
                         .add("temperature", temperature)
                         .add("iteration", result_.iterations)
                         .add("iterations_at_temperature", iterations_here)

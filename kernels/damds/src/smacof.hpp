@@ -42,6 +42,9 @@ struct RunOptions {
   // T = 0 loop (plain weighted SMACOF from the start points).
   double start_fraction = 1.0;
   std::function<void()> after_iteration;  // may throw to stop the run
+  // Progress lines carry "fraction", the share of the schedule's temperature steps done (off
+  // when the run is one part of a longer program that reports its own).
+  bool report_fraction = true;
 };
 
 class Smacof {

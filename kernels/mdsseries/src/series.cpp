@@ -144,6 +144,7 @@ SeriesTimings run_series(const Config& config, const Market& market, const std::
     damds::RunOptions options;
     options.start_fraction = first ? 1.0 : config.warm_temperature;
     options.after_iteration = [comm] { check_cancel(comm); };
+    options.report_fraction = false;  // the frame lines carry the whole series' fraction
     damds::AnnealResult result = smacof.run(first ? progress : quiet, options);
     const double mds_seconds = seconds_since(start);
     timings.mds += mds_seconds;
@@ -191,6 +192,7 @@ SeriesTimings run_series(const Config& config, const Market& market, const std::
     timings.output += seconds_since(start);
     ++timings.frames;
     progress.report("frame", spidal::JsonFields()
+                                 .add("fraction", static_cast<double>(index + 1) / static_cast<double>(frames))
                                  .add("frame", index + 1)
                                  .add("frames", frames)
                                  .add("points", static_cast<std::int64_t>(frame.symbols.size()))
