@@ -9,7 +9,7 @@
 #
 # Usage: kernels/swg/tests/avx512_on_bochs.sh SWG_TESTS   (the built swg_tests; ctest's
 #        swg-avx512-bochs passes it where the build machine has no AVX-512)
-# Env:   BOCHS_CPU (default corei7_skylake_x), BOCHS_TIMEOUT seconds (default 1500),
+# Env:   BOCHS_CPU (default corei7_skylake_x), BOCHS_TIMEOUT seconds (default 2700),
 #        SWG_BOCHS_FILTER (gtest filter run in the guest).
 # Needs the Debian packages scripts/install.sh installs (bochs, bochsbios, vgabios,
 # busybox-static, isolinux, syslinux-common, genisoimage, cpio). The guest kernel is
@@ -27,7 +27,7 @@ tests_bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 work="$repo/.local/bochs-avx512"
 cpu_model="${BOCHS_CPU:-corei7_skylake_x}"
-bochs_timeout="${BOCHS_TIMEOUT:-1500}"
+bochs_timeout="${BOCHS_TIMEOUT:-2700}"
 filter="${SWG_BOCHS_FILTER:-SupportedKernels/*avx512*:LaneKernelSelection.*}"
 end_marker="SWG-BOCHS-END"
 mkdir -p "$work"
