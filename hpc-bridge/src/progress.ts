@@ -50,7 +50,8 @@ export class ProgressReader {
     const record = parsed as Record<string, unknown>;
     this.latest = record;
     this.version++;
-    if (typeof record.stress === 'number') {
+    // The final "done" line repeats the last stress as a result, not as one more step.
+    if (typeof record.stress === 'number' && record.phase !== 'done') {
       // One point per temperature step, at the program's running iteration count when it
       // reports one (DA-MDS does), else numbered here.
       ++this.stressLines;
