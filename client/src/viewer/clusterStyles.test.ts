@@ -33,6 +33,14 @@ describe('cluster styles', () => {
     const a = buildPointAttributes(new Uint32Array([4_000_000_000]), resolveStyles(big, { hidden: [], overrides: {}, glyphs: true }), new Set());
     expect([...a.rgba]).toEqual([10, 20, 30, 255]);
   });
+  it('draws a cluster as plain points in a frame where it has one point (the table counts all frames)', () => {
+    // "zero" counts 2 in the table (say, one point in each of two frames); "five" 1
+    const styles = resolveStyles(clusters, { hidden: [], overrides: {}, glyphs: true });
+    const oneEach = buildPointAttributes(new Uint32Array([0, 5]), styles, new Set());
+    expect([...oneEach.shape]).toEqual([PLAIN_POINT, PLAIN_POINT]);
+    const many = buildPointAttributes(new Uint32Array([5, 0, 5, 0, 0]), styles, new Set());
+    expect([...many.shape]).toEqual([3, 0, 3, 0, 0]);
+  });
 });
 
 describe('per-frame counts', () => {

@@ -11,14 +11,14 @@ export interface ClusterStyle {
   size: number;
   visible: boolean;
   count: number;
-  /** drawn as a plain point of the view's point size instead of its glyph */
+  /** drawn as plain points of the view's point size instead of its glyph (glyphs off); one-point clusters always are */
   plain: boolean;
 }
 
 /**
  * The file's cluster table with the view's colour/size/shape overrides and hidden set applied.
- * As in PlotViz, one-point clusters (a tree's leaves and nodes) are plain points, and so is
- * every cluster when glyphs are off.
+ * Every cluster is plain points when glyphs are off (one-point clusters always are: see
+ * buildPointAttributes).
  */
 export function resolveStyles(clusters: readonly Cluster[], view: Pick<ViewState, 'hidden' | 'overrides' | 'glyphs'>): ClusterStyle[] {
   const hidden = new Set(view.hidden);
@@ -28,7 +28,7 @@ export function resolveStyles(clusters: readonly Cluster[], view: Pick<ViewState
       key: c.key, label: c.label, count: c.count,
       color: o.color ?? c.color, shape: o.shape ?? c.shape, size: o.size ?? c.size,
       visible: !hidden.has(c.key),
-      plain: !view.glyphs || c.count <= 1,
+      plain: !view.glyphs,
     };
   });
 }
@@ -45,19 +45,23 @@ const FALLBACK: ClusterStyle = {
   key: -1, label: '', color: { r: 160, g: 160, b: 160, a: 255 }, shape: 0, size: 1, visible: true, count: 0, plain: true,
 };
 
-/** Maps cluster keys to styles with a dense table when keys are small (the common case), else a Map. */
-function styleLookup(styles: readonly ClusterStyle[]): (key: number) => ClusterStyle {
+/** Maps cluster keys to their index in `styles` (-1: none) with a dense table when keys are small (the common case), else a Map. */
+function slotLookup(styles: readonly ClusterStyle[]): (key: number) => number {
   const maxKey = styles.reduce((m, s) => Math.max(m, s.key), -1);
   if (maxKey < 4 * styles.length + 1024) {
-    const dense: (ClusterStyle | undefined)[] = new Array(maxKey + 1);
-    for (const s of styles) dense[s.key] = s;
-    return (key) => dense[key] ?? FALLBACK;
+    const dense = new Int32Array(maxKey + 1).fill(-1);
+    styles.forEach((s, k) => { dense[s.key] = k; });
+    return (key) => (key <= maxKey ? dense[key]! : -1);
   }
-  const map = new Map(styles.map((s) => [s.key, s]));
-  return (key) => map.get(key) ?? FALLBACK;
+  const map = new Map(styles.map((s, k) => [s.key, k]));
+  return (key) => map.get(key) ?? -1;
 }
 
-/** Fills (or allocates) the per-point arrays for the given cluster keys, styles and highlighted points. */
+/**
+ * Fills (or allocates) the per-point arrays for the given cluster keys, styles and highlighted
+ * points. As in PlotViz, a cluster with one point in these keys (a tree's leaves and nodes) is
+ * a plain point: counted in this frame, since a time series' cluster table sums all frames.
+ */
 export function buildPointAttributes(
   clusterKeys: Uint32Array,
   styles: readonly ClusterStyle[],
@@ -68,18 +72,32 @@ export function buildPointAttributes(
   const out = reuse && reuse.size.length === n ? reuse : {
     rgba: new Uint8Array(4 * n), size: new Float32Array(n), shape: new Uint8Array(n), visibility: new Uint8Array(n),
   };
-  const lookup = styleLookup(styles);
+  const slotOf = slotLookup(styles);
+  const counts = new Uint32Array(styles.length);
   let lastKey = -1;
-  let s = FALLBACK;
+  let slot = -1;
   for (let i = 0; i < n; i++) {
-    const key = clusterKeys[i];
-    if (key !== lastKey) { s = lookup(key); lastKey = key; } // points of a cluster are usually contiguous
+    const key = clusterKeys[i]!;
+    if (key !== lastKey) { slot = slotOf(key); lastKey = key; } // points of a cluster are usually contiguous
+    if (slot >= 0) counts[slot]!++;
+  }
+  lastKey = -1;
+  let s = FALLBACK;
+  let plain = true;
+  for (let i = 0; i < n; i++) {
+    const key = clusterKeys[i]!;
+    if (key !== lastKey) {
+      slot = slotOf(key);
+      lastKey = key;
+      s = slot >= 0 ? styles[slot]! : FALLBACK;
+      plain = s.plain || slot < 0 || counts[slot]! <= 1;
+    }
     out.rgba[4 * i] = s.color.r;
     out.rgba[4 * i + 1] = s.color.g;
     out.rgba[4 * i + 2] = s.color.b;
     out.rgba[4 * i + 3] = s.color.a;
     out.size[i] = s.size;
-    out.shape[i] = s.plain ? PLAIN_POINT : s.shape;
+    out.shape[i] = plain ? PLAIN_POINT : s.shape;
     out.visibility[i] = s.visible ? 1 : 0;
   }
   for (const i of highlighted) if (i < n && out.visibility[i]) out.visibility[i] = 2;
