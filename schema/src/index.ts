@@ -2,6 +2,7 @@
 // builds its OpenAPI document from these schemas; the client parses replies.
 import { z } from 'zod';
 import { JOB_TYPES, JobFileParts, JobType, StageName } from './jobTypes.ts';
+import { PlotColumn } from './columns.ts';
 import { BASE64 } from './selectionMask.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -108,13 +109,14 @@ export const Plot = z.object({
   views: z.record(z.string(), z.unknown()).describe('saved view settings by name'),
   hasThumbnail: z.boolean(),
   display: DisplaySettings.optional().describe('display settings read from the file, where it has any'),
+  columns: z.array(PlotColumn).default([]).describe('metadata columns: extra per-point values beside label and cluster'),
 });
 export type Plot = z.infer<typeof Plot>;
 
 export const PlotCreated = Plot.extend({ warnings: z.array(z.string()) });
 export type PlotCreated = z.infer<typeof PlotCreated>;
 
-export const PlotSummary = Plot.omit({ clusters: true, frameList: true, views: true }).extend({
+export const PlotSummary = Plot.omit({ clusters: true, frameList: true, views: true, columns: true }).extend({
   clusterCount: z.number().int(),
 });
 export type PlotSummary = z.infer<typeof PlotSummary>;
@@ -222,6 +224,7 @@ export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
 export const Health = z.object({ mongo: z.string(), amqp: z.string() });
 export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } from './palette.ts';
 export { matchByLabel } from './labels.ts';
+export { columnArray, columnValue, ColumnKind, PlotColumn } from './columns.ts';
 export { decodeSelectionMask, encodeSelectionMask, SelectionMaskError } from './selectionMask.ts';
 export { Selection, SelectionInfo, SelectionInput, SelectionName, SelectionQuery } from './selections.ts';
 

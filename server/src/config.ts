@@ -22,6 +22,9 @@ export interface Config {
     uncompressedBytes: number;
     compressionRatio: number;
     clusters: number;
+    /** Metadata columns per plot, and distinct values of one category column. */
+    columns: number;
+    columnCategories: number;
     thumbnailBytes: number;
     viewBytes: number;
     /** Saved views per plot. */
@@ -63,6 +66,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uncompressedBytes: intFromEnv(env, 'MAX_UNCOMPRESSED_BYTES', 4 * uploadBytes),
       compressionRatio: intFromEnv(env, 'MAX_COMPRESSION_RATIO', 200),
       clusters: intFromEnv(env, 'MAX_CLUSTERS', 50_000),
+      columns: intFromEnv(env, 'MAX_COLUMNS', 64),
+      columnCategories: intFromEnv(env, 'MAX_COLUMN_CATEGORIES', 200_000),
       thumbnailBytes: 256 * 1024,
       viewBytes: 64 * 1024,
       views: intFromEnv(env, 'MAX_VIEWS', 200),

@@ -1,5 +1,6 @@
 // CSV with a header line naming the columns x, y and optionally z (2D when
-// absent), cluster, label and id (case-insensitive; other columns ignored).
+// absent), cluster, label and id (case-insensitive); every other column is a
+// metadata column of the points (columns.ts decides number or category).
 // Rows are read by csv-rows.ts (RFC 4180 quoting). A column read here may be
 // named once only.
 // The cluster column is numeric when its first value is an unsigned integer
@@ -22,19 +23,26 @@ import type { ClusterDef } from './types.ts';
 const COLUMN_NAMES = ['x', 'y', 'z', 'cluster', 'label', 'id'] as const;
 type Column = (typeof COLUMN_NAMES)[number];
 
+interface Header {
+  columnOf: Record<Column, number>;
+  /** The metadata columns: name as written (trimmed) and position. */
+  extras: { name: string; at: number }[];
+}
+
 export async function readCsvFrame(input: FrameInput): Promise<FrameRead> {
   const builder = new FrameBuilder(input);
-  let columnOf: Record<Column, number> | null = null;
+  let header: Header | null = null;
   let columnCount = 0;
   let numericClusters: boolean | null = null;
   const declared = new Map<number, ClusterDef>();
 
   const onRow = (fields: string[], line: number) => {
-    if (columnOf === null) {
-      columnOf = readHeader(input, fields, line);
+    if (header === null) {
+      header = readHeader(input, fields, line);
       columnCount = fields.length;
       return;
     }
+    const { columnOf, extras } = header;
     if (fields.length !== columnCount) {
       throw inputError(input, 'column_count', `expected ${columnCount} fields like the header, found ${fields.length}`, line);
     }
@@ -65,10 +73,11 @@ export async function readCsvFrame(input: FrameInput): Promise<FrameRead> {
       columnOf.label >= 0 ? fields[columnOf.label] : '',
       line,
     );
+    for (const { name, at } of extras) builder.setColumn(name, fields[at].trim());
   };
 
   const lastLine = await forEachCsvRow(input.chunks, onRow, input.entry);
-  if (columnOf === null) throw inputError(input, 'empty_file', 'the file is empty');
+  if (header === null) throw inputError(input, 'empty_file', 'the file is empty');
   return {
     frame: builder.finish(titleFromName(input.name), [], lastLine),
     titleFromContent: false,
@@ -77,7 +86,7 @@ export async function readCsvFrame(input: FrameInput): Promise<FrameRead> {
   };
 }
 
-function readHeader(input: FrameInput, fields: string[], line: number): Record<Column, number> {
+function readHeader(input: FrameInput, fields: string[], line: number): Header {
   const names = fields.map((field) => field.trim().toLowerCase());
   const columnOf = {} as Record<Column, number>;
   for (const column of COLUMN_NAMES) columnOf[column] = names.indexOf(column);
@@ -90,7 +99,15 @@ function readHeader(input: FrameInput, fields: string[], line: number): Record<C
   if (columnOf.x < 0 || columnOf.y < 0) {
     throw inputError(input, 'bad_csv_header', `the header must name columns x and y (found: ${quoted(fields.join(','))})`, line);
   }
-  return columnOf;
+  const extras = fields.flatMap((field, at) =>
+    (COLUMN_NAMES as readonly string[]).includes(names[at]) ? [] : [{ name: field.trim() || `column ${at + 1}`, at }],
+  );
+  const seen = new Set<string>();
+  for (const { name } of extras) {
+    if (seen.has(name)) throw inputError(input, 'duplicate_csv_column', `the header names ${quoted(name)} more than once`, line);
+    seen.add(name);
+  }
+  return { columnOf, extras };
 }
 
 function clusterKeyForName(names: Map<string, number>, declared: Map<number, ClusterDef>, name: string): number {

@@ -74,6 +74,8 @@ function* pvizDocument(title: string, clusters: ExportCluster[], frame: ParsedFr
   }
   yield '  </clusters>\n  <points>\n';
   const { positions, clusterKeys, labels } = frame;
+  // Metadata columns as <property name="…">, the form the reader takes back; missing values are left out.
+  const columns = [...(frame.columns ?? [])].map(([name, values]) => [`      <property name="${escapeXml(name)}">`, values] as const);
   for (let start = 0; start < clusterKeys.length; start += POINTS_PER_WRITE) {
     let block = '';
     for (let i = start; i < Math.min(clusterKeys.length, start + POINTS_PER_WRITE); i++) {
@@ -81,7 +83,9 @@ function* pvizDocument(title: string, clusters: ExportCluster[], frame: ParsedFr
       block +=
         `    <point>\n      <key>${i}</key>\n      <clusterkey>${clusterKeys[i]}</clusterkey>\n` +
         `      <label>${escapeXml(labels[i])}</label>\n` +
-        `      <location x="${positions[3 * i]}" y="${positions[3 * i + 1]}" z="${positions[3 * i + 2]}" />\n    </point>\n`;
+        `      <location x="${positions[3 * i]}" y="${positions[3 * i + 1]}" z="${positions[3 * i + 2]}" />\n`;
+      for (const [open, values] of columns) if (values[i] !== '') block += `${open}${escapeXml(values[i]!)}</property>\n`;
+      block += '    </point>\n';
     }
     yield block;
   }

@@ -63,6 +63,7 @@ export class FrameBuilder {
   private positions: Float32Array<ArrayBuffer> = new Float32Array(INITIAL_CAPACITY * 3);
   private clusterKeys: Uint32Array<ArrayBuffer> = new Uint32Array(INITIAL_CAPACITY);
   private readonly labels: string[] = [];
+  private readonly columns = new Map<string, string[]>();
   private readonly keys = new PointKeyIndex();
   count = 0;
 
@@ -97,6 +98,14 @@ export class FrameBuilder {
     this.count = n + 1;
   }
 
+  /** Sets a metadata column's value of the point added last; points given none have ''. */
+  setColumn(name: string, value: string): void {
+    let values = this.columns.get(name);
+    if (values === undefined) this.columns.set(name, (values = []));
+    while (values.length < this.count - 1) values.push('');
+    values[this.count - 1] = value;
+  }
+
   /** Index of the point with this file key, or -1 (edges refer to points by key). */
   indexOfKey(keyText: string): number {
     return this.keys.indexOf(keyText);
@@ -104,12 +113,14 @@ export class FrameBuilder {
 
   finish(title: string, edges: ParsedEdge[], lastLine: number): ParsedFrame {
     if (this.count === 0) throw inputError(this.input, 'no_points', 'the file contains no points', lastLine);
+    for (const values of this.columns.values()) while (values.length < this.count) values.push('');
     return {
       title,
       positions: this.positions.slice(0, this.count * 3),
       clusterKeys: this.clusterKeys.slice(0, this.count),
       labels: this.labels,
       edges,
+      ...(this.columns.size > 0 && { columns: this.columns }),
     };
   }
 }

@@ -51,7 +51,8 @@ const TEXT_RECORDS: ReadonlySet<string> = new Set(['title', 'pointsize']);
 const NONE: ReadonlySet<string> = new Set();
 /** Every element and attribute name read here, most frequent first (see XmlScanner's knownNames). */
 const NAMES = ['point', 'key', 'clusterkey', 'label', 'location', 'x', 'y', 'z', 'plotviz', 'plot', 'title', 'clusters',
-  'cluster', 'visible', 'size', 'shape', 'color', 'r', 'g', 'b', 'a', 'points', 'edges', 'edge', 'vertices', 'vertex', 'pointsize', 'glyph', 'scale'];
+  'cluster', 'visible', 'size', 'shape', 'color', 'r', 'g', 'b', 'a', 'points', 'edges', 'edge', 'vertices', 'vertex', 'pointsize', 'glyph', 'scale',
+  'property', 'name'];
 
 class PlotVizHandler implements XmlHandler {
   wantText = false;
@@ -85,6 +86,9 @@ class PlotVizHandler implements XmlHandler {
   private color: ClusterDef['color'] = null;
   private vertexKeys: string[] = [];
   private vertexLines: number[] = [];
+  /** The point's <property name="…">value</property> elements: its metadata columns. */
+  private properties: [string, string][] = [];
+  private propertyName = '';
 
   private title = '';
   private readonly display: DisplaySettings = {};
@@ -107,6 +111,10 @@ class PlotVizHandler implements XmlHandler {
     } else if (depth === 3 && this.record !== '' && !TEXT_RECORDS.has(this.record)) {
       if (this.textFields.has(name)) this.collect(name);
       else if (this.record === 'point' && name === 'location') this.readLocation(attributes);
+      else if (this.record === 'point' && name === 'property') {
+        this.propertyName = (attributes.get('name') ?? this.fail('missing_field', '<property> without a name attribute')).trim();
+        this.collect(name);
+      }
       else if (this.record === 'cluster' && name === 'color') this.color = this.readColor(attributes);
       else if (this.record === 'edge' && name === 'vertices') this.inVertices = true;
     } else if (depth === 4 && this.inVertices && name === 'vertex') {
@@ -184,6 +192,7 @@ class PlotVizHandler implements XmlHandler {
     this.key = this.clusterKey = this.label = this.visible = this.size = this.shape = this.scale = undefined;
     this.hasLocation = false;
     this.color = null;
+    this.properties = [];
     if (TEXT_RECORDS.has(this.record)) this.collect(this.record);
     else if (this.record === 'edge') {
       this.vertexKeys = [];
@@ -207,6 +216,7 @@ class PlotVizHandler implements XmlHandler {
     else if (field === 'size') this.size = value as string;
     else if (field === 'shape') this.shape = value as string;
     else if (field === 'scale') this.scale = value as string;
+    else if (field === 'property') this.properties.push([this.propertyName, value as string]);
   }
 
   private endPoint(): void {
@@ -216,6 +226,7 @@ class PlotVizHandler implements XmlHandler {
     if (cluster < 0) this.fail('bad_cluster_key', `point ${quoted(key)}: cluster key ${quoted(clusterText)} is not an unsigned integer`);
     if (!this.hasLocation) this.fail('missing_field', `point ${quoted(key)} has no <location>`);
     this.builder.add(key, this.x, this.y, this.z, cluster, this.label ?? '', this.recordLine);
+    for (const [name, value] of this.properties) this.builder.setColumn(name, value);
   }
 
   private readLocation(attributes: XmlAttributes): void {

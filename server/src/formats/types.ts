@@ -27,6 +27,8 @@ export interface ParsedFrame {
   clusterKeys: Uint32Array; // one per point
   labels: string[]; // one per point, '' when the file has none
   edges: ParsedEdge[];
+  /** Metadata columns by name, in file order: each point's value as text, '' when missing (encoded by columns.ts). */
+  columns?: Map<string, string[]>;
 }
 
 export interface ParsedPlot {
@@ -36,6 +38,8 @@ export interface ParsedPlot {
   warnings: string[];
   /** present when the file sets any (PlotViz <plot>) */
   display?: DisplaySettings;
+  /** The plot this one re-clusters points of (a recluster job's): linked both ways on ingest. */
+  parent?: string;
 }
 
 export interface ParseLimits {

@@ -40,6 +40,23 @@ export interface FastaLimits {
 const overLimit = (code: string, message: string, line?: number) =>
   new InputError(code, line === undefined ? message : `line ${line}: ${message}`, { line, field: 'file', status: 413 });
 
+/** A FASTA header line (">id description") split: the id up to the first white space, the rest trimmed. */
+function fastaHeader(text: string): { id: string; description: string } {
+  const body = text.slice(1);
+  const end = body.search(/\s/);
+  return end < 0 ? { id: body, description: '' } : { id: body.slice(0, end), description: body.slice(end).trim() };
+}
+
+/** The description of each record, in input order ('' when the header has none): the plot's "description" column. */
+export async function fastaDescriptions(file: string): Promise<string[]> {
+  const descriptions: string[] = [];
+  for await (const [raw] of lines(file)) {
+    const text = raw.trim();
+    if (text.startsWith('>')) descriptions.push(fastaHeader(text).description);
+  }
+  return descriptions;
+}
+
 /** Ids unique and printable, no empty sequence, residues of the alphabet (detected for "auto"), within the limits. */
 export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'protein', limits: FastaLimits): Promise<FastaSummary> {
   const ids = new Set<string>();
@@ -55,7 +72,7 @@ export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'prote
     if (text === '') continue;
     if (text.startsWith('>')) {
       closeRecord();
-      const id = text.slice(1).split(/\s+/)[0] ?? '';
+      const { id } = fastaHeader(text);
       if (!id || !FASTA_ID.test(id)) throw invalid('bad_fasta_id', 'a header needs a printable sequence id after ">"', line);
       if (ids.has(id)) throw invalid('duplicate_id', `sequence id "${id}" appears twice`, line);
       if (ids.size === limits.maxPoints) {

@@ -67,7 +67,7 @@ function clusteringWarnings(job: JobDoc): string[] {
  * The one-frame plot of DA-MDS points (FILES.points) coloured by DA-PWC clusters (FILES.clusters):
  * one point per input row, in input order; each cluster's medoid is its `centre` (a point index).
  */
-export async function mdsPlot(job: JobDoc, labels: string[]): Promise<ParsedPlot> {
+export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<string, string[]>): Promise<ParsedPlot> {
   const n = job.input.points;
   if (labels.length !== n) throw new Error(`${labels.length} labels for ${n} points`);
   const dim = Number(job.params.dimension ?? 3);
@@ -93,7 +93,7 @@ export async function mdsPlot(job: JobDoc, labels: string[]): Promise<ParsedPlot
   return {
     title: job.name,
     clusters: defs,
-    frames: [{ title: job.name, positions, clusterKeys: Uint32Array.from(clusters), labels, edges: [] }],
+    frames: [{ title: job.name, positions, clusterKeys: Uint32Array.from(clusters), labels, edges: [], ...(columns && { columns }) }],
     warnings: clusteringWarnings(job),
   };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { FILES } from '@wpv/jobs/workdir';
 import { JOB_TYPES } from '@wpv/schema';
 import { launch, mdsOrPwc, optional } from './commands.ts';
-import { checkFasta } from './inputs.ts';
+import { checkFasta, fastaDescriptions } from './inputs.ts';
 import { labelsFile, mdsPlot } from './mdsPlot.ts';
 import type { JobTypeModule } from './module.ts';
 
@@ -35,6 +35,10 @@ export const sequenceClustering: JobTypeModule = {
       outputs: [FILES.matrix, FILES.swgLabels],
     };
   },
-  // swg writes the sequence ids beside its matrix.
-  toPlot: async (job) => mdsPlot(job, await labelsFile(job, FILES.swgLabels)),
+  // swg writes the sequence ids beside its matrix; the headers' descriptions become the "description" column.
+  toPlot: async (job) => {
+    const descriptions = await fastaDescriptions(path.join(job.workdir, job.input.file));
+    const columns = descriptions.some(Boolean) ? new Map([['description', descriptions]]) : undefined;
+    return mdsPlot(job, await labelsFile(job, FILES.swgLabels), columns);
+  },
 };

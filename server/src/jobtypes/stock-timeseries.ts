@@ -202,6 +202,7 @@ async function writeMatrix(file: string, values: Float32Array, symbols: number, 
 async function toPlot(job: JobDoc): Promise<ParsedPlot> {
   const p = job.params as { clusterBy: 'sector' | 'change' };
   const sectors = JSON.parse(await readFile(path.join(job.workdir, OUT.sectors), 'utf8')) as Record<string, string | null>;
+  const hasSectors = Object.entries(sectors).some(([, sector]) => sector !== null && sector !== REFERENCE_SECTOR);
   const names: string[] = [];
   const frames: ParsedFrame[] = [];
   let current: { title: string; rows: [number, number, number, number, number][] } | null = null;
@@ -211,13 +212,17 @@ async function toPlot(job: JobDoc): Promise<ParsedPlot> {
     const positions = new Float32Array(n * 3);
     const clusterKeys = new Uint32Array(n);
     const labels: string[] = [];
+    const sectorColumn: string[] = [];
     current.rows.forEach(([index, x, y, z, bin], i) => {
       positions.set([x, y, z], i * 3);
       const name = names[index] ?? String(index);
       labels.push(name);
+      sectorColumn.push(sectors[name] ?? '');
       clusterKeys[i] = p.clusterBy === 'change' ? bin : sectorKey(sectors[name] ?? null);
     });
-    frames.push({ title: current.title, positions, clusterKeys, labels, edges: [] });
+    // The sector stays a column when the clusters are the price change bins (and beside the sector clusters, for search and hover).
+    const columns = hasSectors ? new Map([['sector', sectorColumn]]) : undefined;
+    frames.push({ title: current.title, positions, clusterKeys, labels, edges: [], ...(columns && { columns }) });
     current = null;
   };
   const sectorKeys = new Map<string, number>();

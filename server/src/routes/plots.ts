@@ -75,16 +75,21 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     sendBlob(req, res, blobs, file, spec.type, spec.kind !== 'clusters');
   });
 
+  router.get('/:id/frames/:frame/columns/:column', async (req, res) => {
+    const doc = await readable(req);
+    sendBlob(req, res, blobs, await plots.columnBlob(doc, Number(req.params.frame), Number(req.params.column)), 'application/octet-stream');
+  });
+
   router.get('/:id/search', async (req, res) => {
-    const { label, frame } = z
-      .object({ label: z.string().min(1).max(200), frame: z.coerce.number().int().min(0).default(0) })
+    const { label, frame, column } = z
+      .object({ label: z.string().min(1).max(200), frame: z.coerce.number().int().min(0).default(0), column: z.string().min(1).max(200).optional() })
       .parse(req.query);
     const doc = await readable(req);
-    const needle = label.toLowerCase();
+    const { points, matches } = await plots.searchFrame(doc, frame, label.toLowerCase(), column);
     const indices: number[] = [];
     let truncated = false;
-    for (const [index, text] of (await plots.labels(doc, frame)).entries()) {
-      if (!text.toLowerCase().includes(needle)) continue;
+    for (let index = 0; index < points; index++) {
+      if (!matches(index)) continue;
       if (indices.length === MAX_SEARCH_HITS) {
         truncated = true;
         break;

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   categoricalColor,
+  columnArray,
   type BoundingBox,
   type Cluster,
   type Plot,
@@ -16,9 +17,10 @@ import {
 import type { Filter } from 'mongodb';
 import { ApiError, notFound } from '../http/errors.ts';
 import { parseFile, sniffFormat } from '../formats/index.ts';
+import { encodeColumns, type EncodedColumns } from '../formats/columns.ts';
 import type { FormatName, ParseLimits, ParsedPlot } from '../formats/types.ts';
 import type { Config } from '../config.ts';
-import { frameBlobName, plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
+import { columnBlobName, frameBlobName, plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
 import type { Store } from '../storage/db.ts';
 import { Recent } from '../storage/recent.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
@@ -100,6 +102,7 @@ export class Plots {
     if (parsed.clusters.length > this.limits.clusters) {
       throw new ApiError(422, 'too_many_clusters', `${parsed.clusters.length} clusters; at most ${this.limits.clusters} are allowed`);
     }
+    const columns = encodeColumns(parsed.frames, { maxColumns: this.limits.columns, maxCategories: this.limits.columnCategories });
     const now = new Date();
     const doc: PlotDoc = {
       _id: id ?? randomBytes(16).toString('base64url'),
@@ -125,12 +128,13 @@ export class Plots {
       clusters: clusterTable(parsed),
       frameList: parsed.frames.map((f, index) => ({ index, title: f.title, points: f.clusterKeys.length, edges: f.edges.length })),
       views: {},
+      columns: columns.columns,
     };
     const detailsJson = this.detailsJson(details);
     await this.store.plots.insertOne(doc);
     try {
       await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
-      await this.storeBlobs(doc._id, parsed, file);
+      await this.storeBlobs(doc._id, parsed, columns, file);
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready' } });
       this.recent.delete(doc._id);
     } catch (err) {
@@ -140,7 +144,7 @@ export class Plots {
     return { ...toPlot({ ...doc, state: 'ready' }, details), warnings: parsed.warnings };
   }
 
-  private async storeBlobs(plotId: string, parsed: ParsedPlot, file?: UploadedFile): Promise<void> {
+  private async storeBlobs(plotId: string, parsed: ParsedPlot, columns: EncodedColumns, file?: UploadedFile): Promise<void> {
     for (const [index, frame] of parsed.frames.entries()) {
       const put = (kind: FrameBlobKind, data: Uint8Array, type: string) =>
         this.blobs.putBuffer(plotId, frameBlobName(plotId, index, kind), data, type);
@@ -148,6 +152,9 @@ export class Plots {
       await put('clusters', toLittleEndianBytes(frame.clusterKeys), 'application/octet-stream');
       await put('labels', Buffer.from(JSON.stringify(frame.labels)), 'application/json');
       await put('edges', Buffer.from(JSON.stringify(frame.edges)), 'application/json');
+      for (const [column, data] of columns.frames[index]!.entries()) {
+        await this.blobs.putBuffer(plotId, columnBlobName(plotId, index, column), data, 'application/octet-stream');
+      }
     }
     if (file) await this.blobs.putFile(plotId, plotBlobName(plotId, 'original'), file.path, 'application/octet-stream');
   }
@@ -299,8 +306,45 @@ export class Plots {
     return file;
   }
 
+  /** A metadata column's values in a frame (`column`: its index in the plot's column list). */
+  async columnBlob(doc: PlotDoc, frame: number, column: number) {
+    if (!Number.isInteger(frame) || frame < 0 || frame >= doc.frames) throw notFound('frame');
+    const file = Number.isInteger(column) && column >= 0 ? await this.blobs.find(columnBlobName(doc._id, frame, column)) : null;
+    if (!file) throw notFound('column');
+    return file;
+  }
+
   async labels(doc: PlotDoc, frame: number): Promise<string[]> {
     return JSON.parse((await this.blobs.readAll(await this.frameBlob(doc, frame, 'labels'))).toString('utf8'));
+  }
+
+  /**
+   * The points of a frame whose text contains `needle` (lower case), as a test per point index:
+   * with `column` (a metadata column's name) its values only, else the labels and every category column.
+   */
+  async searchFrame(doc: PlotDoc, frame: number, needle: string, column?: string): Promise<{ points: number; matches: (i: number) => boolean }> {
+    const columns = (await this.details(doc)).columns ?? [];
+    const searched = column === undefined ? columns.filter((c) => c.kind === 'category') : columns.filter((c) => c.name === column);
+    if (column !== undefined && searched.length === 0) throw new ApiError(400, 'bad_request', `no metadata column named ${JSON.stringify(column)}`, 'column');
+    const tests: ((i: number) => boolean)[] = [];
+    let points = 0;
+    if (column === undefined) {
+      const labels = await this.labels(doc, frame);
+      points = labels.length;
+      tests.push((i) => labels[i]!.toLowerCase().includes(needle));
+    }
+    for (const c of searched) {
+      const n = columns.indexOf(c);
+      const bytes = await this.blobs.readAll(await this.columnBlob(doc, frame, n));
+      const data = columnArray(c, new Uint8Array(bytes).buffer);
+      points = data.length;
+      if (c.kind === 'number') tests.push((i) => String(data[i]).toLowerCase().includes(needle));
+      else {
+        const hit = (c.categories ?? []).map((text) => text.toLowerCase().includes(needle));
+        tests.push((i) => hit[data[i]!]!);
+      }
+    }
+    return { points, matches: (i) => tests.some((test) => test(i)) };
   }
 
   /** Saves (or with `view` undefined deletes) a named view; whether the name existed before. */
@@ -374,9 +418,9 @@ const toLittleEndianBytes = (array: Float32Array | Uint32Array) => new Uint8Arra
 const uniqueTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function toPlot(doc: PlotDoc, { clusters, frameList, views }: PlotDetails): Plot {
+export function toPlot(doc: PlotDoc, { clusters, frameList, views, columns = [] }: PlotDetails): Plot {
   const { clusterCount: _count, ...summary } = toSummary(doc);
-  return { ...summary, clusters, frameList, views };
+  return { ...summary, clusters, frameList, views, columns };
 }
 
 function toSummary(doc: PlotDoc): PlotSummary {

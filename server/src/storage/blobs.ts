@@ -17,6 +17,10 @@ export type PlotBlobKind = 'original' | 'thumbnail';
 export function frameBlobName(plotId: string, frame: number, kind: FrameBlobKind): string {
   return `${plotId}/frames/${frame}/${kind}`;
 }
+/** A metadata column's values in one frame (`column`: its index in the plot's column list). */
+export function columnBlobName(plotId: string, frame: number, column: number): string {
+  return `${plotId}/frames/${frame}/columns/${column}`;
+}
 export function plotBlobName(plotId: string, kind: PlotBlobKind): string {
   return `${plotId}/${kind}`;
 }

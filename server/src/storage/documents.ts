@@ -1,5 +1,5 @@
 // Shapes of the stored documents. Point data never lives here: it is in binary blobs (blobs.ts).
-import type { BoundingBox, Cluster, DisplaySettings, FrameInfo, Visibility } from '@wpv/schema';
+import type { BoundingBox, Cluster, DisplaySettings, FrameInfo, PlotColumn, Visibility } from '@wpv/schema';
 import type { FormatName } from '../formats/types.ts';
 
 export interface UserDoc {
@@ -56,6 +56,8 @@ export interface PlotDetails {
   clusters: Cluster[];
   frameList: FrameInfo[];
   views: Record<string, unknown>;
+  /** Metadata columns (absent in plots stored before them). */
+  columns?: PlotColumn[];
 }
 
 /**

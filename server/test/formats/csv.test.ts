@@ -5,13 +5,14 @@ import { LIMITS, assertInputError, writeTemp } from './helpers.ts';
 
 const parseCsv = (text: string) => parseFile(writeTemp('points.csv', text), 'points.csv', LIMITS);
 
-test('header names the columns in any order and case; other columns ignored', async () => {
+test('header names the columns in any order and case; other columns are metadata', async () => {
   const plot = await parseCsv('Label,Z,extra,X,y,ID,cluster\nfirst,3,?,1,2,a,4\nsecond,6,?,4,5,b,4\n');
   const [frame] = plot.frames;
   assert.deepEqual(Array.from(frame.positions), [1, 2, 3, 4, 5, 6]);
   assert.deepEqual(frame.labels, ['first', 'second']);
   assert.deepEqual(Array.from(frame.clusterKeys), [4, 4]);
   assert.deepEqual(plot.clusters.map((c) => [c.key, c.label]), [[4, '4']]);
+  assert.deepEqual([...frame.columns!], [['extra', ['?', '?']]]);
 });
 
 test('a byte-order mark and CRLF line ends are accepted', async () => {
@@ -53,8 +54,8 @@ test('a column read from the file named twice is a 422 naming it and its columns
   assert.equal(error.message, 'line 1: the header names x (columns 1, 2) more than once');
   const both = await assertInputError(parseCsv('label,x,y, Label ,y\n'), { code: 'duplicate_csv_column' });
   assert.match(both.message, /y \(columns 3, 5\) and label \(columns 1, 4\)|label \(columns 1, 4\) and y \(columns 3, 5\)/);
-  const plot = await parseCsv('x,y,note,note\n1,2,a,b\n');
-  assert.equal(plot.frames[0].labels.length, 1, 'other columns may repeat: they are not read');
+  const note = await assertInputError(parseCsv('x,y,note,note\n1,2,a,b\n'), { code: 'duplicate_csv_column', line: 1 });
+  assert.equal(note.message, 'line 1: the header names "note" more than once', 'a metadata column is named once too');
 });
 
 test('lines are counted through quoted line breaks and blank lines, for errors after them', async () => {
