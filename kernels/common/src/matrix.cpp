@@ -50,6 +50,16 @@ void check_size(const std::string& path, int fd, std::int64_t n) {
   throw InputError(message);
 }
 
+void check_block_size(const std::string& path, int fd, std::int64_t rows, std::int64_t columns) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw InputError(path + ": cannot stat: " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode)) throw InputError(path + ": not a regular file");
+  const std::int64_t expected = rows * columns * static_cast<std::int64_t>(sizeof(std::int16_t));
+  if (info.st_size == expected) return;
+  throw InputError(path + ": expected " + std::to_string(expected) + " bytes for a " + std::to_string(rows) + "×" +
+                   std::to_string(columns) + " int16 block, found " + std::to_string(info.st_size));
+}
+
 void read_exactly(const std::string& path, int fd, char* into, std::size_t bytes, std::int64_t offset) {
   while (bytes > 0) {
     const ssize_t got = ::pread(fd, into, std::min<std::size_t>(bytes, 1 << 30), offset);
@@ -78,6 +88,15 @@ MatrixReader::MatrixReader(const std::string& path, std::int64_t n, ByteOrder or
   check_side(n);
   FileDescriptor file(path);
   check_size(path, file.get(), n);
+  fd_ = file.release();
+}
+
+MatrixReader::MatrixReader(const std::string& path, std::int64_t rows, std::int64_t columns, ByteOrder order)
+    : path_(path), n_(columns), order_(order), fd_(-1) {
+  check_side(rows);
+  check_side(columns);
+  FileDescriptor file(path);
+  check_block_size(path, file.get(), rows, columns);
   fd_ = file.release();
 }
 

@@ -25,6 +25,9 @@ inline double matrix_value(std::int16_t stored) { return stored * (1.0 / kMatrix
 class MatrixReader {
  public:
   MatrixReader(const std::string& path, std::int64_t n, ByteOrder order);
+  // A rows × columns block file in the same format (swg's out-of-sample × in-sample
+  // distances); the size check names both dimensions.
+  MatrixReader(const std::string& path, std::int64_t rows, std::int64_t columns, ByteOrder order);
   ~MatrixReader();
   MatrixReader(const MatrixReader&) = delete;
   MatrixReader& operator=(const MatrixReader&) = delete;
@@ -34,7 +37,7 @@ class MatrixReader {
 
  private:
   std::string path_;
-  std::int64_t n_;
+  std::int64_t n_;  // values per row
   ByteOrder order_;
   int fd_;
 };
