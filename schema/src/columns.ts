@@ -33,3 +33,19 @@ export function columnArray(column: PlotColumn, bytes: ArrayBuffer, byteOffset =
   if (column.kind === 'number') return new Float32Array(bytes, byteOffset, byteLength / 4);
   return column.codeBytes === 2 ? new Uint16Array(bytes, byteOffset, byteLength / 2) : new Uint32Array(bytes, byteOffset, byteLength / 4);
 }
+
+/** The shortest decimal that reads back as this Float32 value (4.7, not 4.699999809265137); '' for NaN. */
+export function float32Text(value: number): string {
+  if (Number.isNaN(value)) return '';
+  for (let digits = 1; digits < 9; digits++) {
+    const text = String(Number(value.toPrecision(digits)));
+    if (Math.fround(Number(text)) === value) return text;
+  }
+  return String(value);
+}
+
+/** A point's value of a column as text: the category, or the number written shortest ('' when missing). */
+export function columnText(column: PlotColumn, data: Uint16Array | Uint32Array | Float32Array, index: number): string {
+  const value = columnValue(column, data, index);
+  return typeof value === 'string' ? value : float32Text(value);
+}

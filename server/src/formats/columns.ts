@@ -4,7 +4,7 @@
 // given in every frame reads as a finite number, else a category. Frames may have
 // different points (a time series' windows), so values are per frame, like labels;
 // the dictionary is shared by all frames, so a code means the same in each.
-import { columnArray, columnValue, type PlotColumn } from '@wpv/schema';
+import { columnArray, columnText, type PlotColumn } from '@wpv/schema';
 import { quoted } from './reader.ts';
 import { InputError, type ParsedFrame } from './types.ts';
 
@@ -87,10 +87,7 @@ function encodeCategories(name: string, perFrame: string[][], maxCategories: num
 /** The text of every point's value, as the export writes it ('' when missing). */
 export function decodeColumn(column: PlotColumn, bytes: Buffer): string[] {
   const data = columnArray(column, new Uint8Array(bytes).buffer); // a copy: the stored bytes may sit at an odd offset
-  return Array.from(data, (_, i) => {
-    const value = columnValue(column, data, i);
-    return typeof value === 'string' ? value : Number.isNaN(value) ? '' : String(value);
-  });
+  return Array.from(data, (_, i) => columnText(column, data, i));
 }
 
 const bytesOf = (array: Float32Array | Uint16Array | Uint32Array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import {
   categoricalColor,
   columnArray,
+  columnText,
   type BoundingBox,
   type Cluster,
   type Plot,
@@ -338,7 +339,7 @@ export class Plots {
       const bytes = await this.blobs.readAll(await this.columnBlob(doc, frame, n));
       const data = columnArray(c, new Uint8Array(bytes).buffer);
       points = data.length;
-      if (c.kind === 'number') tests.push((i) => String(data[i]).toLowerCase().includes(needle));
+      if (c.kind === 'number') tests.push((i) => columnText(c, data, i).toLowerCase().includes(needle));
       else {
         const hit = (c.categories ?? []).map((text) => text.toLowerCase().includes(needle));
         tests.push((i) => hit[data[i]!]!);
