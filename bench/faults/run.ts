@@ -98,7 +98,9 @@ const store = new MongoClient(platform.mongodbUri, { serverSelectionTimeoutMS: 6
 async function inject(fault: Fault): Promise<number | null> {
   if (fault === 'none') return null;
   if (fault === 'slurmctld' || fault === 'slurmd') {
-    const pid = Number(readFileSync(path.join(slurmDir, `${fault}.pid`), 'utf8'));
+    // slurmd's pid file is named after its node (the host here: a single-node cluster).
+    const pidFile = fault === 'slurmd' ? `slurmd-${os.hostname().split('.')[0]}.pid` : 'slurmctld.pid';
+    const pid = Number(readFileSync(path.join(slurmDir, pidFile), 'utf8'));
     const killedAt = Date.now();
     process.kill(pid, 'SIGKILL');
     while (alive(pid)) await sleep(50);

@@ -30,11 +30,13 @@ export interface JobConfig {
   maxVectorRows: number;
   /** CPUs one program may ask for (ranks × threads): the machine's cores locally, the largest allocation on Slurm. */
   maxCpus: number;
+  /** Nodes one program's ranks may span: 1 locally; on Slurm, what the site allows (HPC_MAX_NODES). */
+  maxNodes: number;
   /** Wall time of one stage's program; beyond it the program is stopped and the stage fails. */
   stageTimeLimitSeconds: number;
   /** Attempts of a stage that failed for a transient reason (lost process, submission error). */
   stageAttempts: number;
-  /** on-success: remove the distance matrix of succeeded jobs; never: keep everything. */
+  /** on-success: remove the distance matrix of succeeded jobs (but a re-clusterable type's, until its plot is deleted); never: keep everything. */
   cleanup: 'on-success' | 'never';
   /** Prefix of the RabbitMQ queue names. */
   queuePrefix: string;
@@ -66,6 +68,7 @@ export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.
     maxResidues: intFromEnv(env, 'JOB_MAX_RESIDUES', 200_000_000),
     maxVectorRows: intFromEnv(env, 'JOB_MAX_VECTOR_ROWS', 20_000),
     maxCpus: intFromEnv(env, 'HPC_MAX_CPUS', env.HPC_BACKEND === 'slurm' ? 1024 : os.availableParallelism()),
+    maxNodes: env.HPC_BACKEND === 'slurm' ? intFromEnv(env, 'HPC_MAX_NODES', 1) : 1,
     stageTimeLimitSeconds: intFromEnv(env, 'JOB_STAGE_TIME_LIMIT', 24 * 3600),
     stageAttempts: intFromEnv(env, 'JOB_STAGE_ATTEMPTS', 3),
     cleanup: oneOf(env, 'JOB_CLEANUP', ['on-success', 'never'], 'on-success'),

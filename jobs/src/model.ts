@@ -32,6 +32,8 @@ export interface StageCommand {
   argv: string[];
   ranks: number;
   threads: number;
+  /** Cluster nodes the ranks are spread over (Slurm); absent or 1: one node. */
+  nodes?: number;
   /** Files (relative to the job directory) that must exist after a zero exit. */
   outputs: string[];
   /** Wall-time limit of the program (absent on commands recorded before limits existed). */
@@ -219,3 +221,12 @@ export function newStages(type: JobType): { order: StageName[]; stages: Record<s
 }
 
 export const isTerminalJob = (state: JobState) => TERMINAL_JOB_STATES.includes(state);
+
+const JOB_PLOT = 'job-';
+/**
+ * A job's plot id: a redone assemble (its worker died between the ingest and recording the stage)
+ * finds the plot stored before, or replaces a half-stored one, instead of storing a second.
+ */
+export const jobPlotId = (jobId: string) => `${JOB_PLOT}${jobId}`;
+/** The job that made a plot, read from the plot's id (null for an uploaded plot). */
+export const plotJobId = (plotId: string) => (plotId.startsWith(JOB_PLOT) ? plotId.slice(JOB_PLOT.length) : null);

@@ -30,6 +30,10 @@ export interface JobTypeContract<P extends z.ZodObject = z.ZodObject> {
   files: { file: FilePart } & Record<string, FilePart>;
   /** The stage graph, in display order. */
   stages: readonly StageSpec[];
+  /** The graph of a job with more points than its `sampleSize`: a sample gets the full pipeline, the rest is interpolated. */
+  interpolatedStages?: readonly StageSpec[];
+  /** Jobs of this type are started by this route, not by POST /jobs (which refuses them). */
+  startedBy?: string;
 }
 
 /** Parameters every DA-MDS + DA-PWC job shares: the 3D map, the clustering and the MPI layout. */
@@ -41,6 +45,7 @@ const AnalysisParams = z.object({
   seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe('DA-MDS random seed'),
   ranks: z.number().int().min(1).max(64).default(1).describe('MPI ranks per program'),
   threads: z.number().int().min(1).max(64).default(1).describe('OpenMP threads per rank'),
+  nodes: z.number().int().min(1).max(64).default(1).describe('cluster nodes the ranks are spread over (Slurm backend; at most HPC_MAX_NODES)'),
 });
 
 /** DA-MDS and DA-PWC side by side on one distance matrix, then the plot. */
@@ -48,6 +53,26 @@ const mdsAndPwc = (after: string[]): StageSpec[] => [
   { name: 'mds', runner: 'hpc', needs: after },
   { name: 'pwc', runner: 'hpc', needs: after },
   { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'] },
+];
+
+/**
+ * Interpolation for large inputs (MI-MDS, issue 18): with more points than sampleSize, a
+ * seeded random sample of sampleSize points gets DA-MDS and DA-PWC, and every other point
+ * is placed from its distances to the sample (kernels/interp/README.md).
+ */
+const InterpolationParams = {
+  sampleSize: z.number().int().min(10).max(10_000_000).default(4000)
+    .describe('with more points than this, a random sample of this many (seeded by seed) gets the full pipeline and the others are interpolated from their k nearest sample points (MI-MDS); at or below it nothing changes'),
+  k: z.number().int().min(1).max(100).default(10)
+    .describe('interpolation: nearest sample points that place an out-of-sample point and vote its cluster'),
+};
+
+/** The sample's DA-MDS ∥ DA-PWC (after `after`), the interpolation of the rest (also after `alsoInterp`), then the plot. */
+const interpolated = (after: string[], alsoInterp: string[] = []): StageSpec[] => [
+  { name: 'mds', runner: 'hpc', needs: after },
+  { name: 'pwc', runner: 'hpc', needs: after },
+  { name: 'interp', runner: 'hpc', needs: ['mds', 'pwc', ...alsoInterp] },
+  { name: 'assemble', runner: 'worker', needs: ['interp'] },
 ];
 
 const sequenceClustering = {
@@ -71,6 +96,7 @@ const distanceMatrix = {
     points: z.number().int().min(2).describe('N: the matrix is N×N int16 (SPIDAL format, distance × 32767)'),
     byteOrder: z.enum(['little', 'big']).default('little'),
     labels: z.array(z.string().min(1).max(200)).optional().describe('one label per point (default: the point index)'),
+    ...InterpolationParams,
   }).strict(),
   files: {
     file: { required: true, accept: '.bin,.dat', description: 'N×N int16 distance matrix (SPIDAL format; set points = N)' },
@@ -81,6 +107,8 @@ const distanceMatrix = {
     },
   },
   stages: mdsAndPwc([]),
+  // `sample` cuts the sample's matrix and the out-of-sample × sample block from the input.
+  interpolatedStages: [{ name: 'sample', runner: 'worker', needs: [] }, ...interpolated(['sample'])],
 } satisfies JobTypeContract;
 
 const vectors = {
@@ -106,6 +134,7 @@ const stockTimeseries = {
     referenceStocks: z.boolean().default(false).describe('add artificial reference series (constant, rising and falling 0.1 % and 0.2 % a day), labelled REF:…'),
     ranks: AnalysisParams.shape.ranks,
     threads: AnalysisParams.shape.threads,
+    nodes: AnalysisParams.shape.nodes,
   }).strict(),
   files: {
     file: {
@@ -121,12 +150,41 @@ const stockTimeseries = {
   ],
 } satisfies JobTypeContract;
 
+/** SPIDAL's multistage DA-PWC: some rows of a clustering job's plot, cut out of its matrix, clustered again. */
+const recluster = {
+  summary: 'some points of a clustering job\'s plot → their rows and columns of its distance matrix (no realignment) → DA-MDS ∥ DA-PWC → a plot linked to its parent',
+  params: AnalysisParams.extend({
+    parentPlot: z.string().min(1).describe('the plot whose points are re-clustered'),
+    parentJob: z.string().min(1).describe('the job that made it, whose distance matrix is cut'),
+    parentMatrix: z.string().min(1).describe('the matrix file in the parent job\'s directory'),
+    byteOrder: z.enum(['little', 'big']).default('little').describe('byte order of the parent\'s matrix (the cut is little-endian)'),
+  }).strict(),
+  files: { file: { required: true, accept: '.tsv', description: 'the parent\'s rows, "row<TAB>label" per line (written by POST /plots/{id}/recluster)' } },
+  stages: [{ name: 'cut', runner: 'worker', needs: [] }, ...mdsAndPwc(['cut'])],
+  startedBy: 'POST /api/v1/plots/{id}/recluster',
+} satisfies JobTypeContract;
+
+/** POST /plots/{id}/recluster: which points (exactly one of cluster, points, selection, mask) and the clustering. */
+export const ReclusterRequest = z.object({
+  cluster: z.number().int().min(0).optional().describe('a cluster key of the plot: its points'),
+  points: z.array(z.number().int().min(0)).min(1).optional().describe('point indices (frame 0)'),
+  selection: z.string().min(1).max(100).optional().describe('a named selection of the plot'),
+  mask: z.string().min(1).optional().describe('a selection bitset (base64, as named selections store it)'),
+  maxClusters: AnalysisParams.shape.maxClusters.optional().describe('DA-PWC MaxNcent of the child (default: the parent job\'s)'),
+  name: z.string().trim().min(1).max(200).optional().describe('the child job\'s and plot\'s name'),
+}).strict().refine((r) => [r.cluster, r.points, r.selection, r.mask].filter((v) => v !== undefined).length === 1, {
+  message: 'give exactly one of cluster, points, selection and mask',
+});
+export type ReclusterRequest = z.infer<typeof ReclusterRequest>;
+export const ReclusterStarted = z.object({ jobId: z.string().describe('the recluster job; its plot names the parent plot') });
+
 /** Every job type, by its name in the API. */
 export const JOB_TYPES = {
   'sequence-clustering': sequenceClustering,
   'distance-matrix': distanceMatrix,
   vectors,
   'stock-timeseries': stockTimeseries,
+  recluster,
 } as const;
 
 type Names = keyof typeof JOB_TYPES;
@@ -134,7 +192,12 @@ const typeNames = Object.keys(JOB_TYPES) as [Names, ...Names[]];
 export const JobType = z.enum(typeNames);
 export type JobType = z.infer<typeof JobType>;
 
-const stageNames = [...new Set(Object.values(JOB_TYPES).flatMap((t) => t.stages.map((s) => s.name)))] as [string, ...string[]];
+/** The types POST /jobs takes (the others have their own route: `startedBy`). */
+const submittable = typeNames.filter((t) => !('startedBy' in JOB_TYPES[t])) as [Names, ...Names[]];
+export const SubmittableJobType = z.enum(submittable);
+
+const stageNames = [...new Set(Object.values(JOB_TYPES as Record<string, JobTypeContract>)
+  .flatMap((t) => [...t.stages, ...(t.interpolatedStages ?? [])].map((s) => s.name)))] as [string, ...string[]];
 export const StageName = z.enum(stageNames);
 
 export const JobParams = Object.fromEntries(Object.entries(JOB_TYPES).map(([type, t]) => [type, t.params])) as {
@@ -143,6 +206,6 @@ export const JobParams = Object.fromEntries(Object.entries(JOB_TYPES).map(([type
 
 /** Every file part some job type takes, with the types that take it (the upload parser accepts these names). */
 export const JobFileParts: Record<string, JobType[]> = {};
-for (const [type, t] of Object.entries(JOB_TYPES)) {
-  for (const part of Object.keys(t.files)) (JobFileParts[part] ??= []).push(type as JobType);
+for (const type of submittable) {
+  for (const part of Object.keys(JOB_TYPES[type].files)) (JobFileParts[part] ??= []).push(type);
 }

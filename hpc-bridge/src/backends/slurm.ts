@@ -25,6 +25,9 @@ export class SlurmBackend implements Backend {
       `--job-name=${jobName(s)}`,
       `--comment=wpv:${s.jobId}/${s.stage}`,
       `--ntasks=${s.command.ranks}`,
+      // Exactly the nodes asked for: Slurm would otherwise spread the ranks as it likes (mpirun
+      // inside the allocation starts them on every node through Slurm).
+      `--nodes=${s.command.nodes ?? 1}`,
       `--cpus-per-task=${s.command.threads}`,
       `--chdir=${s.dir}`,
       `--output=${path.join(s.dir, 'slurm.out')}`,

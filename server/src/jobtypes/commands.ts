@@ -12,14 +12,17 @@ export interface Matrix {
   bigEndian: boolean;
 }
 
+/** The matrix a job's own stage wrote (swg, the vectors' distances, a re-clustering's cut). */
+export const ownMatrix = (job: JobDoc): Matrix => ({ file: path.join(job.workdir, FILES.matrix), bigEndian: false });
+
 export const optional = (flag: string, value: unknown) => (value === undefined ? [] : [flag, String(value)]);
 
 /** The parts every command shares: the program's path and the job's MPI layout and time limit. */
 export function launch(job: JobDoc, config: JobConfig, program: string) {
-  const p = job.params as { ranks?: number; threads?: number };
+  const p = job.params as { ranks?: number; threads?: number; nodes?: number };
   return {
     bin: path.join(config.kernelsDir, program),
-    layout: { ranks: p.ranks ?? 1, threads: p.threads ?? 1, timeLimitSeconds: config.stageTimeLimitSeconds },
+    layout: { ranks: p.ranks ?? 1, threads: p.threads ?? 1, nodes: p.nodes ?? 1, timeLimitSeconds: config.stageTimeLimitSeconds },
     at: (file: string) => path.join(job.workdir, file),
   };
 }

@@ -62,6 +62,23 @@ export class Jobs {
     return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null));
   }
 
+  /**
+   * Queues a job whose input the server writes itself (a type with its own route, `startedBy`):
+   * `stage` writes it into the new job directory and describes it.
+   */
+  async start(owner: string, type: JobType, name: string, params: Record<string, unknown>, stage: (workdir: string) => Promise<JobInput>): Promise<{ id: string }> {
+    if ((await this.repo.countActive(owner)) >= this.config.maxActivePerUser) throw this.tooManyJobs();
+    this.checkLayout(params);
+    const id = randomBytes(12).toString('base64url');
+    const workdir = path.join(this.config.jobsDir, id);
+    await mkdir(workdir, { recursive: true });
+    const input = await stage(workdir).catch(async (err) => {
+      await rm(workdir, { recursive: true, force: true });
+      throw err;
+    });
+    return this.enqueue(this.newRecord(id, owner, type, name, params, input, workdir, null));
+  }
+
   /** Closes the broker link (opened by the first submission). */
   close(): Promise<void> {
     return this.broker.close();
@@ -123,6 +140,14 @@ export class Jobs {
     if (cpus > this.config.maxCpus) {
       throw new ApiError(422, 'too_many_cpus',
         `ranks × threads = ${cpus}; the ${this.config.backend} backend runs a program on at most ${this.config.maxCpus} CPUs (HPC_MAX_CPUS)`, 'params.ranks');
+    }
+    const nodes = params.nodes ?? 1;
+    if (nodes > this.config.maxNodes) {
+      throw new ApiError(422, 'too_many_nodes',
+        `nodes = ${nodes}; the ${this.config.backend} backend runs a program on at most ${this.config.maxNodes} node${this.config.maxNodes === 1 ? '' : 's'} (HPC_MAX_NODES)`, 'params.nodes');
+    }
+    if (nodes > (params.ranks ?? 1)) {
+      throw new ApiError(422, 'nodes_without_ranks', `nodes = ${nodes} but ranks = ${params.ranks ?? 1}: every node needs at least one rank`, 'params.nodes');
     }
   }
 
