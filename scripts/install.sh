@@ -33,6 +33,7 @@ declare -A DEB_CHECK=(
   [genisoimage]=/usr/bin/genisoimage
   [cpio]=/usr/bin/cpio
   [python3-venv]=/usr/share/doc/python3-venv  # the Python client's test venv (clients/python/run_tests.sh)
+  [wrk]=/usr/bin/wrk  # the HTTP load generator of bench/server
 )
 
 missing=()
