@@ -20,6 +20,7 @@ declare -A DEB_CHECK=(
   [slurmd]=/usr/sbin/slurmd
   [slurm-client]=/usr/bin/sbatch
   [munge]=/usr/sbin/munged
+  [iproute2]=/usr/sbin/ip  # scripts/slurm.sh NODES>=2: network namespaces, veth pairs and a bridge
   [time]=/usr/bin/time
   [supervisor]=/usr/bin/supervisord  # runs the platform's services (scripts/up.sh)
   # The SWG AVX-512 kernel's test on an emulated CPU (kernels/swg/tests/avx512_on_bochs.sh).
