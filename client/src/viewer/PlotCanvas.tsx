@@ -1,14 +1,10 @@
-// The canvas and its pointer interactions: hover tooltip, click select, box and lasso selection.
+// The canvas and its pointer interactions: hover tooltip, click select, and the drag of the
+// active tool (its row in tools.tsx says what a drag draws and selects).
 import { useEffect, useRef, useState } from 'react';
+import type { SelectedPoint } from './csv';
 import type { PlotRenderer } from './renderer';
+import { toolSpec, type ScreenPoint, type Tool } from './tools';
 
-export type Tool = 'orbit' | 'box' | 'lasso';
-
-interface PointInfo {
-  label: string;
-  cluster: string;
-  xyz: [number, number, number];
-}
 
 const CLICK_SLOP = 4; // pixels a press may move and still count as a click
 
@@ -18,25 +14,26 @@ export function PlotCanvas({ canvasRef, renderer, state, tool, describe, onSelec
   state: 'loading' | 'drawn' | 'complete';
   renderer: PlotRenderer | null;
   tool: Tool;
-  describe: (index: number) => PointInfo;
+  describe: (index: number) => SelectedPoint;
   onSelect: (indices: number[], add: boolean) => void;
 }) {
   const [hover, setHover] = useState<{ x: number; y: number; index: number } | null>(null);
-  const [path, setPath] = useState<[number, number][]>([]);
+  const [path, setPath] = useState<ScreenPoint[]>([]);
+  const spec = toolSpec(tool);
   const press = useRef<{ x: number; y: number } | null>(null);
   const hoverFrame = useRef<number | null>(null);
 
-  useEffect(() => { renderer?.setControlsEnabled(tool === 'orbit'); }, [renderer, tool]);
+  useEffect(() => { renderer?.setControlsEnabled(spec.camera); }, [renderer, spec]);
 
-  const local = (e: React.PointerEvent): [number, number] => {
+  const local = (e: React.PointerEvent): ScreenPoint => {
     const rect = e.currentTarget.getBoundingClientRect();
     return [e.clientX - rect.left, e.clientY - rect.top];
   };
 
   function onPointerMove(e: React.PointerEvent<HTMLCanvasElement>) {
     const [x, y] = local(e);
-    if (press.current && tool !== 'orbit') {
-      setPath((p) => (tool === 'box' ? [p[0] ?? [x, y], [x, y]] : [...p, [x, y]]));
+    if (press.current && !spec.camera) {
+      setPath((p) => spec.drag(p, [x, y]));
       return;
     }
     if (e.buttons || !renderer) { setHover(null); return; }
@@ -52,7 +49,7 @@ export function PlotCanvas({ canvasRef, renderer, state, tool, describe, onSelec
   function onPointerDown(e: React.PointerEvent<HTMLCanvasElement>) {
     const [x, y] = local(e);
     press.current = { x, y };
-    if (tool !== 'orbit') {
+    if (!spec.camera) {
       e.currentTarget.setPointerCapture(e.pointerId);
       setPath([[x, y]]);
     }
@@ -63,8 +60,8 @@ export function PlotCanvas({ canvasRef, renderer, state, tool, describe, onSelec
     press.current = null;
     if (!start || !renderer) return;
     const [x, y] = local(e);
-    if (tool === 'box' && path.length === 2) onSelect(renderer.selectRect(path[0][0], path[0][1], x, y), e.shiftKey);
-    else if (tool === 'lasso' && path.length > 2) onSelect(renderer.selectPolygon(path), e.shiftKey);
+    const selected = spec.camera ? null : spec.select(renderer, path);
+    if (selected) onSelect(selected, e.shiftKey);
     else if (Math.hypot(x - start.x, y - start.y) <= CLICK_SLOP) {
       const index = renderer.pick(x, y);
       if (index >= 0) onSelect([index], e.shiftKey);
@@ -75,22 +72,17 @@ export function PlotCanvas({ canvasRef, renderer, state, tool, describe, onSelec
   const info = hover && renderer ? describe(hover.index) : null;
   return (
     <div className="canvas-wrap">
-      <canvas ref={canvasRef} className={`plot-canvas tool-${tool}`} data-testid="plot-canvas" data-state={state}
+      <canvas ref={canvasRef} className="plot-canvas" style={{ cursor: spec.cursor }} data-testid="plot-canvas" data-tool={tool} data-state={state}
         onPointerMove={onPointerMove} onPointerDown={onPointerDown} onPointerUp={onPointerUp}
         onPointerLeave={() => setHover(null)} />
       {path.length > 1 && (
-        <svg className="canvas-overlay">
-          {tool === 'box'
-            ? <rect x={Math.min(path[0][0], path[1][0])} y={Math.min(path[0][1], path[1][1])}
-                width={Math.abs(path[1][0] - path[0][0])} height={Math.abs(path[1][1] - path[0][1])} />
-            : <polygon points={path.map((p) => p.join(',')).join(' ')} />}
-        </svg>
+        <svg className="canvas-overlay">{spec.overlay(path)}</svg>
       )}
       {hover && info && (
         <div className="tooltip" data-testid="tooltip" style={{ left: hover.x + 14, top: hover.y + 14 }}>
           <b data-testid="tooltip-label">{info.label}</b>
           <div>cluster: {info.cluster}</div>
-          <div>{info.xyz.map((v) => v.toPrecision(4)).join(', ')}</div>
+          <div>{[info.x, info.y, info.z].map((v) => v.toPrecision(4)).join(', ')}</div>
         </div>
       )}
     </div>

@@ -1,9 +1,9 @@
 // Viewer toolbar: point and glyph sizes, glyphs on/off, 2D/3D, reset, axes, edges, selection tools, screenshot, link, help.
 import type { Plot } from '@wpv/schema';
-import type { Tool } from './PlotCanvas';
 import type { ClusterStyle } from './clusterStyles';
 import type { PlotRenderer } from './renderer';
 import { annotateScreenshot } from './screenshotLegend';
+import { TOOLS, type Tool } from './tools';
 import type { ViewState } from './viewState';
 
 function download(blob: Blob, name: string) {
@@ -55,10 +55,9 @@ export function Toolbar({ plot, styles, view, update, tool, setTool, renderer, c
       <label><input type="checkbox" checked={view.axes} onChange={(e) => update({ axes: e.target.checked })} /> axes</label>
       {hasEdges && <label><input type="checkbox" checked={view.edges} onChange={(e) => update({ edges: e.target.checked })} data-testid="edges-toggle" /> edges</label>}
       <span className="sep" />
-      {(['orbit', 'box', 'lasso'] as const).map((t) => (
-        <button key={t} className={tool === t ? 'active' : ''} onClick={() => setTool(t)} data-testid={`tool-${t}`}>
-          {t === 'orbit' ? 'Rotate' : t === 'box' ? 'Box select' : 'Lasso'}
-        </button>
+      {TOOLS.map((t) => (
+        <button key={t.id} className={tool === t.id ? 'active' : ''} onClick={() => setTool(t.id)} data-testid={`tool-${t.id}`}
+          title={`${t.help} (${t.key})`}>{t.label}</button>
       ))}
       <span className="sep" />
       <button data-testid="screenshot" title="PNG at twice the canvas resolution, with the title and a legend"

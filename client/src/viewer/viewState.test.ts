@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_VIEW, decodeRanges, decodeViewState, encodeRanges, encodeViewState, viewDefaults, type ViewState } from './viewState';
+import { DEFAULT_VIEW, decodeRanges, decodeViewState, encodeRanges, encodeViewState, mergeOverrides, viewDefaults, type ViewState } from './viewState';
 
 describe('ranges', () => {
   it('compresses runs and round-trips', () => {
@@ -55,5 +55,15 @@ describe('view state in the URL', () => {
     expect(query.toString()).toBe('ps=4&glyphs=1');
     expect(decodeViewState(query, defaults).state).toEqual(changed);
     expect(viewDefaults(undefined)).toEqual(DEFAULT_VIEW);
+  });
+});
+
+describe('cluster overrides', () => {
+  it('merges changes field by field; undefined drops a field and an empty entry drops the cluster', () => {
+    const red = { r: 255, g: 0, b: 0, a: 255 };
+    const start = { 1: { color: red }, 2: { size: 3 } };
+    expect(mergeOverrides(start, { 1: { shape: 2 } })).toEqual({ 1: { color: red, shape: 2 }, 2: { size: 3 } });
+    expect(mergeOverrides(start, { 2: { size: undefined } })).toEqual({ 1: { color: red } });
+    expect(start).toEqual({ 1: { color: red }, 2: { size: 3 } }); // not changed in place
   });
 });

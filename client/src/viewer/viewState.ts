@@ -35,6 +35,17 @@ export const DEFAULT_VIEW: ViewState = {
   camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 4, glyphSize: 4, glyphs: true, selection: [], frame: 0, edges: true, axes: false,
 };
 
+/** Overrides with `changes` merged in; an undefined field drops that override, an empty one the cluster's entry. */
+export function mergeOverrides(overrides: Record<number, ClusterOverride>, changes: Record<number, ClusterOverride>): Record<number, ClusterOverride> {
+  const out = { ...overrides };
+  for (const [key, change] of Object.entries(changes)) {
+    const merged: ClusterOverride = { ...out[Number(key)], ...change };
+    for (const k of Object.keys(merged) as (keyof ClusterOverride)[]) if (merged[k] === undefined) delete merged[k];
+    if (Object.keys(merged).length) out[Number(key)] = merged; else delete out[Number(key)];
+  }
+  return out;
+}
+
 /** The defaults for a plot whose file sets display settings (PlotViz <pointsize>, <glyph>). */
 export function viewDefaults(display: DisplaySettings | undefined): ViewState {
   return {

@@ -1,0 +1,32 @@
+// Label search: the server's matches in the frame on screen, with the camera flown to them.
+import { useCallback, useState } from 'react';
+import { plots } from '../api/endpoints';
+import type { Scene } from './scene';
+import type { LabelSearch } from './SearchResults';
+
+export interface Search {
+  /** point indices in the frame on screen */
+  matches: number[];
+  setMatches(m: number[]): void;
+  /** the last query, null when none is shown */
+  search: LabelSearch | null;
+  find(label: string): Promise<void>;
+  clear(): void;
+}
+
+export function useSearch(plotId: string, scene: Scene, fail: (e: unknown) => void): Search {
+  const [matches, setMatches] = useState<number[]>([]);
+  const [search, setSearch] = useState<LabelSearch | null>(null);
+  const clear = useCallback(() => { setMatches([]); setSearch(null); }, []);
+  const find = useCallback(async (label: string) => {
+    const query = label.trim();
+    if (!query) return clear();
+    try {
+      const result = await plots.search(plotId, query, scene.frame?.index ?? 0);
+      setMatches(result.indices);
+      setSearch({ query, truncated: result.truncated });
+      scene.renderer?.flyTo(result.indices);
+    } catch (e) { fail(e); }
+  }, [plotId, scene, fail, clear]);
+  return { matches, setMatches, search, find, clear };
+}
