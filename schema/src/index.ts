@@ -1,7 +1,7 @@
 // The REST API v1 contract, written once: the server validates requests and
 // builds its OpenAPI document from these schemas; the client parses replies.
 import { z } from 'zod';
-import { JOB_TYPES, JobFileParts, JobType, StageName } from './jobTypes.ts';
+import { JOB_TYPES, JobFileParts, JobType, StageName, SubmittableJobType } from './jobTypes.ts';
 import { PlotColumn } from './columns.ts';
 import { BASE64 } from './selectionMask.ts';
 
@@ -110,6 +110,8 @@ export const Plot = z.object({
   hasThumbnail: z.boolean(),
   display: DisplaySettings.optional().describe('display settings read from the file, where it has any'),
   columns: z.array(PlotColumn).default([]).describe('metadata columns: extra per-point values beside label and cluster'),
+  parent: z.string().optional().describe('the plot this one re-clusters some points of (POST /plots/{id}/recluster)'),
+  children: z.array(z.string()).optional().describe('re-clusterings of this plot\'s points (their plot ids), oldest first'),
 });
 export type Plot = z.infer<typeof Plot>;
 
@@ -232,12 +234,12 @@ export { Selection, SelectionInfo, SelectionInput, SelectionName, SelectionQuery
 // Analytics job gateway (issue 4): job submission parameters and job documents.
 // ---------------------------------------------------------------------------
 
-export { JOB_TYPES, JobFileParts, JobParams, JobType, StageName, type JobTypeContract, type StageSpec, type StageRunner, type FilePart } from './jobTypes.ts';
+export { JOB_TYPES, JobFileParts, JobParams, JobType, ReclusterRequest, ReclusterStarted, StageName, SubmittableJobType, type JobTypeContract, type StageSpec, type StageRunner, type FilePart } from './jobTypes.ts';
 export const JobState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
 export const StageState = z.enum(['pending', 'queued', 'running', 'succeeded', 'failed', 'cancelled']);
 
 export const JobSubmitFields = z.object({
-  type: JobType,
+  type: SubmittableJobType,
   name: z.string().trim().min(1).max(200).optional(),
   params: z.string().max(60_000).default('{}').describe('JSON object of the type\'s parameters'),
 });
@@ -247,7 +249,7 @@ export const JobSubmitFiles = Object.fromEntries(
   Object.entries(JobFileParts).map(([part, types]) => {
     const of = (type: JobType) => (JOB_TYPES[type].files as Record<string, { required: boolean; description: string }>)[part]!;
     return [part, {
-      required: JobType.options.every((type) => types.includes(type) && of(type).required),
+      required: SubmittableJobType.options.every((type) => types.includes(type) && of(type).required),
       description: types.map((type) => `${type}: ${of(type).description}`).join('; '),
     }];
   }),

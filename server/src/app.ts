@@ -21,6 +21,8 @@ import { JobBroker } from '@wpv/jobs/broker';
 import { loadJobConfig } from '@wpv/jobs/config';
 import { JobRepo } from '@wpv/jobs/repository';
 import { Plots } from './services/plots.ts';
+import { Reclusterer } from './services/recluster.ts';
+import { Selections } from './services/selections.ts';
 import { Users } from './services/users.ts';
 import type { AmqpLink } from './storage/amqp.ts';
 import type { Store } from './storage/db.ts';
@@ -59,7 +61,8 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
     res.status(mongo === 'ok' && amqp.connected ? 200 : 503).json(status);
   });
   api.use('/auth', authRoutes(users, loginLimits, config.cookieSecure));
-  api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs)));
+  const reclusterer = new Reclusterer(plots, blobs, new Selections(plots, blobs), jobs);
+  api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs), reclusterer));
   api.use('/plots', selectionRoutes(plots, blobs));
   api.use('/jobs', jobRoutes(config, jobs));
   api.use(collectionRoutes(store));

@@ -81,6 +81,18 @@ const ops: Record<string, Record<string, Op>> = {
     },
     delete: { summary: 'Delete a named selection (owner)', auth: true, ok: [204, null] },
   },
+  [`${plotPath}/recluster`]: {
+    post: {
+      summary: 'Re-cluster some points of a clustering job\'s plot (owner): a recluster job, whose plot links back',
+      description:
+        'Exactly one of `cluster`, `points`, `selection` (a named selection) or `mask`; optional `maxClusters` and `name`. ' +
+        'The job cuts those rows and columns out of the parent job\'s distance matrix and runs DA-MDS and DA-PWC on them. ' +
+        '422 for a plot no sequence-clustering, distance-matrix or recluster job made, or too few points; 409 when the parent\'s matrix is gone.',
+      auth: true,
+      body: api.ReclusterRequest,
+      ok: [202, api.ReclusterStarted],
+    },
+  },
   '/collections': {
     get: { summary: 'Your collections', auth: true, ok: [200, z.array(api.Collection)] },
     post: { summary: 'Create a collection', auth: true, body: api.CollectionInput, ok: [201, api.Collection] },
@@ -114,7 +126,7 @@ function jobForm() {
     ...fields.properties.params,
     contentMediaType: 'application/json',
     contentSchema: {
-      oneOf: Object.entries(api.JOB_TYPES).map(([type, t]) => ({ title: type, description: `type=${type}: ${t.summary}`, ...schema(t.params) })),
+      oneOf: Object.entries(api.JOB_TYPES).filter(([type]) => api.SubmittableJobType.options.includes(type as never)).map(([type, t]) => ({ title: type, description: `type=${type}: ${t.summary}`, ...schema(t.params) })),
     },
   };
   return {

@@ -2,15 +2,10 @@
 // clusters, labels) from the stage outputs, and it is stored through the platform's
 // plot ingest, as an upload would be, and linked from the job.
 import { JOB_MODULES } from '@wpv/server/jobtypes/index';
-import type { JobDoc } from '@wpv/jobs/model';
+import { jobPlotId, type JobDoc } from '@wpv/jobs/model';
 import type { Plots } from '@wpv/server/services/plots';
 import type { WorkerStage } from './orchestrator.ts';
 
-/**
- * A job's plot id: a redone assemble (its worker died between the ingest and recording the stage)
- * finds the plot stored before, or replaces a half-stored one, instead of storing a second.
- */
-export const jobPlotId = (jobId: string) => `job-${jobId}`;
 
 /** Stores the plot; the orchestrator links it (plotId) when it records the stage's success. */
 export function assembleStage(plots: Plots): WorkerStage {

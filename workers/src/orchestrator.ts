@@ -135,9 +135,12 @@ export class Orchestrator {
     // Running MPI stages are stopped by the bridge, which sees the job is no longer active.
   }
 
-  /** Clean-up policy: a succeeded job keeps its input, outputs and logs but not the distance matrix. */
+  /**
+   * Clean-up policy: a succeeded job keeps its input, outputs and logs but not the distance matrix,
+   * unless its points can be re-clustered from it (the type's `matrix`; removed with the plot).
+   */
   private async cleanUp(job: JobDoc): Promise<void> {
-    if (job.state !== 'succeeded' || this.config.cleanup === 'never') return;
+    if (job.state !== 'succeeded' || this.config.cleanup === 'never' || JOB_MODULES[job.type].matrix) return;
     await rm(path.join(job.workdir, FILES.matrix), { force: true });
   }
 }

@@ -2,7 +2,7 @@
 // real progress), parameters, name. Types, file parts, hints and parameter fields all
 // come from the job types' contracts (JOB_TYPES in @wpv/schema).
 import { useMemo, useState } from 'react';
-import { JOB_TYPES, JobType, type FilePart, type JobCreated } from '@wpv/schema';
+import { JOB_TYPES, JobType, SubmittableJobType, type FilePart, type JobCreated } from '@wpv/schema';
 import type { z } from 'zod';
 import { jobs } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
@@ -45,7 +45,7 @@ export function JobSubmitForm({ onSubmitted }: { onSubmitted: (created: z.infer<
       <h2>Submit a job</h2>
       <div className="row">
         <label>Type <select name="type" value={type} onChange={(e) => { setType(e.target.value as JobType); setInputs({}); setParts({}); }}>
-          {JobType.options.map((t) => <option key={t} value={t}>{t}</option>)}</select></label>
+          {SubmittableJobType.options.map((t) => <option key={t} value={t}>{t}</option>)}</select></label>
         <label>Name <input name="name" value={name} placeholder="optional" onChange={(e) => setName(e.target.value)} /></label>
       </div>
       <p className="help">{JOB_TYPES[type].summary}</p>

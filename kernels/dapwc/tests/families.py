@@ -110,3 +110,26 @@ def adjusted_rand_index(a, b):
     expected = rows * cols / pairs(len(a))
     maximum = (rows + cols) / 2
     return 1.0 if maximum == expected else (index - expected) / (maximum - expected)
+
+
+def subfamily_set(fasta, seed, members=20, split=0.08, rate=0.02):
+    """A family of two subfamilies beside two other families, for re-clustering
+    (SPIDAL's multistage DA-PWC): two sub-ancestors each mutated at `split` from
+    one real read, two more real reads as ancestors, `members` per group grown at
+    `rate`. Family labels: 1 and 2 are the subfamilies of one family, 3 and 4 the
+    other families."""
+    rng = random.Random(seed)
+    first, *others = distinct_ancestors([s for _, s in read_fasta(fasta)], 3, rng)
+    ancestors = [mutate(first, split, rng), mutate(first, split, rng), *others]
+    return grow(ancestors, [members] * len(ancestors), rate, rng)
+
+
+if __name__ == "__main__":
+    # A subfamily set as JSON on stdout, for the gateway's re-clustering test:
+    # families.py subfamilies FASTA SEED
+    import json
+    import sys
+    if sys.argv[1:2] != ["subfamilies"] or len(sys.argv) != 4:
+        sys.exit("usage: families.py subfamilies FASTA SEED")
+    print(json.dumps([{"id": name, "sequence": seq, "family": family}
+                      for name, seq, family in subfamily_set(sys.argv[2], int(sys.argv[3]))]))

@@ -3,6 +3,7 @@
 import type { JobType } from '@wpv/schema';
 import { distanceMatrix } from './distance-matrix.ts';
 import type { JobTypeModule } from './module.ts';
+import { recluster } from './recluster.ts';
 import { sequenceClustering } from './sequence-clustering.ts';
 import { stockTimeseries } from './stock-timeseries.ts';
 import { vectors } from './vectors.ts';
@@ -12,6 +13,7 @@ export const JOB_MODULES: Record<JobType, JobTypeModule> = {
   'distance-matrix': distanceMatrix,
   vectors,
   'stock-timeseries': stockTimeseries,
+  recluster,
 };
 
 export type { JobTypeModule } from './module.ts';

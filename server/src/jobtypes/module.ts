@@ -5,6 +5,7 @@ import type { JobConfig } from '@wpv/jobs/config';
 import type { JobDoc, StageCommand } from '@wpv/jobs/model';
 import type { JobTypeContract } from '@wpv/schema';
 import type { ParsedPlot } from '../formats/types.ts';
+import type { Matrix } from './commands.ts';
 
 export interface InputCheck {
   /** The uploaded input and extra file parts, by part name, as temporary files. */
@@ -23,6 +24,11 @@ export interface JobTypeModule {
   checkInput(check: InputCheck): Promise<number>;
   /** Worker stages of this type by stage name (run by the workers; `assemble` is every type's, and `toPlot` its part). */
   workerStages?: Record<string, (job: JobDoc) => Promise<Record<string, unknown>>>;
+  /**
+   * The distance matrix its points can be re-clustered from (POST /plots/{id}/recluster). A
+   * succeeded job keeps it (JOB_CLEANUP removes only other types' matrices) until its plot is deleted.
+   */
+  matrix?: (job: JobDoc) => Matrix;
   /** The command line of an MPI stage (runner "hpc") of this type. */
   command(job: JobDoc, stage: string, config: JobConfig): StageCommand;
   /** The finished job's plot, handed to ingest as it is (frames, clusters, labels). */

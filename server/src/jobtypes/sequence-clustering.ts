@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { FILES } from '@wpv/jobs/workdir';
 import { JOB_TYPES } from '@wpv/schema';
-import { launch, mdsOrPwc, optional } from './commands.ts';
+import { launch, mdsOrPwc, optional, ownMatrix } from './commands.ts';
 import { checkFasta, fastaDescriptions } from './inputs.ts';
 import { labelsFile, mdsPlot } from './mdsPlot.ts';
 import type { JobTypeModule } from './module.ts';
@@ -16,8 +16,9 @@ export const sequenceClustering: JobTypeModule = {
     params.alphabet = fasta.alphabet; // the programs get the detected alphabet
     return fasta.sequences;
   },
+  matrix: ownMatrix,
   command(job, stage, config) {
-    if (stage !== 'swg') return mdsOrPwc(job, stage, config, { file: path.join(job.workdir, FILES.matrix), bigEndian: false });
+    if (stage !== 'swg') return mdsOrPwc(job, stage, config, ownMatrix(job));
     const p = job.params as Record<string, any>;
     const { bin, layout, at } = launch(job, config, 'swg');
     return {

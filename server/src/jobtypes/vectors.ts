@@ -1,9 +1,8 @@
 // vectors: CSV feature vectors → distances (a worker stage: workers/src/distances.ts
 // writes the matrix and labels.txt) → damds ∥ dapwc → plot labelled by the label column.
-import path from 'node:path';
 import { FILES } from '@wpv/jobs/workdir';
 import { JOB_TYPES } from '@wpv/schema';
-import { mdsOrPwc } from './commands.ts';
+import { mdsOrPwc, ownMatrix } from './commands.ts';
 import { checkVectors } from './inputs.ts';
 import { labelsFile, mdsPlot } from './mdsPlot.ts';
 import type { JobTypeModule } from './module.ts';
@@ -14,6 +13,6 @@ export const vectors: JobTypeModule = {
   async checkInput({ file, params, config }) {
     return (await checkVectors(file, params.header, params.labelColumn, config.maxVectorRows)).rows;
   },
-  command: (job, stage, config) => mdsOrPwc(job, stage, config, { file: path.join(job.workdir, FILES.matrix), bigEndian: false }),
+  command: (job, stage, config) => mdsOrPwc(job, stage, config, ownMatrix(job)),
   toPlot: async (job) => mdsPlot(job, await labelsFile(job, FILES.labels)),
 };

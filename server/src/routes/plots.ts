@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import express from 'express';
-import { ClusterCreate, PlotPatch, PlotQuery, PlotUploadFields } from '@wpv/schema';
+import { ClusterCreate, PlotPatch, PlotQuery, PlotUploadFields, ReclusterRequest } from '@wpv/schema';
 import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
@@ -9,6 +9,7 @@ import type { Config } from '../config.ts';
 import { ClusterEditor } from '../services/clusters.ts';
 import { toPlot, type Plots } from '../services/plots.ts';
 import type { Exporter } from '../services/export.ts';
+import type { Reclusterer } from '../services/recluster.ts';
 import { plotBlobName, type BlobInfo, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
 
 const FRAME_KINDS: Record<string, { kind: FrameBlobKind; type: string }> = {
@@ -20,7 +21,7 @@ const FRAME_KINDS: Record<string, { kind: FrameBlobKind; type: string }> = {
 const MAX_SEARCH_HITS = 10_000;
 const ViewName = z.string().trim().min(1).max(100);
 
-export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, exporter: Exporter): Router {
+export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, exporter: Exporter, reclusterer: Reclusterer): Router {
   const router = Router();
   const caller = (req: Request) => req.caller.username;
   const readable = (req: Request) => plots.readable(String(req.params.id), caller(req));
@@ -49,7 +50,8 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
 
   router.get('/:id', async (req, res) => {
     const doc = await readable(req);
-    res.json(toPlot(doc, await plots.details(doc)));
+    const children = doc.children && (await plots.visibleChildren(doc, caller(req)));
+    res.json(toPlot({ ...doc, ...(children && { children }) }, await plots.details(doc)));
   });
 
   router.patch('/:id', requireUser, async (req, res) => {
@@ -63,7 +65,13 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
 
   router.delete('/:id', requireUser, async (req, res) => {
     await plots.delete(String(req.params.id), userOf(req));
+    await reclusterer.dropMatrix(String(req.params.id));
     res.status(204).end();
+  });
+
+  router.post('/:id/recluster', requireUser, async (req, res) => {
+    const { id } = await reclusterer.start(String(req.params.id), userOf(req), ReclusterRequest.parse(req.body ?? null));
+    res.status(202).json({ jobId: id });
   });
 
   router.get('/:id/frames/:frame/:kind', async (req, res) => {

@@ -15,7 +15,7 @@ import {
   type PlotSummary,
   type Visibility,
 } from '@wpv/schema';
-import type { Filter } from 'mongodb';
+import type { Filter, UpdateFilter } from 'mongodb';
 import { ApiError, notFound } from '../http/errors.ts';
 import { parseFile, sniffFormat } from '../formats/index.ts';
 import { encodeColumns, type EncodedColumns } from '../formats/columns.ts';
@@ -124,6 +124,7 @@ export class Plots {
       bbox: boundingBox(parsed),
       hasThumbnail: false,
       ...(parsed.display && { display: parsed.display }),
+      ...(parsed.parent && { parent: parsed.parent }),
     };
     const details: PlotDetails = {
       clusters: clusterTable(parsed),
@@ -138,6 +139,7 @@ export class Plots {
       await this.storeBlobs(doc._id, parsed, columns, file);
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready' } });
       this.recent.delete(doc._id);
+      if (doc.parent) await this.link(doc.parent, { $addToSet: { children: doc._id } });
     } catch (err) {
       await this.remove(doc._id);
       throw err;
@@ -165,6 +167,20 @@ export class Plots {
     const doc = await this.recent.get(id, () => this.store.plots.findOne({ _id: id, state: 'ready' }));
     if (!doc || (doc.visibility !== 'public' && doc.owner !== caller)) throw notFound();
     return doc;
+  }
+
+  /** Updates a parent's or child's links (the plot may be gone: then nothing is linked). */
+  private async link(id: string, update: UpdateFilter<PlotDoc>): Promise<void> {
+    await this.store.plots.updateOne({ _id: id }, update);
+    this.recent.delete(id);
+  }
+
+  /** The re-clusterings of a plot the caller may see: all for the owner, the public ones for others. */
+  async visibleChildren(doc: PlotDoc, caller: string | null): Promise<string[]> {
+    const children = doc.children ?? [];
+    if (doc.owner === caller) return children;
+    const visible = await Promise.all(children.map((id) => this.isPublic(id)));
+    return children.filter((_, i) => visible[i]);
   }
 
   async isPublic(id: string): Promise<boolean> {
@@ -282,10 +298,12 @@ export class Plots {
     await this.remove(id);
   }
 
-  /** Hides the plot first, so a half-deleted plot is never served. */
+  /** Hides the plot first, so a half-deleted plot is never served; its re-clustering links go with it. */
   private async remove(id: string): Promise<void> {
-    await this.store.plots.updateOne({ _id: id }, { $set: { state: 'ingesting' } });
+    const doc = await this.store.plots.findOneAndUpdate({ _id: id }, { $set: { state: 'ingesting' } });
     this.recent.delete(id);
+    if (doc?.parent) await this.link(doc.parent, { $pull: { children: id } });
+    for (const child of doc?.children ?? []) await this.link(child, { $unset: { parent: '' } });
     await this.blobs.deletePlot(id);
     await this.store.plotDetails.deleteOne({ _id: id });
     await this.store.plots.deleteOne({ _id: id });

@@ -1,0 +1,82 @@
+// recluster (SPIDAL's multistage DA-PWC): some rows of a clustering job's plot → `cut`
+// (those rows and columns of the parent job's distance matrix, no realignment) →
+// damds ∥ dapwc → a plot labelled as the parent's points were, linked to its parent.
+// Started by POST /plots/{id}/recluster (services/recluster.ts), which writes the input:
+// "row<TAB>label" per line, rows ascending.
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import type { JobDoc } from '@wpv/jobs/model';
+import { FILES } from '@wpv/jobs/workdir';
+import { JOB_TYPES } from '@wpv/schema';
+import { ApiError } from '../http/errors.ts';
+import { mdsOrPwc, ownMatrix, type Matrix } from './commands.ts';
+import { lines } from './inputs.ts';
+import { mdsPlot } from './mdsPlot.ts';
+import type { JobTypeModule } from './module.ts';
+
+export const RECLUSTER_INPUT = 'rows.tsv';
+
+/** The rows and labels of a recluster job's input. */
+export async function readRows(file: string): Promise<{ rows: number[]; labels: string[] }> {
+  const rows: number[] = [];
+  const labels: string[] = [];
+  for await (const [raw] of lines(file)) {
+    if (!raw) continue;
+    const tab = raw.indexOf('\t');
+    rows.push(Number(raw.slice(0, tab)));
+    labels.push(raw.slice(tab + 1));
+  }
+  return { rows, labels };
+}
+
+/**
+ * Writes the rows × columns sub-matrix (default: rows × rows) of an n × n int16 matrix as
+ * little-endian int16, row by row: one parent row in memory at a time (2n bytes), so a cut of a
+ * 100,000-point matrix stays small. `rows` ascending.
+ */
+export async function cutMatrix(from: Matrix, rows: number[], to: string, columns: number[] = rows): Promise<void> {
+  const source = await open(from.file, 'r');
+  const target = await open(to, 'w');
+  try {
+    const { size } = await source.stat();
+    const n = Math.round(Math.sqrt(size / 2));
+    if (2 * n * n !== size) throw new Error(`the parent's matrix has ${size} bytes, not an n×n int16 matrix`);
+    const last = columns.reduce((m, c) => Math.max(m, c), rows.at(-1)!);
+    if (last >= n) throw new Error(`row ${last} is outside the parent's ${n}×${n} matrix`);
+    const row = Buffer.alloc(2 * n);
+    const out = Buffer.alloc(2 * columns.length);
+    const read = from.bigEndian ? (i: number) => row.readInt16BE(2 * i) : (i: number) => row.readInt16LE(2 * i);
+    for (const r of rows) {
+      const { bytesRead } = await source.read(row, 0, row.length, 2 * n * r);
+      if (bytesRead !== row.length) throw new Error(`the parent's matrix ended in row ${r}`);
+      columns.forEach((c, j) => out.writeInt16LE(read(c), 2 * j));
+      await target.write(out);
+    }
+  } finally {
+    await Promise.all([source.close(), target.close()]);
+  }
+}
+
+/** The parent's matrix, beside the child's directory (every job's directory is one of JOB_DIR's). */
+const parentMatrix = (job: JobDoc): Matrix => ({
+  file: path.join(path.dirname(job.workdir), String(job.params.parentJob), String(job.params.parentMatrix)),
+  bigEndian: job.params.byteOrder === 'big',
+});
+
+async function cut(job: JobDoc): Promise<Record<string, unknown>> {
+  const { rows } = await readRows(path.join(job.workdir, job.input.file));
+  await cutMatrix(parentMatrix(job), rows, path.join(job.workdir, FILES.matrix));
+  return {};
+}
+
+export const recluster: JobTypeModule = {
+  contract: JOB_TYPES.recluster,
+  inputName: RECLUSTER_INPUT,
+  checkInput() {
+    throw new ApiError(400, 'bad_request', `start a re-clustering with ${JOB_TYPES.recluster.startedBy}`, 'type');
+  },
+  workerStages: { cut },
+  matrix: ownMatrix,
+  command: (job, stage, config) => mdsOrPwc(job, stage, config, ownMatrix(job)),
+  toPlot: async (job) => ({ ...(await mdsPlot(job, (await readRows(path.join(job.workdir, job.input.file))).labels)), parent: String(job.params.parentPlot) }),
+};
