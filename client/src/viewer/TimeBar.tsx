@@ -2,31 +2,24 @@
 import { useEffect, useState } from 'react';
 import type { FrameInfo } from '@wpv/schema';
 import type { Playback, PlaybackState } from './playback';
+import type { TrailsController } from './useTrails';
 
-export interface TrailsRequest {
-  labels: string[];
-  length: number;
-}
-
-export function TimeBar({ playback, frames, onTrails, trailProgress, trailMissing }: {
+export function TimeBar({ playback, frames, trails, selectionLabels }: {
   playback: Playback;
   frames: FrameInfo[];
-  onTrails: (r: TrailsRequest) => void;
-  trailProgress: string;
-  /** requested trail labels that no frame has */
-  trailMissing: string[];
+  trails: TrailsController;
+  /** labels of the selected points, which "Trails for selection" follows */
+  selectionLabels: string[];
 }) {
   const [state, setState] = useState<PlaybackState>({ frame: playback.frame, playing: false, waiting: false });
   const [fps, setFps] = useState(playback.fps);
   const [loop, setLoop] = useState(playback.loop);
   const [interpolate, setInterpolate] = useState(playback.interpolate);
   const [trailLabels, setTrailLabels] = useState('');
-  const [trailLength, setTrailLength] = useState(20);
   useEffect(() => playback.subscribe(setState), [playback]);
 
   const last = frames.length - 1;
-  const requestTrails = (length = trailLength) =>
-    onTrails({ labels: trailLabels.split(',').map((l) => l.trim()).filter(Boolean), length });
+  const { settings } = trails;
 
   return (
     <section className="timebar" data-testid="timebar">
@@ -47,12 +40,24 @@ export function TimeBar({ playback, frames, onTrails, trailProgress, trailMissin
           {[1, 2, 5, 10, 20, 30].map((v) => <option key={v} value={v}>{v} frames/s</option>)}</select></label>
         <label><input type="checkbox" checked={loop} onChange={(e) => { playback.loop = e.target.checked; setLoop(e.target.checked); }} /> loop</label>
         <label><input type="checkbox" checked={interpolate} onChange={(e) => { playback.interpolate = e.target.checked; setInterpolate(e.target.checked); }} /> smooth</label>
-        <label>Trails for <input placeholder="labels, comma separated" value={trailLabels} onChange={(e) => setTrailLabels(e.target.value)} /></label>
-        <label>length <input type="number" min={1} max={frames.length} value={trailLength}
-          onChange={(e) => { const v = Math.max(1, Number(e.target.value) || 1); setTrailLength(v); }} /></label>
-        <button onClick={() => requestTrails()}>Show trails</button>
-        {trailProgress && <span className="muted">{trailProgress}</span>}
-        {trailMissing.length > 0 && <span className="notice" data-testid="trail-not-found">Not found in any frame: {trailMissing.join(', ')}</span>}
+      </div>
+      <div className="row wrap" data-testid="trail-controls">
+        <b>Trails</b>
+        <button disabled={!selectionLabels.length} onClick={() => trails.follow(selectionLabels)} data-testid="trails-from-selection"
+          title="follow the selected points through all frames">For selection ({selectionLabels.length})</button>
+        <form className="row" onSubmit={(e) => { e.preventDefault(); trails.follow(trailLabels.split(',')); }}>
+          <input placeholder="or labels, comma separated" value={trailLabels} onChange={(e) => setTrailLabels(e.target.value)} data-testid="trail-labels" />
+          <button type="submit">Follow</button>
+        </form>
+        <label>length <input type="number" min={1} max={frames.length} value={settings.length} className="narrow"
+          onChange={(e) => trails.configure({ length: Math.max(1, Number(e.target.value) || 1) })} /></label>
+        <label>width <input type="range" min={1} max={12} value={settings.width} data-testid="trail-width"
+          onChange={(e) => trails.configure({ width: Number(e.target.value) })} /></label>
+        <label><input type="checkbox" checked={settings.marks} onChange={(e) => trails.configure({ marks: e.target.checked })} /> frame marks</label>
+        {trails.labels.length > 0 && <button onClick={() => trails.clear()} data-testid="trails-clear">Clear trails</button>}
+        {trails.progress && <span className="muted" data-testid="trail-progress">{trails.progress}</span>}
+        {trails.labels.length > 0 && !trails.progress && <span className="muted" data-testid="trail-following">following {trails.labels.length - trails.missing.length}</span>}
+        {trails.missing.length > 0 && <span className="notice" data-testid="trail-not-found">Not found in any frame: {trails.missing.join(', ')}</span>}
       </div>
     </section>
   );

@@ -14,6 +14,8 @@ beforeEach(() => {
 });
 afterEach(() => { pending = null; });
 const tickAt = (t: number) => { const cb = pending; pending = null; cb?.(t); };
+// The ticks are timed from a clock read after play(), which reads its own: on a busy machine a
+// millisecond can pass between the two, and a tick timed from before play() would come too early.
 
 function setup(count: number) {
   const shown: number[] = [];
@@ -28,8 +30,8 @@ describe('Playback', () => {
     const { store, playback, shown } = setup(3);
     await store.prefetchFrom(0, true);
     playback.fps = 10;
-    const start = performance.now();
     playback.play();
+    const start = performance.now();
     tickAt(start + 50);
     expect(shown).toEqual([]);
     tickAt(start + 101);
@@ -43,8 +45,8 @@ describe('Playback', () => {
     await store.prefetchFrom(0, false);
     playback.loop = false;
     playback.fps = 10;
-    const start = performance.now();
     playback.play();
+    const start = performance.now();
     tickAt(start + 101);
     tickAt(start + 202);
     expect(shown).toEqual([1]);
@@ -55,8 +57,8 @@ describe('Playback', () => {
     const states: boolean[] = [];
     playback.subscribe((s) => states.push(s.waiting));
     playback.fps = 10;
-    const start = performance.now();
     playback.play();
+    const start = performance.now();
     tickAt(start + 101);
     expect(shown).toEqual([]);
     expect(states.at(-1)).toBe(true);
@@ -66,8 +68,8 @@ describe('Playback', () => {
     await store.prefetchFrom(0, true);
     playback.interpolate = true;
     playback.fps = 10;
-    const start = performance.now();
     playback.play();
+    const start = performance.now();
     tickAt(start + 50);
     expect(blends.at(-1)).toBeCloseTo(0.5, 1);
   });

@@ -1,5 +1,5 @@
 // The WebGL scene: every point of a frame in one THREE.Points draw call over typed-array
-// attributes, edges and trails as line segments sharing those buffers, an orbit camera
+// attributes, edges as line segments sharing those buffers, trails (trailLayer.ts), an orbit camera
 // (perspective 3D or orthographic 2D), on-demand rendering and screen-grid picking.
 import * as THREE from 'three';
 import { orthographicFitZoom, perspectiveFitDistance } from './cameraFit';
@@ -7,6 +7,8 @@ import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import type { BoundingBox } from '@wpv/schema';
 import type { PointAttributes } from './clusterStyles';
 import { ScreenGrid } from './pickIndex';
+import { TrailLayer } from './trailLayer';
+import type { TrailScene } from './trails';
 import { projectToScreen } from './projection';
 import { PLAIN_POINT, lineFragmentShader, lineVertexShader, pointFragmentShader, pointVertexShader, shapeDefines } from './shaders';
 import type { CameraState } from './viewState';
@@ -27,8 +29,7 @@ export class PlotRenderer {
   private readonly points: THREE.Points;
   private readonly edgeGeometry = new THREE.BufferGeometry();
   private readonly edges: THREE.LineSegments;
-  private readonly trailGeometry = new THREE.BufferGeometry();
-  private readonly trails: THREE.LineSegments;
+  private readonly trails = new TrailLayer();
   private readonly axes = new THREE.AxesHelper(1);
   private readonly lineMaterial: THREE.ShaderMaterial;
   /** the user's edges switch; the edges object is shown only when it also has segments */
@@ -71,11 +72,10 @@ export class PlotRenderer {
     });
     this.points = new THREE.Points(this.geometry, this.pointMaterial);
     this.edges = new THREE.LineSegments(this.edgeGeometry, this.lineMaterial);
-    this.trails = new THREE.LineSegments(this.trailGeometry, this.lineMaterial);
-    for (const o of [this.points, this.edges, this.trails]) o.frustumCulled = false; // bounds change every frame
+    for (const o of [this.points, this.edges]) o.frustumCulled = false; // bounds change every frame
     // Drawn only once they have something to show: a first frame of points alone links one program.
-    this.edges.visible = this.trails.visible = this.axes.visible = false;
-    this.scene.add(this.points, this.edges, this.trails, this.axes);
+    this.edges.visible = this.axes.visible = false;
+    this.scene.add(this.points, this.edges, this.trails.object, this.axes);
     this.controls = this.makeControls();
     this.resizeObserver = new ResizeObserver(() => this.resize());
     this.resizeObserver.observe(canvas);
@@ -111,6 +111,7 @@ export class PlotRenderer {
     this.width = w;
     this.height = h;
     this.renderer.setSize(w, h, false);
+    this.trails.setResolution(w, h);
     this.perspective.aspect = w / h;
     this.perspective.updateProjectionMatrix();
     this.updateOrthoFrustum();
@@ -248,12 +249,23 @@ export class PlotRenderer {
     if (hadEdges || index.length) this.requestRender();
   }
 
-  setTrails(vertices: Float32Array, colors: Uint8Array): void {
-    this.trailGeometry.setAttribute('position', new THREE.BufferAttribute(vertices, 3));
-    this.trailGeometry.setAttribute('rgba', new THREE.BufferAttribute(colors, 4, true));
-    this.trailGeometry.setDrawRange(0, vertices.length / 3);
-    this.trails.visible = vertices.length > 0;
+  /** The trails as drawn at the frame shown (null: none). */
+  setTrails(scene: TrailScene | null): void {
+    this.trails.set(scene);
     this.requestRender();
+  }
+
+  setTrailWidth(pixels: number): void {
+    this.trails.setWidth(pixels);
+    this.requestRender();
+  }
+
+  /** Canvas pixel position of a plot position, or null when it is behind the camera or off screen. */
+  toScreen(xyz: readonly [number, number, number]): { x: number; y: number } | null {
+    this.camera.updateMatrixWorld();
+    const v = new THREE.Vector3(...xyz).project(this.camera);
+    if (v.z > 1 || Math.abs(v.x) > 1 || Math.abs(v.y) > 1) return null;
+    return { x: (v.x + 1) / 2 * this.canvas.clientWidth, y: (1 - v.y) / 2 * this.canvas.clientHeight };
   }
 
   setAxesVisible(visible: boolean): void {
@@ -444,7 +456,7 @@ export class PlotRenderer {
     this.controls.dispose();
     this.geometry.dispose();
     this.edgeGeometry.dispose();
-    this.trailGeometry.dispose();
+    this.trails.dispose();
     this.pointMaterial.dispose();
     this.lineMaterial.dispose();
     this.renderer.dispose();

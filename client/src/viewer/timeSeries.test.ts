@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FrameStore, blendTargets, computeTrails, matchByLabel, missingTrailLabels, trailSegments, type FrameData } from './timeSeries';
+import { FrameStore, blendTargets, matchByLabel, type FrameData } from './timeSeries';
 
 const frame = (labels: string[], xs: number[]): FrameData => ({
   labels,
@@ -52,26 +52,5 @@ describe('matching across frames', () => {
   it('blends towards the same label in the next frame; unmatched points stay', () => {
     const t = blendTargets(frame(['a', 'b'], [1, 2]), frame(['b', 'z'], [20, 99]));
     expect([...t]).toEqual([1, 0, 0, 20, 0, 0]);
-  });
-});
-
-describe('trails', () => {
-  const frames = [frame(['a', 'b'], [0, 10]), frame(['b', 'a'], [11, 1]), frame(['b'], [12]), frame(['a', 'b'], [3, 13])];
-  it('follow a label through all frames, NaN where absent', () => {
-    const [a, b] = computeTrails(frames, ['a', 'b']);
-    expect([a[0], a[3], a[6], a[9]]).toEqual([0, 1, NaN, 3]);
-    expect([b[0], b[3], b[6], b[9]]).toEqual([10, 11, 12, 13]);
-  });
-  it('name the labels no frame has (AAPL in a plot without it)', () => {
-    const labels = ['a', 'AAPL', 'b'];
-    expect(missingTrailLabels(computeTrails(frames, labels), labels)).toEqual(['AAPL']);
-  });
-  it('draw only the last `length` steps and break at gaps', () => {
-    const trails = computeTrails(frames, ['a', 'b']);
-    const all = trailSegments(trails, 3, 10);
-    expect([...all.trail]).toEqual([0, 1, 1, 1]);
-    const last = trailSegments(trails, 3, 1);
-    expect([...last.trail]).toEqual([1]);
-    expect([...last.vertices]).toEqual([12, 0, 0, 13, 0, 0]);
   });
 });

@@ -1,5 +1,5 @@
-// Time-series frames: a bounded cache that prefetches ahead of the playhead, matching of
-// points across frames by label (for interpolation), and trails computed from all frames.
+// Time-series frames: a bounded cache that prefetches ahead of the playhead, and matching of
+// points across frames by label (for interpolation). Trails are in trails.ts.
 import { matchByLabel } from '@wpv/schema';
 
 export { matchByLabel }; // the rule the server follows too
@@ -103,47 +103,4 @@ export function blendTargets(a: FrameData, b: FrameData): Float32Array {
     out[3 * i + 2] = src[3 * j + 2];
   }
   return out;
-}
-
-/** Empty trails (xyz per frame, NaN until filled) for `labels` over `frameCount` frames. */
-export function emptyTrails(labels: readonly string[], frameCount: number): Float32Array[] {
-  return labels.map(() => new Float32Array(frameCount * 3).fill(NaN));
-}
-
-/** The trail labels that no frame has (their paths stayed empty). */
-export function missingTrailLabels(trails: readonly Float32Array[], labels: readonly string[]): string[] {
-  return labels.filter((_, t) => trails[t].every(Number.isNaN));
-}
-
-/** Writes frame `f`'s positions of the trail labels into the trails. */
-export function addFrameToTrails(trails: Float32Array[], labels: readonly string[], f: number, frame: FrameData): void {
-  matchByLabel(labels, frame.labels).forEach((j, t) => {
-    if (j >= 0) trails[t].set(frame.positions.subarray(3 * j, 3 * j + 3), 3 * f);
-  });
-}
-
-/** One trail per label over all frames, NaN where the label is absent from a frame. */
-export function computeTrails(frames: readonly FrameData[], labels: readonly string[]): Float32Array[] {
-  const trails = emptyTrails(labels, frames.length);
-  frames.forEach((frame, f) => addFrameToTrails(trails, labels, f, frame));
-  return trails;
-}
-
-/**
- * Line-segment vertices (pairs of xyz) for the last `length` steps of every trail ending at
- * frame `upTo`; gaps where a label is missing break the line. Also returns the trail index per segment.
- */
-export function trailSegments(trails: readonly Float32Array[], upTo: number, length: number): { vertices: Float32Array; trail: Uint32Array } {
-  const vertices: number[] = [];
-  const trailOf: number[] = [];
-  const first = Math.max(0, upTo - length);
-  trails.forEach((t, index) => {
-    for (let f = first; f < upTo; f++) {
-      const a = t.subarray(3 * f, 3 * f + 3), b = t.subarray(3 * f + 3, 3 * f + 6);
-      if (b.length < 3 || Number.isNaN(a[0]) || Number.isNaN(b[0])) continue;
-      vertices.push(a[0], a[1], a[2], b[0], b[1], b[2]);
-      trailOf.push(index);
-    }
-  });
-  return { vertices: new Float32Array(vertices), trail: new Uint32Array(trailOf) };
 }

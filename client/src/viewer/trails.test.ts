@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { TRAIL_COLORS, computePaths, missingLabels, trailScene, type TrailFrame, type TrailSettings } from './trails';
+
+const frame = (labels: string[], xs: number[]): TrailFrame => ({ labels, positions: new Float32Array(xs.flatMap((x) => [x, 0, 0])) });
+// a is absent from frame 2; b is everywhere
+const frames = [frame(['a', 'b'], [0, 10]), frame(['b', 'a'], [11, 1]), frame(['b'], [12]), frame(['a', 'b'], [3, 13])];
+const BLACK: [number, number, number] = [0, 0, 0];
+const settings = (s: Partial<TrailSettings> = {}): TrailSettings => ({ length: 10, width: 3, marks: false, ...s });
+const xs = (v: Float32Array, stride: number) => [...v].filter((_, k) => k % stride === 0);
+
+describe('trail paths', () => {
+  it('follow a label through all frames, NaN where absent', () => {
+    const [a, b] = computePaths(frames, ['a', 'b']);
+    expect([a![0], a![3], a![6], a![9]]).toEqual([0, 1, NaN, 3]);
+    expect([b![0], b![3], b![6], b![9]]).toEqual([10, 11, 12, 13]);
+  });
+  it('name the labels no frame has (AAPL in a plot without it)', () => {
+    const labels = ['a', 'AAPL', 'b'];
+    expect(missingLabels(computePaths(frames, labels), labels)).toEqual(['AAPL']);
+  });
+});
+
+describe('trail scene', () => {
+  const labels = ['a', 'b'];
+  const paths = computePaths(frames, labels);
+  it('draws the steps up to the frame shown and breaks where a label is missing', () => {
+    const s = trailScene(paths, labels, 3, settings(), BLACK);
+    // a: 0→1 (1→absent and absent→3 break); b: 10→11→12→13
+    expect(xs(s.segments, 3)).toEqual([0, 1, 10, 11, 11, 12, 12, 13]);
+  });
+  it('draws only the last `length` steps', () => {
+    const s = trailScene(paths, labels, 3, settings({ length: 1 }), BLACK);
+    expect([...s.segments]).toEqual([12, 0, 0, 13, 0, 0]);
+  });
+  it('fades older steps towards the background; the newest has the full colour', () => {
+    const s = trailScene(paths, labels, 3, settings({ length: 3 }), BLACK);
+    const [r, g] = TRAIL_COLORS[1]!.map((c) => c / 255);
+    const reds = xs(s.segmentColors, 3).slice(2); // a's one segment comes first
+    // b's segment ends at frames 0,1, 1,2, 2,3: weights 0.2, 0.4667, 0.4667, 0.7333, 0.7333, 1
+    expect(reds.at(-1)).toBeCloseTo(r!);
+    expect(reds[0]).toBeCloseTo(0.2 * r!);
+    for (let k = 1; k < reds.length; k++) expect(reds[k]!).toBeGreaterThanOrEqual(reds[k - 1]! - 1e-6);
+    const onWhite = trailScene(paths, labels, 3, settings({ length: 3 }), [255, 255, 255]);
+    expect(onWhite.segmentColors[7]).toBeCloseTo(1 - 0.2 * (1 - g!)); // fades towards white there
+  });
+  it('puts a mark at each frame position when asked, and heads where the label is now', () => {
+    const off = trailScene(paths, labels, 2, settings(), BLACK);
+    expect(off.marks.length).toBe(0);
+    const on = trailScene(paths, labels, 2, settings({ marks: true }), BLACK);
+    expect(xs(on.marks, 3)).toEqual([0, 1, 10, 11, 12]);
+    expect(on.markColors.length).toBe(on.marks.length);
+    // a is absent from frame 2: only b has a head there
+    expect(on.heads.map((h) => [h.label, h.xyz[0]])).toEqual([['b', 12]]);
+    expect(trailScene(paths, labels, 3, settings(), BLACK).heads.map((h) => h.label)).toEqual(['a', 'b']);
+  });
+  it('gives each trail its own contrasting colour', () => {
+    const heads = trailScene(paths, labels, 3, settings(), BLACK).heads;
+    expect(heads[0]!.color).toEqual(TRAIL_COLORS[0]);
+    expect(heads[1]!.color).toEqual(TRAIL_COLORS[1]);
+  });
+});

@@ -1,0 +1,115 @@
+// Trails: where each followed label is in every frame, and what of that is drawn at the frame
+// on screen (the last `length` steps, older steps fading, optional marks at each frame's
+// position, and the head where the label is now).
+import { matchByLabel } from '@wpv/schema';
+
+/** The positions and labels of one frame: all a trail needs of it. */
+export interface TrailFrame {
+  positions: Float32Array;
+  labels: readonly string[];
+}
+
+export interface TrailSettings {
+  /** frames drawn behind the head */
+  length: number;
+  /** line width in screen pixels */
+  width: number;
+  /** a dot at each frame's position along the path */
+  marks: boolean;
+}
+
+export const DEFAULT_TRAIL_SETTINGS: TrailSettings = { length: 20, width: 3, marks: true };
+
+export type Rgb = [number, number, number];
+
+/**
+ * Trail colours: saturated and light, so that they stand out from the dark background and
+ * from the (usually mid-tone) cluster colours; trail t takes colour t modulo the list.
+ */
+export const TRAIL_COLORS: readonly Rgb[] = [
+  [255, 230, 0], [255, 64, 255], [0, 255, 255], [255, 140, 0], [160, 255, 60], [255, 255, 255], [255, 90, 90], [120, 160, 255],
+];
+
+export const trailColor = (t: number): Rgb => TRAIL_COLORS[t % TRAIL_COLORS.length]!;
+
+/** A trail's share of its colour at the oldest frame drawn (1 at the head). */
+const OLDEST_WEIGHT = 0.2;
+
+/** Empty paths (xyz per frame, NaN until filled) for `labels` over `frameCount` frames. */
+export function emptyPaths(labels: readonly string[], frameCount: number): Float32Array[] {
+  return labels.map(() => new Float32Array(frameCount * 3).fill(NaN));
+}
+
+/** Writes frame `f`'s positions of the labels into their paths. */
+export function addFrameToPaths(paths: Float32Array[], labels: readonly string[], f: number, frame: TrailFrame): void {
+  matchByLabel(labels, frame.labels).forEach((j, t) => {
+    if (j >= 0) paths[t]!.set(frame.positions.subarray(3 * j, 3 * j + 3), 3 * f);
+  });
+}
+
+/** One path per label over all frames, NaN where the label is absent from a frame. */
+export function computePaths(frames: readonly TrailFrame[], labels: readonly string[]): Float32Array[] {
+  const paths = emptyPaths(labels, frames.length);
+  frames.forEach((frame, f) => addFrameToPaths(paths, labels, f, frame));
+  return paths;
+}
+
+/** The labels that no frame has (their paths stayed empty). */
+export function missingLabels(paths: readonly Float32Array[], labels: readonly string[]): string[] {
+  return labels.filter((_, t) => paths[t]!.every(Number.isNaN));
+}
+
+export interface TrailHead {
+  trail: number;
+  label: string;
+  xyz: [number, number, number];
+  color: Rgb;
+}
+
+/** What the renderer draws of the trails at one frame; colours are rgb in 0..1. */
+export interface TrailScene {
+  /** two xyz end points per segment */
+  segments: Float32Array;
+  /** rgb per segment end point, faded towards the background with the frame's age */
+  segmentColors: Float32Array;
+  /** xyz per frame mark (empty when marks are off) */
+  marks: Float32Array;
+  markColors: Float32Array;
+  /** where each trail's label is in the frame shown (absent labels have no head) */
+  heads: TrailHead[];
+}
+
+/**
+ * The trails as drawn at frame `upTo`: segments between consecutive frames of the last
+ * `length` steps (a frame without the label breaks the line), the colour of frame g mixed
+ * with the background by its age, so the oldest steps fade out.
+ */
+export function trailScene(paths: readonly Float32Array[], labels: readonly string[], upTo: number, settings: TrailSettings, background: Rgb): TrailScene {
+  const segments: number[] = [], segmentColors: number[] = [], marks: number[] = [], markColors: number[] = [];
+  const heads: TrailHead[] = [];
+  const first = Math.max(0, upTo - settings.length);
+  const bg = background.map((c) => c / 255);
+  paths.forEach((path, t) => {
+    const color = trailColor(t);
+    const shade = (g: number): number[] => {
+      const w = settings.length > 0 ? 1 - (1 - OLDEST_WEIGHT) * ((upTo - g) / settings.length) : 1;
+      return color.map((c, k) => bg[k]! + (c / 255 - bg[k]!) * w);
+    };
+    const at = (g: number) => path.subarray(3 * g, 3 * g + 3);
+    for (let g = first; g <= upTo && 3 * g < path.length; g++) {
+      const p = at(g);
+      if (Number.isNaN(p[0])) continue;
+      if (settings.marks) { marks.push(...p); markColors.push(...shade(g)); }
+      if (g < upTo && !Number.isNaN(path[3 * g + 3])) {
+        segments.push(...p, ...at(g + 1));
+        segmentColors.push(...shade(g), ...shade(g + 1));
+      }
+    }
+    const head = at(upTo);
+    if (head.length === 3 && !Number.isNaN(head[0])) heads.push({ trail: t, label: labels[t]!, xyz: [head[0]!, head[1]!, head[2]!], color });
+  });
+  return {
+    segments: new Float32Array(segments), segmentColors: new Float32Array(segmentColors),
+    marks: new Float32Array(marks), markColors: new Float32Array(markColors), heads,
+  };
+}

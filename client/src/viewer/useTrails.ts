@@ -1,0 +1,119 @@
+// The trails an analyst follows through a time series: which labels, their paths loaded from
+// every frame (frames already in the playback cache are not fetched again), and drawing them
+// at the frame on screen. The page calls `drawAt` on every frame switch.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { plots } from '../api/endpoints';
+import type { PlotRenderer } from './renderer';
+import {
+  DEFAULT_TRAIL_SETTINGS, addFrameToPaths, emptyPaths, missingLabels, trailScene,
+  type Rgb, type TrailFrame, type TrailHead, type TrailSettings,
+} from './trails';
+
+/** The canvas's clear colour, which old trail steps fade towards. */
+export const TRAIL_BACKGROUND: Rgb = [0x11, 0x14, 0x18];
+/** Frames fetched at once while loading paths. */
+const CONCURRENCY = 4;
+
+export interface TrailsController {
+  /** the labels followed (empty: no trails) */
+  labels: string[];
+  settings: TrailSettings;
+  /** "loading frames for trails: 12/570" while loading, else '' */
+  progress: string;
+  /** followed labels that no frame has */
+  missing: string[];
+  /** where the followed labels are in the frame shown, for their name tags */
+  heads: TrailHead[];
+  follow(labels: string[]): void;
+  clear(): void;
+  configure(patch: Partial<TrailSettings>): void;
+  /** Draws the trails as they are at `frame` (called on every frame switch). */
+  drawAt(frame: number): void;
+}
+
+export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, onError }: {
+  plotId: string;
+  frameCount: number;
+  renderer: () => PlotRenderer | null;
+  /** a frame already in memory, if any */
+  peek: (frame: number) => TrailFrame | undefined;
+  currentFrame: () => number;
+  onError: (e: unknown) => void;
+}): TrailsController {
+  const [labels, setLabels] = useState<string[]>([]);
+  const [settings, setSettings] = useState<TrailSettings>(DEFAULT_TRAIL_SETTINGS);
+  const [progress, setProgress] = useState('');
+  const [missing, setMissing] = useState<string[]>([]);
+  const [heads, setHeads] = useState<TrailHead[]>([]);
+  // Read on frame switches, outside React's render.
+  const loaded = useRef<{ labels: string[]; paths: Float32Array[] } | null>(null);
+  const settingsRef = useRef(settings);
+  settingsRef.current = settings;
+  const loading = useRef<AbortController | null>(null);
+  const latest = useRef({ renderer, peek, currentFrame, onError });
+  latest.current = { renderer, peek, currentFrame, onError };
+
+  const drawAt = useCallback((frame: number) => {
+    const t = loaded.current;
+    const scene = t ? trailScene(t.paths, t.labels, frame, settingsRef.current, TRAIL_BACKGROUND) : null;
+    latest.current.renderer()?.setTrails(scene);
+    setHeads(scene?.heads ?? []);
+  }, []);
+
+  const clear = useCallback(() => {
+    loading.current?.abort();
+    loaded.current = null;
+    setLabels([]);
+    setMissing([]);
+    setProgress('');
+    drawAt(latest.current.currentFrame());
+  }, [drawAt]);
+
+  const follow = useCallback((wanted: string[]) => {
+    const unique = [...new Set(wanted.map((l) => l.trim()).filter(Boolean))];
+    if (!unique.length) return clear();
+    loading.current?.abort();
+    const controller = new AbortController();
+    loading.current = controller;
+    setLabels(unique);
+    setMissing([]);
+    const paths = emptyPaths(unique, frameCount);
+    const load = async (f: number): Promise<TrailFrame> => {
+      const cached = latest.current.peek(f);
+      if (cached) return cached;
+      const [positions, frameLabels] = await Promise.all([plots.positions(plotId, f, controller.signal), plots.labels(plotId, f)]);
+      return { positions, labels: frameLabels };
+    };
+    // Every frame, not only those played so far: a trail shows the whole history.
+    let next = 0, done = 0;
+    const worker = async () => {
+      for (let f = next++; f < frameCount && !controller.signal.aborted; f = next++) {
+        addFrameToPaths(paths, unique, f, await load(f));
+        setProgress(`loading frames for trails: ${++done}/${frameCount}`);
+      }
+    };
+    Promise.all(Array.from({ length: CONCURRENCY }, worker)).then(() => {
+      if (controller.signal.aborted) return;
+      loaded.current = { labels: unique, paths };
+      setMissing(missingLabels(paths, unique));
+      setProgress('');
+      drawAt(latest.current.currentFrame());
+    }, (e: unknown) => {
+      if (controller.signal.aborted) return;
+      setProgress('');
+      latest.current.onError(e);
+    });
+  }, [plotId, frameCount, clear, drawAt]);
+
+  const configure = useCallback((patch: Partial<TrailSettings>) => setSettings((s) => ({ ...s, ...patch })), []);
+
+  // Settings apply at once, also while paused.
+  useEffect(() => {
+    latest.current.renderer()?.setTrailWidth(settings.width);
+    drawAt(latest.current.currentFrame());
+  }, [settings, drawAt]);
+  useEffect(() => () => loading.current?.abort(), []);
+
+  return useMemo(() => ({ labels, settings, progress, missing, heads, follow, clear, configure, drawAt }),
+    [labels, settings, progress, missing, heads, follow, clear, configure, drawAt]);
+}
