@@ -55,7 +55,23 @@ const ops: Record<string, Record<string, Op>> = {
   },
   [`${plotPath}/frames/{frame}/labels`]: { get: { summary: 'Point labels', ok: [200, z.array(z.string())] } },
   [`${plotPath}/frames/{frame}/edges`]: { get: { summary: 'Edges as polylines of point indices', ok: [200, z.array(api.Edge)] } },
-  [`${plotPath}/search`]: { get: { summary: 'Points whose label contains `label` (case-insensitive)', ok: [200, api.SearchResult] } },
+  [`${plotPath}/frames/{frame}/columns/{column}`]: {
+    get: {
+      summary: 'A metadata column\'s values in the frame ({column}: its index in the plot\'s `columns`; Range supported)',
+      description:
+        'category: one code per point, Uint16 LE when the column\'s `codeBytes` is 2, else Uint32 LE, indexing its `categories`; ' +
+        'number: Float32 LE per point, NaN where a point has none. Columns come from extra CSV columns, PlotViz ' +
+        '<property name="…"> elements of a point, FASTA descriptions (sequence-clustering) and stock sectors (stock-timeseries).',
+      ok: [200, 'binary'],
+    },
+  },
+  [`${plotPath}/search`]: {
+    get: {
+      summary: 'Points whose label or category column contains `label` (case-insensitive); with `column`, that metadata column only',
+      query: z.object({ label: z.string(), frame: z.number().int().optional(), column: z.string().optional().describe('a metadata column\'s name') }),
+      ok: [200, api.SearchResult],
+    },
+  },
   [`${plotPath}/export`]: { get: { summary: 'PlotViz XML (zip for time series) or the uploaded file (format=original)', ok: [200, 'binary'] } },
   [`${plotPath}/thumbnail`]: {
     get: { summary: 'Thumbnail PNG', ok: [200, 'binary'] },
