@@ -303,6 +303,7 @@ export const Job = z.object({
     bytes: z.number().int(),
     points: z.number().int(),
     weights: z.object({ originalName: z.string(), bytes: z.number().int() }).optional().describe('the DA-MDS weight matrix, if one was sent'),
+    sample: z.number().int().optional().describe('points in the sample when the job interpolates the others (more points than params.sampleSize)'),
   }),
   stages: z.array(JobStage),
   plotId: z.string().optional(),

@@ -1,0 +1,87 @@
+// Interpolation for large inputs (SPIDAL's MI-MDS, issue 18): a job with more points than
+// params.sampleSize (its input has `sample`) runs DA-MDS and DA-PWC on a sample only, and
+// the `interp` program places every other point from its distances to the sample. The
+// sample is a seeded random choice (params.seed, default 0), not a spread over the input:
+// random keeps every family's share, so small families are sampled too on average.
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { JobConfig } from '@wpv/jobs/config';
+import type { JobDoc, StageCommand } from '@wpv/jobs/model';
+import { FILES } from '@wpv/jobs/workdir';
+import { launch, type Matrix } from './commands.ts';
+import { lines } from './inputs.ts';
+import { cutMatrix } from './recluster.ts';
+
+/** `size` of the rows 0..n−1, ascending: those with the smallest SHA-256 of "seed:row" (a seeded random sample). */
+export function chooseSample(n: number, size: number, seed: number): number[] {
+  const keyed = Array.from({ length: n }, (_, row) => ({ row, key: createHash('sha256').update(`${seed}:${row}`).digest('hex') }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.slice(0, size).map((k) => k.row).sort((a, b) => a - b);
+}
+
+/** The rows outside the sample, ascending (the block's rows, as interp expects). */
+export function outsideRows(n: number, sample: number[]): number[] {
+  const inSample = new Uint8Array(n);
+  for (const row of sample) inSample[row] = 1;
+  return Array.from({ length: n }, (_, row) => row).filter((row) => !inSample[row]);
+}
+
+/** Where DA-MDS and DA-PWC read and write: the sample's files when the job interpolates, else the job's own. */
+export function analysisFiles(job: JobDoc) {
+  const sampled = job.input.sample !== undefined;
+  return {
+    points: sampled ? job.input.sample! : job.input.points,
+    mdsOutput: sampled ? FILES.samplePoints : FILES.points,
+    pwcOutput: sampled ? FILES.sampleClusters : FILES.clusters,
+    centers: sampled ? FILES.sampleCenters : FILES.centers,
+    weights: job.input.weights && (sampled ? FILES.sampleWeights : job.input.weights.file),
+  };
+}
+
+/**
+ * The `sample` stage of a distance-matrix job: picks the sample and cuts its matrix (and
+ * weights) and the out-of-sample × sample block from the input, little-endian.
+ */
+export async function cutSample(job: JobDoc, input: Matrix): Promise<Record<string, unknown>> {
+  const at = (file: string) => path.join(job.workdir, file);
+  const sample = chooseSample(job.input.points, job.input.sample!, Number(job.params.seed ?? 0));
+  await writeFile(at(FILES.sampleRows), sample.map((row) => `${row}\n`).join(''));
+  await cutMatrix(input, sample, at(FILES.sampleMatrix));
+  if (job.input.weights) await cutMatrix({ ...input, file: at(job.input.weights.file) }, sample, at(FILES.sampleWeights));
+  await cutMatrix(input, outsideRows(job.input.points, sample), at(FILES.block), sample);
+  return { sample: sample.length, interpolated: job.input.points - sample.length };
+}
+
+/** The `interp` stage: places the out-of-sample points and writes the job's points, clusters and centres. */
+export function interpCommand(job: JobDoc, config: JobConfig): StageCommand {
+  const { bin, layout, at } = launch(job, config, 'interp');
+  const files = analysisFiles(job);
+  return {
+    ...layout,
+    argv: [
+      bin,
+      '--points', at(files.mdsOutput),
+      '--clusters', at(files.pwcOutput),
+      '--centers', at(files.centers),
+      '--distances', at(FILES.block),
+      '--in-sample', String(files.points),
+      '--out-of-sample', String(job.input.points - files.points),
+      '--sample', at(FILES.sampleRows),
+      '--output', at(FILES.points),
+      '--clusters-output', at(FILES.clusters),
+      '--centers-output', at(FILES.centers),
+      '--dim', String(job.params.dimension ?? 3),
+      '--k', String(job.params.k ?? 10),
+    ],
+    outputs: [FILES.points, FILES.clusters, FILES.centers],
+  };
+}
+
+/** The plot's "interpolated" column (yes/no per point in input order), for an interpolating job. */
+export async function interpolatedColumn(job: JobDoc): Promise<Map<string, string[]> | undefined> {
+  if (job.input.sample === undefined) return undefined;
+  const flags = new Array<string>(job.input.points).fill('yes');
+  for await (const [raw] of lines(path.join(job.workdir, FILES.sampleRows))) if (raw.trim()) flags[Number(raw)] = 'no';
+  return new Map([['interpolated', flags]]);
+}
