@@ -5,20 +5,31 @@
 
 namespace swg {
 
-TilePlan::TilePlan(std::int64_t sequences, int block_size, int ranks, int rank, std::int64_t memory_budget_bytes)
-    : sequences_(sequences), block_size_(block_size), blocks_((sequences + block_size - 1) / block_size) {
+TilePlan TilePlan::symmetric(std::int64_t sequences, int block_size, int ranks, int rank,
+                            std::int64_t memory_budget_bytes) {
+  return TilePlan(sequences, sequences, true, block_size, ranks, rank, memory_budget_bytes);
+}
+
+TilePlan TilePlan::rectangular(std::int64_t rows, std::int64_t cols, int block_size, int ranks, int rank,
+                               std::int64_t memory_budget_bytes) {
+  return TilePlan(rows, cols, false, block_size, ranks, rank, memory_budget_bytes);
+}
+
+TilePlan::TilePlan(std::int64_t rows, std::int64_t cols, bool symmetric, int block_size, int ranks, int rank,
+                   std::int64_t memory_budget_bytes)
+    : symmetric_(symmetric), rows_{rows, block_size}, cols_{cols, block_size} {
   std::vector<Tile> mine;
   std::int64_t index = 0;
-  for (std::int64_t i = 0; i < blocks_; ++i) {
-    for (std::int64_t j = i; j < blocks_; ++j, ++index) {
+  for (std::int64_t i = 0; i < rows_.blocks(); ++i) {
+    for (std::int64_t j = symmetric ? i : 0; j < cols_.blocks(); ++j, ++index) {
       if (index % ranks == rank) mine.push_back({i, j});
     }
   }
   const std::int64_t tiles = index;
   const std::int64_t most_per_rank = (tiles + ranks - 1) / ranks;
-  // A tile and its transpose take 2·block²·2 bytes. Several batches also give
-  // regular progress lines.
-  const std::int64_t tile_bytes = 4 * block_size_ * block_size_;
+  // A tile takes block²·2 bytes, twice with its transpose. Several batches also
+  // give regular progress lines.
+  const std::int64_t tile_bytes = (symmetric ? 4 : 2) * std::int64_t{block_size} * block_size;
   const std::int64_t by_memory = std::max<std::int64_t>(1, memory_budget_bytes / tile_bytes);
   const std::int64_t for_progress = std::max<std::int64_t>(1, (most_per_rank + 9) / 10);
   const std::int64_t per_batch = std::min(by_memory, for_progress);
@@ -27,27 +38,32 @@ TilePlan::TilePlan(std::int64_t sequences, int block_size, int ranks, int rank, 
   for (std::size_t t = 0; t < mine.size(); ++t) batches_[t / per_batch].push_back(mine[t]);
 }
 
-std::int64_t TilePlan::block_end(std::int64_t block) const {
-  return std::min(sequences_, (block + 1) * block_size_);
-}
-
-TileAligner::TileAligner(const std::vector<std::vector<Residue>>& sequences, const ScoringScheme& scheme,
+TileAligner::TileAligner(const std::vector<std::vector<Residue>>& row_sequences,
+                         const std::vector<std::vector<Residue>>& col_sequences, const ScoringScheme& scheme,
                          DistanceKind distance, const LaneKernel& kernel, const TilePlan& plan)
-    : sequences_(sequences), scheme_(scheme), distance_(distance), kernel_(kernel), plan_(plan) {
-  lane_groups_.resize(plan.blocks());
-  for (std::int64_t block = 0; block < plan.blocks(); ++block) {
-    std::vector<std::int64_t> order(plan.block_end(block) - plan.block_begin(block));
-    std::iota(order.begin(), order.end(), plan.block_begin(block));
+    : row_sequences_(row_sequences),
+      col_sequences_(col_sequences),
+      scheme_(scheme),
+      distance_(distance),
+      kernel_(kernel),
+      plan_(plan) {
+  const BlockAxis& cols = plan.cols();
+  lane_groups_.resize(cols.blocks());
+  for (std::int64_t block = 0; block < cols.blocks(); ++block) {
+    std::vector<std::int64_t> order(cols.end(block) - cols.begin(block));
+    std::iota(order.begin(), order.end(), cols.begin(block));
     std::stable_sort(order.begin(), order.end(),
-                     [&](auto x, auto y) { return sequences[x].size() < sequences[y].size(); });
+                     [&](auto x, auto y) { return col_sequences[x].size() < col_sequences[y].size(); });
     for (std::size_t start = 0; start < order.size(); start += kernel.lanes) {
       const auto end = std::min(order.size(), start + kernel.lanes);
       lane_groups_[block].emplace_back(order.begin() + start, order.begin() + end);
     }
   }
   std::vector<bool> used(scheme.alphabet_size, false);
-  for (const auto& sequence : sequences) {
-    for (const Residue r : sequence) used[r] = true;
+  for (const auto* set : {&row_sequences, &col_sequences}) {
+    for (const auto& sequence : *set) {
+      for (const Residue r : sequence) used[r] = true;
+    }
   }
   for (int code = 0; code < scheme.alphabet_size; ++code) {
     if (used[code]) codes_in_use_.push_back(static_cast<Residue>(code));
@@ -112,11 +128,11 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
   const AlignmentMode mode = alignment_mode(distance_);
   for (std::size_t t = 0; t < tiles.size(); ++t) {
     const Tile& tile = tiles[t];
-    const auto rows = plan_.block_end(tile.row_block) - plan_.block_begin(tile.row_block);
-    const auto cols = plan_.block_end(tile.col_block) - plan_.block_begin(tile.col_block);
+    const auto rows = plan_.rows().end(tile.row_block) - plan_.rows().begin(tile.row_block);
+    const auto cols = plan_.cols().end(tile.col_block) - plan_.cols().begin(tile.col_block);
     results[t].tile = tile;
     results[t].values.assign(rows * cols, 0);
-    if (tile.row_block != tile.col_block) results[t].transposed.assign(rows * cols, 0);
+    if (plan_.is_symmetric() && tile.row_block != tile.col_block) results[t].transposed.assign(rows * cols, 0);
     for (std::size_t g = 0; g < lane_groups_[tile.col_block].size(); ++g) items.push_back({t, g});
   }
 
@@ -131,13 +147,15 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
       const Tile& tile = tiles[items[w].tile];
       TileDistances& out = results[items[w].tile];
       const auto& group = lane_groups_[tile.col_block][items[w].group];
-      const std::int64_t row0 = plan_.block_begin(tile.row_block), row_end = plan_.block_end(tile.row_block);
-      const std::int64_t col0 = plan_.block_begin(tile.col_block);
-      const std::int64_t rows = row_end - row0, cols = plan_.block_end(tile.col_block) - col0;
+      const std::int64_t row0 = plan_.rows().begin(tile.row_block), row_end = plan_.rows().end(tile.row_block);
+      const std::int64_t col0 = plan_.cols().begin(tile.col_block);
+      const std::int64_t rows = row_end - row0, cols = plan_.cols().end(tile.col_block) - col0;
+      const bool symmetric = plan_.is_symmetric();
       const auto store = [&](std::int64_t i, std::size_t lane, const AlignmentStats& stats) {
         const std::int64_t j = group[lane];
-        const std::int16_t value =
-            i == j ? 0 : stored_distance(stats, sequences_[i].size(), sequences_[j].size(), distance_);
+        const std::int16_t value = symmetric && i == j ? 0
+                                                       : stored_distance(stats, row_sequences_[i].size(),
+                                                                         col_sequences_[j].size(), distance_);
         out.values[(i - row0) * cols + (j - col0)] = value;
         if (!out.transposed.empty()) out.transposed[(j - col0) * rows + (i - row0)] = value;
       };
@@ -145,15 +163,16 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
       lane_sequences.clear();
       int group_columns = 0;
       for (const auto j : group) {
-        lane_sequences.emplace_back(sequences_[j]);
-        group_columns = std::max(group_columns, static_cast<int>(sequences_[j].size()));
+        lane_sequences.emplace_back(col_sequences_[j]);
+        group_columns = std::max(group_columns, static_cast<int>(col_sequences_[j].size()));
       }
       // Each row goes to the narrowest key width its pairs fit; beyond the widest,
       // the scalar reference aligns it lane by lane.
       for (std::int64_t i = row0; i < row_end; ++i) {
-        if (narrow.offer(i, sequences_[i], group_columns) || wide.offer(i, sequences_[i], group_columns)) continue;
+        const auto& row = row_sequences_[i];
+        if (narrow.offer(i, row, group_columns) || wide.offer(i, row, group_columns)) continue;
         for (std::size_t lane = 0; lane < group.size(); ++lane) {
-          store(i, lane, align_reference(sequences_[i], sequences_[group[lane]], scheme_, mode));
+          store(i, lane, align_reference(row, col_sequences_[group[lane]], scheme_, mode));
         }
       }
       narrow.align(kernel_.run_narrow, kernel_.lanes, scheme_, mode, lane_sequences, codes_in_use_, store);
@@ -163,22 +182,28 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
   return results;
 }
 
+namespace {
+
+std::int64_t residues_in(const std::vector<std::vector<Residue>>& sequences, const BlockAxis& axis,
+                         std::int64_t block) {
+  std::int64_t total = 0;
+  for (auto i = axis.begin(block); i < axis.end(block); ++i) total += static_cast<std::int64_t>(sequences[i].size());
+  return total;
+}
+
+}  // namespace
+
 std::int64_t TileAligner::cells(std::span<const Tile> tiles) const {
   std::int64_t total = 0;
   for (const Tile& tile : tiles) {
-    std::int64_t row_residues = 0, col_residues = 0;
-    for (auto i = plan_.block_begin(tile.row_block); i < plan_.block_end(tile.row_block); ++i) {
-      row_residues += static_cast<std::int64_t>(sequences_[i].size());
-    }
-    for (auto j = plan_.block_begin(tile.col_block); j < plan_.block_end(tile.col_block); ++j) {
-      col_residues += static_cast<std::int64_t>(sequences_[j].size());
-    }
-    if (tile.row_block != tile.col_block) {
+    const std::int64_t row_residues = residues_in(row_sequences_, plan_.rows(), tile.row_block);
+    const std::int64_t col_residues = residues_in(col_sequences_, plan_.cols(), tile.col_block);
+    if (!plan_.is_symmetric() || tile.row_block != tile.col_block) {
       total += row_residues * col_residues;
     } else {  // distinct unordered pairs only: (Σ² − Σ squares) / 2
       std::int64_t squares = 0;
-      for (auto i = plan_.block_begin(tile.row_block); i < plan_.block_end(tile.row_block); ++i) {
-        squares += static_cast<std::int64_t>(sequences_[i].size() * sequences_[i].size());
+      for (auto i = plan_.rows().begin(tile.row_block); i < plan_.rows().end(tile.row_block); ++i) {
+        squares += static_cast<std::int64_t>(row_sequences_[i].size() * row_sequences_[i].size());
       }
       total += (row_residues * row_residues - squares) / 2;
     }
@@ -189,8 +214,8 @@ std::int64_t TileAligner::cells(std::span<const Tile> tiles) const {
 std::vector<spidal::MatrixBlock> matrix_blocks(const std::vector<TileDistances>& tiles, const TilePlan& plan) {
   std::vector<spidal::MatrixBlock> blocks;
   for (const auto& t : tiles) {
-    const auto row0 = plan.block_begin(t.tile.row_block), rows = plan.block_end(t.tile.row_block) - row0;
-    const auto col0 = plan.block_begin(t.tile.col_block), cols = plan.block_end(t.tile.col_block) - col0;
+    const auto row0 = plan.rows().begin(t.tile.row_block), rows = plan.rows().end(t.tile.row_block) - row0;
+    const auto col0 = plan.cols().begin(t.tile.col_block), cols = plan.cols().end(t.tile.col_block) - col0;
     blocks.push_back({row0, col0, rows, cols, t.values.data()});
     if (!t.transposed.empty()) blocks.push_back({col0, row0, cols, rows, t.transposed.data()});
   }

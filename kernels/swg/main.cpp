@@ -1,5 +1,6 @@
 // swg: all-pairs Smith-Waterman-Gotoh distances of a FASTA file as a SPIDAL
-// int16 matrix (little-endian) plus a labels file. See README.md.
+// int16 matrix (little-endian) plus a labels file, or with --query the block of
+// the query sequences' distances to every input sequence. See README.md.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -19,13 +20,31 @@ namespace {
 
 using spidal::OptionSpec;
 
+std::vector<std::vector<swg::Residue>> encode_all(const std::vector<spidal::FastaRecord>& records,
+                                                  swg::Alphabet alphabet) {
+  std::vector<std::vector<swg::Residue>> sequences;
+  for (const auto& record : records) sequences.push_back(swg::encode(record.residues, alphabet));
+  return sequences;
+}
+
+std::int64_t total_residues(const std::vector<std::vector<swg::Residue>>& sequences) {
+  std::int64_t total = 0;
+  for (const auto& sequence : sequences) total += static_cast<std::int64_t>(sequence.size());
+  return total;
+}
+
 spidal::Options make_options() {
   return spidal::Options(
       "swg",
       "All-pairs Smith-Waterman-Gotoh distances: writes an N×N int16 little-endian SPIDAL matrix\n"
-      "(distance stored ×32767, see --distance) and OUTPUT.labels (ids in order).",
+      "(distance stored ×32767, see --distance) and OUTPUT.labels (ids in order); with --query, the\n"
+      "Q×N block of each query's distances to the N input sequences and OUTPUT.labels (query ids).",
       {
-          OptionSpec{"input", "FASTA", "sequences to compare", std::nullopt, {"FastaFile"}},
+          OptionSpec{"input", "FASTA", "sequences to compare (the columns)", std::nullopt, {"FastaFile"}},
+          OptionSpec{"query", "FASTA",
+                     "out-of-sample sequences: write the Q×N block of their distances to the input "
+                     "sequences (row q, column j) instead of the N×N matrix",
+                     std::nullopt, {}},
           OptionSpec{"output", "FILE", "distance matrix to write", std::nullopt, {"DistanceMatrixFile"}},
           OptionSpec{"alphabet", "dna|protein", "residue alphabet", "dna", {"Alphabet"}},
           OptionSpec{"matrix", "ednafull|blosum62", "substitution matrix (default: ednafull for dna, blosum62 for protein)",
@@ -46,6 +65,7 @@ spidal::Options make_options() {
 
 struct Settings {
   std::string input, output, kernel;
+  std::optional<std::string> query;
   swg::ScoringScheme scheme;
   swg::DistanceKind distance = swg::DistanceKind::spidal;
   std::string distance_name;
@@ -57,6 +77,7 @@ Settings read_settings(const spidal::Options& options) {
   Settings settings;
   settings.input = options.get_string("input");
   settings.output = options.get_string("output");
+  if (options.has("query")) settings.query = options.get_string("query");
   settings.kernel = options.get_string("kernel");
   settings.distance_name = options.get_string("distance");
   settings.distance = swg::parse_distance(settings.distance_name);
@@ -85,29 +106,40 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
   }
   spidal::ProgressReporter progress("swg", mpi.is_root());
 
-  // Every rank reads the (small) FASTA file, so all ranks fail alike on bad input.
+  // Every rank reads the (small) FASTA files, so all ranks fail alike on bad input.
   const auto records = spidal::read_fasta(settings.input, swg::fasta_alphabet(settings.scheme.alphabet));
-  std::vector<std::vector<swg::Residue>> sequences;
-  std::int64_t residues = 0;
-  for (const auto& record : records) {
-    sequences.push_back(swg::encode(record.residues, settings.scheme.alphabet));
-    residues += static_cast<std::int64_t>(record.residues.size());
+  const auto sequences = encode_all(records, settings.scheme.alphabet);
+  const auto query_records = settings.query
+                                 ? spidal::read_fasta(*settings.query, swg::fasta_alphabet(settings.scheme.alphabet))
+                                 : std::vector<spidal::FastaRecord>{};
+  const auto queries = encode_all(query_records, settings.scheme.alphabet);
+  const bool rectangular = settings.query.has_value();
+  const auto& rows = rectangular ? queries : sequences;
+  const auto n = static_cast<std::int64_t>(sequences.size()), q = static_cast<std::int64_t>(queries.size());
+  const std::int64_t residues = total_residues(sequences);
+  std::int64_t pairs = n * (n - 1) / 2, cells_total = 0;  // cells: Σ len(a)·len(b) over pairs
+  if (rectangular) {
+    pairs = q * n;
+    cells_total = total_residues(queries) * residues;
+  } else {
+    std::int64_t residue_squares = 0;
+    for (const auto& sequence : sequences) residue_squares += static_cast<std::int64_t>(sequence.size() * sequence.size());
+    cells_total = (residues * residues - residue_squares) / 2;
   }
-  const auto n = static_cast<std::int64_t>(sequences.size());
-  const std::int64_t pairs = n * (n - 1) / 2;
-  std::int64_t residue_squares = 0;
-  for (const auto& sequence : sequences) residue_squares += static_cast<std::int64_t>(sequence.size() * sequence.size());
-  const std::int64_t cells_total = (residues * residues - residue_squares) / 2;  // Σ len(a)·len(b) over pairs
-  progress.report("read", spidal::JsonFields()
-                              .add("sequences", n)
-                              .add("residues", residues)
+  auto read_fields = spidal::JsonFields().add("sequences", n);
+  if (rectangular) read_fields.add("queries", q);
+  progress.report("read", read_fields.add("residues", residues)
                               .add("kernel", kernel.name)
                               .add("distance", settings.distance_name)
                               .add("ranks", mpi.size()));
   const double read_seconds = progress.elapsed();
 
-  const swg::TilePlan plan(n, settings.block_size, mpi.size(), mpi.rank(), settings.memory_bytes);
-  const swg::TileAligner aligner(sequences, settings.scheme, settings.distance, kernel, plan);
+  const auto plan = rectangular
+                        ? swg::TilePlan::rectangular(q, n, settings.block_size, mpi.size(), mpi.rank(),
+                                                     settings.memory_bytes)
+                        : swg::TilePlan::symmetric(n, settings.block_size, mpi.size(), mpi.rank(),
+                                                   settings.memory_bytes);
+  const swg::TileAligner aligner(rows, sequences, settings.scheme, settings.distance, kernel, plan);
 
   // All ranks write one temporary file named after rank 0's pid; rank 0 renames it.
   long root_pid = ::getpid();
@@ -115,7 +147,7 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
   std::optional<spidal::PendingFile> matrix_file;
   if (mpi.is_root()) matrix_file.emplace(settings.output, static_cast<pid_t>(root_pid));
   const std::string temporary = spidal::temporary_path(settings.output, static_cast<pid_t>(root_pid));
-  spidal::Int16MatrixWriter writer(mpi.comm(), temporary, n, spidal::ByteOrder::little);
+  spidal::Int16MatrixWriter writer(mpi.comm(), temporary, plan.rows().items, n, spidal::ByteOrder::little);
 
   double align_seconds = 0, write_seconds = 0;
   std::int64_t cells_done = 0;
@@ -143,14 +175,14 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
 
   if (mpi.is_root()) {
     spidal::AtomicTextOutput labels(settings.output + ".labels");
-    for (const auto& record : records) labels.stream() << record.id << '\n';
+    for (const auto& record : rectangular ? query_records : records) labels.stream() << record.id << '\n';
     labels.commit();
     matrix_file->commit();
   }
   const double align_total = progress.elapsed() - read_seconds;
-  progress.done(spidal::JsonFields()
-                    .add("sequences", n)
-                    .add("pairs", pairs)
+  auto done_fields = spidal::JsonFields().add("sequences", n);
+  if (rectangular) done_fields.add("queries", q);
+  progress.done(done_fields.add("pairs", pairs)
                     .add("cells", cells_done)
                     .add("gcups", align_total > 0 ? cells_done / align_total / 1e9 : 0.0)
                     .add("output", settings.output),

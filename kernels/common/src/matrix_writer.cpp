@@ -35,10 +35,14 @@ struct Segment {
 }  // namespace
 
 Int16MatrixWriter::Int16MatrixWriter(MPI_Comm comm, const std::string& path, std::int64_t n, ByteOrder order)
-    : path_(path), n_(n), order_(order) {
+    : Int16MatrixWriter(comm, path, n, n, order) {}
+
+Int16MatrixWriter::Int16MatrixWriter(MPI_Comm comm, const std::string& path, std::int64_t rows, std::int64_t cols,
+                                     ByteOrder order)
+    : path_(path), rows_(rows), cols_(cols), order_(order) {
   check(MPI_File_open(comm, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file_), "cannot create",
         path);
-  check(MPI_File_set_size(file_, static_cast<MPI_Offset>(n * n * 2)), "cannot size", path);
+  check(MPI_File_set_size(file_, static_cast<MPI_Offset>(rows * cols * 2)), "cannot size", path);
 }
 
 Int16MatrixWriter::~Int16MatrixWriter() {
@@ -55,7 +59,7 @@ void Int16MatrixWriter::write(std::span<const MatrixBlock> blocks) {
     swapped.reserve(total);
   }
   for (const auto& block : blocks) {
-    if (block.row < 0 || block.col < 0 || block.row + block.rows > n_ || block.col + block.cols > n_) {
+    if (block.row < 0 || block.col < 0 || block.row + block.rows > rows_ || block.col + block.cols > cols_) {
       throw std::invalid_argument("matrix block outside the matrix");
     }
     const std::int16_t* values = block.values;
@@ -67,7 +71,7 @@ void Int16MatrixWriter::write(std::span<const MatrixBlock> blocks) {
       values = swapped.data() + start;
     }
     for (std::int64_t r = 0; r < block.rows; ++r) {
-      segments.push_back({static_cast<MPI_Aint>(((block.row + r) * n_ + block.col) * 2), values + r * block.cols,
+      segments.push_back({static_cast<MPI_Aint>(((block.row + r) * cols_ + block.col) * 2), values + r * block.cols,
                           static_cast<int>(block.cols * 2)});
     }
   }

@@ -19,52 +19,65 @@ std::vector<unsigned char> read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 }
 
-class MatrixWriter : public ::testing::TestWithParam<spidal::ByteOrder> {};
-
-TEST_P(MatrixWriter, BlocksFromAllRanksFormTheMatrix) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  long pid = ::getpid();
-  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  const std::string path = "/tmp/swg-writer-test-" + std::to_string(pid) + ".bin";
-  const std::int64_t n = 37, side = 10;  // 4×4 blocks, the last ones ragged
-
-  {
-    spidal::Int16MatrixWriter writer(MPI_COMM_WORLD, path, n, GetParam());
-    // Two rounds; block (I, J) belongs to rank (I + J) % ranks and round I % 2.
-    for (int round = 0; round < 2; ++round) {
-      std::vector<std::vector<std::int16_t>> storage;
-      std::vector<spidal::MatrixBlock> blocks;
-      for (std::int64_t bi = 0; bi * side < n; ++bi) {
-        for (std::int64_t bj = 0; bj * side < n; ++bj) {
-          if ((bi + bj) % ranks != rank || bi % 2 != round) continue;
-          const auto rows = std::min(side, n - bi * side), cols = std::min(side, n - bj * side);
-          auto& values = storage.emplace_back(rows * cols);
-          for (std::int64_t r = 0; r < rows; ++r) {
-            for (std::int64_t c = 0; c < cols; ++c) values[r * cols + c] = expected_value(bi * side + r, bj * side + c);
+class MatrixWriter : public ::testing::TestWithParam<spidal::ByteOrder> {
+ protected:
+  // Writes a rows × cols matrix in 10×10 blocks over two rounds and checks the file.
+  void write_and_check(std::int64_t rows, std::int64_t cols, bool square) {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    long pid = ::getpid();
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    const std::string path = "/tmp/swg-writer-test-" + std::to_string(pid) + ".bin";
+    const std::int64_t side = 10;  // the last blocks ragged
+    {
+      auto writer = square ? spidal::Int16MatrixWriter(MPI_COMM_WORLD, path, rows, GetParam())
+                           : spidal::Int16MatrixWriter(MPI_COMM_WORLD, path, rows, cols, GetParam());
+      // Two rounds; block (I, J) belongs to rank (I + J) % ranks and round I % 2.
+      for (int round = 0; round < 2; ++round) {
+        std::vector<std::vector<std::int16_t>> storage;
+        std::vector<spidal::MatrixBlock> blocks;
+        for (std::int64_t bi = 0; bi * side < rows; ++bi) {
+          for (std::int64_t bj = 0; bj * side < cols; ++bj) {
+            if ((bi + bj) % ranks != rank || bi % 2 != round) continue;
+            const auto block_rows = std::min(side, rows - bi * side), block_cols = std::min(side, cols - bj * side);
+            auto& values = storage.emplace_back(block_rows * block_cols);
+            for (std::int64_t r = 0; r < block_rows; ++r) {
+              for (std::int64_t c = 0; c < block_cols; ++c) {
+                values[r * block_cols + c] = expected_value(bi * side + r, bj * side + c);
+              }
+            }
+            blocks.push_back({bi * side, bj * side, block_rows, block_cols, values.data()});
           }
-          blocks.push_back({bi * side, bj * side, rows, cols, values.data()});
+        }
+        writer.write(blocks);
+      }
+      writer.close();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+      const auto bytes = read_bytes(path);
+      ASSERT_EQ(bytes.size(), static_cast<std::size_t>(rows * cols * 2));
+      for (std::int64_t i = 0; i < rows; ++i) {
+        for (std::int64_t j = 0; j < cols; ++j) {
+          const auto* at = &bytes[(i * cols + j) * 2];
+          const int low = GetParam() == spidal::ByteOrder::little ? at[0] : at[1];
+          const int high = GetParam() == spidal::ByteOrder::little ? at[1] : at[0];
+          ASSERT_EQ(static_cast<std::int16_t>(low | (high << 8)), expected_value(i, j)) << i << "," << j;
         }
       }
-      writer.write(blocks);
+      std::remove(path.c_str());
     }
-    writer.close();
+    MPI_Barrier(MPI_COMM_WORLD);
   }
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) {
-    const auto bytes = read_bytes(path);
-    ASSERT_EQ(bytes.size(), static_cast<std::size_t>(n * n * 2));
-    for (std::int64_t i = 0; i < n; ++i) {
-      for (std::int64_t j = 0; j < n; ++j) {
-        const auto* at = &bytes[(i * n + j) * 2];
-        const int low = GetParam() == spidal::ByteOrder::little ? at[0] : at[1];
-        const int high = GetParam() == spidal::ByteOrder::little ? at[1] : at[0];
-        ASSERT_EQ(static_cast<std::int16_t>(low | (high << 8)), expected_value(i, j)) << i << "," << j;
-      }
-    }
-    std::remove(path.c_str());
-  }
+};
+
+TEST_P(MatrixWriter, BlocksFromAllRanksFormTheMatrix) { write_and_check(37, 37, true); }
+
+// An out-of-sample × in-sample block file: rows and cols differ, wider and taller.
+TEST_P(MatrixWriter, BlocksFromAllRanksFormARectangularMatrix) {
+  write_and_check(13, 37, false);
+  write_and_check(31, 7, false);
 }
 
 INSTANTIATE_TEST_SUITE_P(ByteOrders, MatrixWriter,

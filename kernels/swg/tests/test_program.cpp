@@ -7,11 +7,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <random>
 #include <sstream>
 
 #include "alignment.hpp"
 #include "random_sequences.hpp"
+#include "spidal/cpu.hpp"
 #include "spidal/fasta.hpp"
 #include "temp_dir.hpp"
 
@@ -130,6 +132,9 @@ TEST(SwgProgram, BadOptionsAreUsageErrors) {
   }
   EXPECT_EQ(run(kSwg + " --output " + dir.file("out.bin"), dir).exit_code, 2);
   EXPECT_EQ(run(base + " --input " + dir.file("missing.fasta"), dir).exit_code, 2);
+  const auto missing_query = run(base + " --query " + dir.file("missing.fasta"), dir);
+  EXPECT_EQ(missing_query.exit_code, 2);
+  EXPECT_NE(missing_query.err.find("missing.fasta"), std::string::npos) << missing_query.err;
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"in.fasta"});
   const auto help = run(kSwg + " --help", dir);
   EXPECT_EQ(help.exit_code, 0);
@@ -137,13 +142,12 @@ TEST(SwgProgram, BadOptionsAreUsageErrors) {
 }
 
 // --kernel forces a kernel the CPU has (the read line names it) and refuses, as a
-// usage error naming it, one it lacks (avx512 on CPUs without AVX-512F).
+// usage error naming it, one it lacks (avx512 on CPUs without AVX-512 F/BW/DQ/VL).
 TEST(SwgProgram, KernelOptionFollowsTheCpu) {
   TempDir dir;
   const auto fasta = dir.write("in.fasta", ">a\nACGTACGT\n>b\nACGAACGT\n");
-  __builtin_cpu_init();
-  const std::pair<std::string, bool> kernels[] = {{"avx512", __builtin_cpu_supports("avx512f") != 0},
-                                                  {"avx2", __builtin_cpu_supports("avx2") != 0},
+  const std::pair<std::string, bool> kernels[] = {{"avx512", spidal::cpu_supports(spidal::Isa::avx512)},
+                                                  {"avx2", spidal::cpu_supports(spidal::Isa::avx2)},
                                                   {"generic", true}};
   for (const auto& [name, present] : kernels) {
     const auto result = run(kSwg + " --input " + fasta + " --output " + dir.file("out.bin") + " --kernel " + name, dir);
@@ -219,6 +223,62 @@ TEST(SwgProgram, ProteinsFromAConfigFile) {
   const auto m = read_matrix(dir.file("prot.bin"), 60);
   expect_symmetric_with_zero_diagonal(m, 60);
   expect_matches_reference(m, records, scheme, all_pairs(60));
+}
+
+std::string write_records(const TempDir& dir, const std::string& name, const std::vector<spidal::FastaRecord>& records,
+                          const std::vector<int>& picks) {
+  std::ostringstream text;
+  for (const int k : picks) text << ">" << records[k].id << "\n" << records[k].residues << "\n";
+  return dir.write(name, text.str());
+}
+
+std::vector<int> index_range(int begin, int end) {
+  std::vector<int> indices(end - begin);
+  std::iota(indices.begin(), indices.end(), begin);
+  return indices;
+}
+
+// --query: the Q×N block equals the full matrix's rows of the queries at the
+// columns of the input sequences, exactly, for local and global distances, on 2
+// ranks with ragged tiles and several batches. The queries overlap the input (the
+// same sequence in both gives that pair's value in the full matrix: 0).
+TEST(SwgProgram, QueryBlockEqualsTheFullMatrixRowsAndColumns) {
+  TempDir dir;
+  const int n = 100;
+  const auto scheme = swg::make_scoring(swg::Alphabet::dna, "ednafull", 16, 4);
+  const auto fasta = write_random_fasta(dir, scheme, n, 31);
+  const auto records = spidal::read_fasta(fasta, swg::fasta_alphabet(swg::Alphabet::dna));
+  const auto in_sample = index_range(0, 61);
+  std::vector<int> queries = index_range(55, n);
+  queries.insert(queries.begin() + 3, 2);  // out of order, and one far inside the sample
+  const auto input = write_records(dir, "sample.fasta", records, in_sample);
+  const auto query = write_records(dir, "queries.fasta", records, queries);
+  const auto q = static_cast<std::int64_t>(queries.size()), cols = static_cast<std::int64_t>(in_sample.size());
+  for (const std::string distance : {"spidal", "global"}) {
+    const std::string common = " --block-size 16 --memory-mb 1 --distance " + distance + " --output ";
+    ASSERT_EQ(run(kSwg + " --input " + fasta + common + dir.file("full.bin"), dir).exit_code, 0);
+    const auto result = run("OMP_NUM_THREADS=1 " + kMpirun + kSwg + " --input " + input + " --query " + query +
+                                common + dir.file("block.bin"), dir);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto full = read_matrix(dir.file("full.bin"), n);
+    const std::string bytes = slurp(dir.file("block.bin"));
+    ASSERT_EQ(bytes.size(), static_cast<std::size_t>(q * cols * 2));
+    for (std::int64_t r = 0; r < q; ++r) {
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const auto low = static_cast<unsigned char>(bytes[2 * (r * cols + c)]);
+        const auto high = static_cast<unsigned char>(bytes[2 * (r * cols + c) + 1]);
+        ASSERT_EQ(static_cast<std::int16_t>(low | (high << 8)), full[queries[r] * n + in_sample[c]])
+            << distance << ": query " << records[queries[r]].id << " vs " << records[in_sample[c]].id;
+      }
+    }
+    std::string expected_labels;
+    for (const int k : queries) expected_labels += records[k].id + "\n";
+    EXPECT_EQ(slurp(dir.file("block.bin.labels")), expected_labels);
+    EXPECT_NE(result.out.find("\"sequences\":61,\"queries\":46,\"residues\""), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("\"fraction\":1,"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("\"phase\":\"done\",\"sequences\":61,\"queries\":46,\"pairs\":2806"),
+              std::string::npos) << result.out;
+  }
 }
 
 std::string first_records_of_16s(const TempDir& dir, int count) {

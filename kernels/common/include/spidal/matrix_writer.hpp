@@ -1,6 +1,7 @@
-// Collective MPI-IO writing of an N×N int16 SPIDAL matrix in rectangular blocks,
-// so no rank ever holds more than the blocks it is writing (e.g. SWG tiles and
-// their transposes).
+// Collective MPI-IO writing of an N×N int16 SPIDAL matrix (or a rows × cols block
+// of one, e.g. out-of-sample × in-sample distances) in rectangular blocks, so no
+// rank ever holds more than the blocks it is writing (e.g. SWG tiles and their
+// transposes).
 #pragma once
 
 #include <mpi.h>
@@ -24,6 +25,8 @@ class Int16MatrixWriter {
   // Collective over `comm`: creates (or truncates) `path` and sizes it to n·n values.
   // Throws std::runtime_error when the file cannot be opened.
   Int16MatrixWriter(MPI_Comm comm, const std::string& path, std::int64_t n, ByteOrder order);
+  // The same for a rows × cols matrix (row-major, no header).
+  Int16MatrixWriter(MPI_Comm comm, const std::string& path, std::int64_t rows, std::int64_t cols, ByteOrder order);
   ~Int16MatrixWriter();
   Int16MatrixWriter(const Int16MatrixWriter&) = delete;
   Int16MatrixWriter& operator=(const Int16MatrixWriter&) = delete;
@@ -37,7 +40,7 @@ class Int16MatrixWriter {
  private:
   std::string path_;
   MPI_File file_ = MPI_FILE_NULL;
-  std::int64_t n_;
+  std::int64_t rows_, cols_;
   ByteOrder order_;
 };
 
