@@ -48,6 +48,10 @@ struct LocalRows {
   spidal::MatrixStats stats;  // global, over unordered pairs with distance >= 0 and weight != 0
   // Unit weights and no missing distances: (V + I) has a closed-form inverse.
   bool closed_form = false;
+  // Empty, or n factors u (identical on every rank) with the pairs' weights w_ij = u_i·u_j
+  // (as stored, to int16 rounding), set by a caller that builds such weights (mdsseries):
+  // V + I is then diagonal minus rank one and has a closed-form inverse too.
+  std::vector<double> weight_factors;
 
   bool weighted() const { return !weights.empty(); }
   std::int64_t row_length(std::int64_t local_row) const { return halves.length(block.begin + local_row); }

@@ -97,7 +97,7 @@ void Smacof::gather(const std::vector<double>& local, std::vector<double>& full,
 
 void Smacof::update() {
   const auto start = std::chrono::steady_clock::now();
-  if (rows_.closed_form) {
+  if (rows_.closed_form || !rows_.weight_factors.empty()) {
     solve_closed_form();
   } else {
     solve_conjugate_gradient();
@@ -107,19 +107,31 @@ void Smacof::update() {
   result_.solve_seconds += seconds_since(start);
 }
 
-// With unit weights and no missing pairs, V + I = (N+1)I − 11ᵀ, whose inverse is
-// (I + 11ᵀ)/(N+1): X_new = (BX + 1·(1ᵀBX)) / (N+1). Every rank has all rows of BX
-// from the pass and computes all of X_new.
+// V + I inverted in closed form when the weights are products w_ij = u_i·u_j (unit
+// weights: u = 1): V = diag(u_i·S) − u·uᵀ with S = Σu, so V + I = D − u·uᵀ with
+// D = diag(u_i·S + 1), and Sherman–Morrison gives X_new = D⁻¹BX + D⁻¹u·(uᵀD⁻¹BX)/c
+// with c = 1 − uᵀD⁻¹u = Σ_i u_i/(S·(u_i·S + 1)) (> 0, summed without cancellation).
+// For u = 1 that is (BX + 1·(1ᵀBX))/(N+1). Every rank has all rows of BX from the pass
+// and computes all of X_new, in row order (see ordered_sum).
 void Smacof::solve_closed_form() {
   const double* bx = sums_.bx();
-  // Column sums over all rows, in row order (see ordered_sum).
-  std::vector<double> column_sums(dim_, 0.0);
+  const std::vector<double>& factors = rows_.weight_factors;
+  const auto factor = [&](std::int64_t i) { return factors.empty() ? 1.0 : factors[i]; };
+  double total = 0.0;  // S
+  for (std::int64_t i = 0; i < rows_.n; ++i) total += factor(i);
+  double c = 0.0;
+  std::vector<double> projection(dim_, 0.0);  // uᵀD⁻¹BX
   for (std::int64_t i = 0; i < rows_.n; ++i) {
-    for (int k = 0; k < dim_; ++k) column_sums[k] += bx[i * dim_ + k];
+    const double u = factor(i);
+    const double inverse = 1.0 / (u * total + 1.0);
+    c += u * inverse / total;
+    for (int k = 0; k < dim_; ++k) projection[k] += u * inverse * bx[i * dim_ + k];
   }
-  const double scale = 1.0 / static_cast<double>(rows_.n + 1);
+  for (double& value : projection) value /= c;
   for (std::int64_t i = 0; i < rows_.n; ++i) {
-    for (int k = 0; k < dim_; ++k) points_[i * dim_ + k] = (bx[i * dim_ + k] + column_sums[k]) * scale;
+    const double u = factor(i);
+    const double inverse = 1.0 / (u * total + 1.0);
+    for (int k = 0; k < dim_; ++k) points_[i * dim_ + k] = (bx[i * dim_ + k] + u * projection[k]) * inverse;
   }
   const auto first = points_.begin() + rows_.block.begin * dim_;
   std::copy(first, first + local_points_.size(), local_points_.begin());

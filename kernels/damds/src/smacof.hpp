@@ -1,6 +1,7 @@
 // Deterministic-annealing SMACOF over row blocks: the temperature schedule, the
 // Guttman iterations and the solve of (V + I) X = B(X) X (closed form for unit
-// weights without missing distances, conjugate gradients otherwise).
+// weights without missing distances and for product weights, LocalRows::weight_factors;
+// conjugate gradients otherwise).
 #pragma once
 
 #include <cstdint>

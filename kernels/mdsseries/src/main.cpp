@@ -33,6 +33,10 @@ int run_mdsseries(spidal::MpiEnv& mpi, int argc, char** argv) {
   const mdsseries::Market market = mdsseries::load_market(
       config.prices_path, config.volumes_path ? &*config.volumes_path : nullptr,
       config.dates_path ? &*config.dates_path : nullptr, config.symbols_path ? &*config.symbols_path : nullptr);
+  if (config.references > market.symbols) {
+    throw spidal::UsageError("--references " + std::to_string(config.references) + " exceeds the " +
+                             std::to_string(market.symbols) + " symbols");
+  }
   std::vector<mdsseries::Window> windows = mdsseries::make_windows(market, config.window_days, config.step_days);
   if (config.max_frames > 0 && static_cast<std::int64_t>(windows.size()) > config.max_frames) {
     windows.resize(config.max_frames);

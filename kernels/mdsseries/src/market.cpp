@@ -267,7 +267,8 @@ int change_bin(double log_change) {
   return static_cast<int>(std::upper_bound(kEdges.begin(), kEdges.end(), relative) - kEdges.begin());
 }
 
-WindowSymbols window_symbols(const Market& market, const Window& window, double max_missing) {
+WindowSymbols window_symbols(const Market& market, const Window& window, double max_missing,
+                             std::int64_t references) {
   const std::int64_t n = market.symbols;
   const std::int64_t days = window.last - window.first + 1;
   WindowSymbols out;
@@ -298,7 +299,7 @@ WindowSymbols window_symbols(const Market& market, const Window& window, double 
     if (traded_days[s] > 0) out.traded_value[s] /= static_cast<double>(traded_days[s]);
     if (static_cast<double>(missing[s]) > max_missing * static_cast<double>(days)) {
       ++out.too_sparse;
-    } else if (!(high[s] > low[s])) {
+    } else if (!(high[s] > low[s]) && s < n - references) {
       ++out.constant;
     } else {
       out.included[s] = 1;

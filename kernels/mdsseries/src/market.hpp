@@ -85,6 +85,9 @@ struct WindowSymbols {
   std::int64_t too_sparse = 0;         // left out: missing more than max_missing of the days
   std::int64_t constant = 0;           // left out: constant price
 };
-WindowSymbols window_symbols(const Market& market, const Window& window, double max_missing);
+// The last `references` symbols are reference series (SPIDAL's artificial ones, one of
+// them flat on purpose): the constant-price rule does not leave them out.
+WindowSymbols window_symbols(const Market& market, const Window& window, double max_missing,
+                             std::int64_t references);
 
 }  // namespace mdsseries

@@ -113,7 +113,7 @@ SeriesTimings run_series(const Config& config, const Market& market, const std::
 
     auto start = std::chrono::steady_clock::now();
     sums.move_to(window);
-    const WindowSymbols symbols = window_symbols(market, window, config.max_missing);
+    const WindowSymbols symbols = window_symbols(market, window, config.max_missing, config.references);
     if (symbols.count < 3) {
       throw spidal::InputError("window ending on day " + std::to_string(window.last) + " keeps " +
                                std::to_string(symbols.count) + " symbols (" + std::to_string(symbols.too_sparse) +

@@ -27,6 +27,8 @@ Config parse_config(int argc, const char* const* argv) {
       {"weights", "KIND", "tradedValue: from average daily price × volume; none: unit weights", "none",
        {"Weights"}},
       {"max-frames", "K", "compute only the first K windows (0: all)", "0", {"MaxFrames"}},
+      {"references", "K", "the last K symbols are reference series, kept in a window even with a constant price",
+       "0", {"References"}},
       {"warm-temperature", "F",
        "later windows start annealing at F × the first window's starting temperature (0: plain SMACOF)", "0",
        {"WarmTemperature"}},
@@ -70,6 +72,7 @@ Config parse_config(int argc, const char* const* argv) {
     throw spidal::UsageError("--weights must be tradedValue or none, got '" + weights + "'");
   }
   config.max_frames = options.get_int("max-frames", 0, std::numeric_limits<std::int32_t>::max());
+  config.references = options.get_int("references", 0, std::numeric_limits<std::int32_t>::max());
   config.solver.dimension = 3;
   damds::read_solver_options(options, config.solver);
   config.warm_temperature = options.get_double("warm-temperature", 0.0, 1.0);

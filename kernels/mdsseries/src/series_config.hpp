@@ -24,6 +24,7 @@ struct Config {
   DistanceKind distance = DistanceKind::correlation;
   WeightKind weights = WeightKind::none;
   std::int64_t max_frames = 0;  // 0: every window
+  std::int64_t references = 0;  // the last K symbols are reference series (window_symbols)
   // damds's solver settings (3 dimensions); max_iterations_per_temperature applies to
   // the first window.
   damds::Config solver;

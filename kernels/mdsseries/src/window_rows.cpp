@@ -137,6 +137,13 @@ RowsSummary fill_window_rows(DistanceKind kind, const RollingSums& sums, const W
     });
   }
   damds::prepare_local_rows(rows, comm, "window");
+  // The weights are products √wᵢ·√wⱼ (0 outside the window): damds solves each Guttman
+  // update in closed form instead of by conjugate gradients.
+  if (weighted) {
+    rows.weight_factors = std::move(root_weights);
+  } else {
+    rows.weight_factors.clear();
+  }
   return out;
 }
 

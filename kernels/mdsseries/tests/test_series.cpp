@@ -14,7 +14,9 @@
 #include "market.hpp"
 #include "market_generator.hpp"
 #include "rolling.hpp"
+#include "points_io.hpp"
 #include "series.hpp"
+#include "smacof.hpp"
 #include "spidal/errors.hpp"
 #include "window_rows.hpp"
 #include "spidal/mpi_env.hpp"
@@ -150,7 +152,7 @@ TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
     sums.move_to(window);
     const RollingSums::Terms terms = sums.terms();
     // The stored distances the solver gets, from the same sums.
-    const WindowSymbols symbols = window_symbols(market, window, 0.05);
+    const WindowSymbols symbols = window_symbols(market, window, 0.05, 0);
     fill_window_rows(DistanceKind::correlation, sums, symbols, symbol_weights(WeightKind::none, symbols), true, rows,
                      MPI_COMM_WORLD);
     const std::int64_t first_position = sums.halves().before(sums.block().begin);
@@ -195,6 +197,71 @@ TEST(Windows, CalendarDaysAndTheirTradingDays) {
     EXPECT_TRUE(window.last + 1 == market.days || market.dates[window.last + 1] > window.end_date);
   }
   EXPECT_THROW(make_windows(market, 500, 7), spidal::InputError);
+}
+
+// The last symbols as reference series: the constant-price rule spares them (SPIDAL's
+// flat reference is constant on purpose), the missing-days rule does not.
+TEST(Windows, ReferenceSeriesSurviveTheConstantPriceRule) {
+  MarketSpec spec;
+  spec.stocks = 20;
+  spec.days = 300;
+  spec.bad_stocks = true;  // 18: constant price, 19: 30 % missing
+  const Market market = generated(spec);
+  const Window window = make_windows(market, 200, 7).front();
+  const WindowSymbols plain = window_symbols(market, window, 0.05, 0);
+  EXPECT_EQ(plain.included[18], 0);
+  EXPECT_EQ(plain.constant, 1);
+  const WindowSymbols references = window_symbols(market, window, 0.05, 2);
+  EXPECT_EQ(references.included[18], 1);
+  EXPECT_EQ(references.included[19], 0);
+  EXPECT_EQ(references.constant, 0);
+  EXPECT_EQ(references.too_sparse, 1);
+  EXPECT_EQ(references.count, 19);
+}
+
+// mdsseries's weights are products √wᵢ·√wⱼ, so damds solves each Guttman update in closed
+// form (LocalRows::weight_factors): the same points as conjugate gradients solved to
+// convergence on the stored weights, with symbols outside the window (weight 0) too.
+TEST(Rows, ProductWeightsSolvedInClosedFormMatchConjugateGradients) {
+  MarketSpec spec;
+  spec.stocks = 62;
+  spec.days = 400;
+  spec.sectors = 6;
+  spec.bad_stocks = true;
+  const Market market = generated(spec);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  RollingSums sums(market, spidal::row_block(market.symbols, size, rank));
+  const Window window = make_windows(market, 200, 7).front();
+  sums.move_to(window);
+  const WindowSymbols symbols = window_symbols(market, window, 0.05, 0);
+  ASSERT_EQ(symbols.count, 60);
+  damds::LocalRows rows;
+  fill_window_rows(DistanceKind::correlation, sums, symbols, symbol_weights(WeightKind::traded_value, symbols), true,
+                   rows, MPI_COMM_WORLD);
+  ASSERT_EQ(rows.weight_factors.size(), 62u);
+  damds::Config solver;
+  solver.dimension = 3;
+  solver.max_iterations_per_temperature = 30;
+  damds::RunOptions plain;
+  plain.start_fraction = 0.0;  // plain weighted SMACOF: one loop of up to 30 updates
+  spidal::ProgressReporter quiet("mdsseries", false);
+  const std::vector<double> start = damds::random_points(62, 3, 5);
+  damds::AnnealResult closed = damds::Smacof(solver, rows, MPI_COMM_WORLD, start).run(quiet, plain);
+  EXPECT_EQ(closed.cg_iterations, 0);
+  damds::LocalRows by_cg = rows;
+  by_cg.weight_factors.clear();
+  solver.cg_threshold = 1e-20;
+  solver.cg_iterations = 1000;
+  damds::AnnealResult solved = damds::Smacof(solver, by_cg, MPI_COMM_WORLD, start).run(quiet, plain);
+  EXPECT_GT(solved.cg_iterations, 0);
+  ASSERT_EQ(closed.iterations, solved.iterations);
+  double spread = 0.0;
+  for (const double x : solved.points) spread = std::max(spread, std::fabs(x));
+  // The stored weights are rounded to 1/32767; the closed form uses the exact products.
+  EXPECT_LT(largest_difference(closed.points, solved.points), 1e-3 * spread);
+  EXPECT_NEAR(closed.stress, solved.stress, 1e-4 * solved.stress);
 }
 
 // The planted-sector market of the series tests: 6 sectors × 10 stocks plus the two

@@ -299,6 +299,8 @@ export const stockTimeseries: JobTypeModule = {
         '--max-missing', String(p.maxMissing),
         '--distance', String(p.distance),
         '--weights', String(p.weights),
+        // The reference series are the last symbols (prepare); the flat one must survive the constant-price rule.
+        ...(p.referenceStocks ? ['--references', String(REFERENCES.length)] : []),
       ],
       outputs: [OUT.frames],
     };
