@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <stdexcept>
+
+#include "spidal/cpu.hpp"
 
 namespace swg {
 
@@ -50,38 +51,23 @@ template class LaneProfile<WideKeys>;
 
 namespace {
 
-bool cpu_has(const std::string& name) {
-  __builtin_cpu_init();
-  if (name == "avx512") return __builtin_cpu_supports("avx512f");
-  if (name == "avx2") return __builtin_cpu_supports("avx2");
-  return name == "generic";
-}
+constexpr spidal::Isa kImplemented[] = {spidal::Isa::avx512, spidal::Isa::avx2, spidal::Isa::generic};
 
-LaneKernel kernel_named(const std::string& name) {
-  if (name == "avx512") return {name, kAvx512Lanes, run_narrow_avx512, run_wide_avx512};
-  if (name == "avx2") return {name, kAvx2Lanes, run_narrow_avx2, run_wide_avx2};
+LaneKernel kernel_for(spidal::Isa isa) {
+  switch (isa) {
+    case spidal::Isa::avx512: return {"avx512", kAvx512Lanes, run_narrow_avx512, run_wide_avx512};
+    case spidal::Isa::avx2: return {"avx2", kAvx2Lanes, run_narrow_avx2, run_wide_avx2};
+    case spidal::Isa::generic: break;
+  }
   return {"generic", kGenericLanes, run_narrow_generic, run_wide_generic};
 }
 
-const char* const kPreference[] = {"avx512", "avx2", "generic"};
-
 }  // namespace
 
-std::vector<std::string> supported_lane_kernels() {
-  std::vector<std::string> names;
-  for (const char* name : kPreference) {
-    if (cpu_has(name)) names.emplace_back(name);
-  }
-  return names;
-}
+std::vector<std::string> supported_lane_kernels() { return spidal::supported_isa_names(kImplemented); }
 
 LaneKernel select_lane_kernel(const std::string& requested) {
-  if (requested == "auto") return kernel_named(supported_lane_kernels().front());
-  if (requested != "avx512" && requested != "avx2" && requested != "generic") {
-    throw std::invalid_argument("unknown SIMD kernel '" + requested + "' (auto, avx512, avx2 or generic)");
-  }
-  if (!cpu_has(requested)) throw std::invalid_argument("this CPU does not support the " + requested + " kernel");
-  return kernel_named(requested);
+  return kernel_for(spidal::select_isa(requested, kImplemented));
 }
 
 }  // namespace swg

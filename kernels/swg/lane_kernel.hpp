@@ -111,7 +111,8 @@ struct LaneKernel {
 };
 
 // "auto" picks the widest instruction set this CPU supports; naming one that it
-// does not support (or an unknown name) throws std::invalid_argument.
+// does not support (or an unknown name) throws std::invalid_argument
+// (spidal::select_isa, the dispatch shared by all programs).
 LaneKernel select_lane_kernel(const std::string& requested = "auto");
 std::vector<std::string> supported_lane_kernels();
 

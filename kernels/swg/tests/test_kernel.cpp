@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gotoh_traceback.hpp"
+#include "spidal/cpu.hpp"
 #include "spidal/errors.hpp"
 #include "lane_kernel.hpp"
 #include "random_sequences.hpp"
@@ -329,13 +330,13 @@ TEST(LaneKernelSelection, RejectsUnknown) {
 // Each kernel is selected exactly when the CPU reports its instruction set, and
 // refused with a message naming it otherwise; "auto" takes the widest one present.
 TEST(LaneKernelSelection, FollowsTheCpu) {
-  __builtin_cpu_init();
+  // (spidal's common tests check cpu_supports against /proc/cpuinfo.)
   const struct {
     std::string name;
     int lanes;
     bool present;
-  } kernels[] = {{"avx512", kAvx512Lanes, __builtin_cpu_supports("avx512f") != 0},
-                 {"avx2", kAvx2Lanes, __builtin_cpu_supports("avx2") != 0},
+  } kernels[] = {{"avx512", kAvx512Lanes, spidal::cpu_supports(spidal::Isa::avx512)},
+                 {"avx2", kAvx2Lanes, spidal::cpu_supports(spidal::Isa::avx2)},
                  {"generic", kGenericLanes, true}};
   std::vector<std::string> present;
   for (const auto& kernel : kernels) {
