@@ -99,3 +99,32 @@ def test_params_schemas_in_both_document_shapes() -> None:
     check_job_params(titled, "distance-matrix", {"points": 5})
     with pytest.raises(WebPlotVizError, match="params.labelColum"):
         check_job_params(titled, "vectors", {"metric": "euclidean", "labelColum": 0})
+
+
+def _groups_matrix() -> bytes:
+    """Two far groups of 12 points, the second made of two tight halves: SPIDAL int16 (distance × 32767)."""
+    rng = np.random.default_rng(3)
+    centres = np.repeat(np.array([[0.0, 0.0], [10.0, 0.0], [10.0, 3.0]]), [12, 6, 6], axis=0)
+    xy = centres + rng.normal(scale=0.3, size=centres.shape)
+    distances = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
+    return np.round(distances / distances.max() * 32767).astype("<i2").tobytes()
+
+
+def test_recluster_a_cluster_of_a_job_plot(client: webplotviz.Client) -> None:
+    job = client.submit("distance-matrix", _groups_matrix(), {"points": 24, "maxClusters": 2, "minClusterSize": 2}, name="py groups")
+    plot = job.wait(progress=False, timeout=300).plot()
+    keys = plot.cluster_keys()
+    second = int(keys[12])
+    assert (keys[12:] == second).all() and (keys[:12] != second).all(), keys
+    child_job = plot.recluster(cluster=second, max_clusters=2, name="py halves")
+    assert child_job.type == "recluster"
+    child = child_job.wait(progress=False, timeout=300).plot()
+    assert child.name == "py halves" and child.points == 12
+    assert child.labels() == [str(i) for i in range(12, 24)], "the parent's labels of the chosen points"
+    halves = child.cluster_keys()
+    assert len(set(halves[:6])) == 1 and len(set(halves[6:])) == 1 and halves[0] != halves[6], halves
+    assert child.parent is not None and child.parent.id == plot.id
+    assert [c.id for c in plot.refresh().children] == [child.id]
+    with pytest.raises(WebPlotVizError) as caught:
+        plot.recluster(points=[0, 1])
+    assert caught.value.status == 422 and caught.value.code == "too_few_points"

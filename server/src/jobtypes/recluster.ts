@@ -3,7 +3,6 @@
 // damds ∥ dapwc → a plot labelled as the parent's points were, linked to its parent.
 // Started by POST /plots/{id}/recluster (services/recluster.ts), which writes the input:
 // "row<TAB>label" per line, rows ascending.
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobDoc } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
@@ -11,6 +10,7 @@ import { JOB_TYPES } from '@wpv/schema';
 import { ApiError } from '../http/errors.ts';
 import { mdsOrPwc, ownMatrix, type Matrix } from './commands.ts';
 import { lines } from './inputs.ts';
+import { cutMatrix } from './matrixCut.ts';
 import { mdsPlot } from './mdsPlot.ts';
 import type { JobTypeModule } from './module.ts';
 
@@ -27,34 +27,6 @@ export async function readRows(file: string): Promise<{ rows: number[]; labels: 
     labels.push(raw.slice(tab + 1));
   }
   return { rows, labels };
-}
-
-/**
- * Writes the rows × columns sub-matrix (default: rows × rows) of an n × n int16 matrix as
- * little-endian int16, row by row: one parent row in memory at a time (2n bytes), so a cut of a
- * 100,000-point matrix stays small. `rows` ascending.
- */
-export async function cutMatrix(from: Matrix, rows: number[], to: string, columns: number[] = rows): Promise<void> {
-  const source = await open(from.file, 'r');
-  const target = await open(to, 'w');
-  try {
-    const { size } = await source.stat();
-    const n = Math.round(Math.sqrt(size / 2));
-    if (2 * n * n !== size) throw new Error(`the parent's matrix has ${size} bytes, not an n×n int16 matrix`);
-    const last = columns.reduce((m, c) => Math.max(m, c), rows.at(-1)!);
-    if (last >= n) throw new Error(`row ${last} is outside the parent's ${n}×${n} matrix`);
-    const row = Buffer.alloc(2 * n);
-    const out = Buffer.alloc(2 * columns.length);
-    const read = from.bigEndian ? (i: number) => row.readInt16BE(2 * i) : (i: number) => row.readInt16LE(2 * i);
-    for (const r of rows) {
-      const { bytesRead } = await source.read(row, 0, row.length, 2 * n * r);
-      if (bytesRead !== row.length) throw new Error(`the parent's matrix ended in row ${r}`);
-      columns.forEach((c, j) => out.writeInt16LE(read(c), 2 * j));
-      await target.write(out);
-    }
-  } finally {
-    await Promise.all([source.close(), target.close()]);
-  }
 }
 
 /** The parent's matrix, beside the child's directory (every job's directory is one of JOB_DIR's). */

@@ -13,6 +13,7 @@ from .errors import WebPlotVizError
 
 if TYPE_CHECKING:
     from .client import Client
+    from .jobs import Job
 
 #: Bytes streamed to disk per read when exporting.
 EXPORT_CHUNK = 1 << 20
@@ -178,6 +179,47 @@ class Plot:
     def delete(self) -> None:
         """Deletes the plot and all its data (owner only)."""
         self._client.request("DELETE", f"/plots/{self.id}")
+
+    # -- re-clustering (SPIDAL's multistage DA-PWC) ---------------------------------------------
+
+    def recluster(
+        self,
+        *,
+        cluster: Optional[int] = None,
+        points: Optional[Union[np.ndarray, Sequence[int]]] = None,
+        selection: Optional[str] = None,
+        max_clusters: Optional[int] = None,
+        name: Optional[str] = None,
+    ) -> "Job":
+        """Re-clusters some points of a clustering job's plot (owner only): the server cuts their
+        rows and columns out of the job's distance matrix and runs DA-MDS and DA-PWC on them.
+
+        Args (exactly one of the first three):
+            cluster: a cluster key; its points.
+            points: point indices, or a boolean array over the points.
+            selection: the name of a saved selection.
+            max_clusters: DA-PWC's most clusters (default: the parent job's).
+            name: the new job's and plot's name.
+
+        Returns the started job; its plot names this one as ``parent``.
+        """
+        body: Dict[str, Any] = {"cluster": cluster, "selection": selection, "maxClusters": max_clusters, "name": name}
+        if points is not None:
+            chosen = np.asarray(points)
+            body["points"] = (np.flatnonzero(chosen) if chosen.dtype == bool else chosen.ravel()).astype(np.int64).tolist()
+        answer = self._client.request("POST", f"/plots/{self.id}/recluster", json={k: v for k, v in body.items() if v is not None}).json()
+        return self._client.job(answer["jobId"])
+
+    @property
+    def parent(self) -> Optional["Plot"]:
+        """The plot this one re-clusters points of, if it is a re-clustering."""
+        parent = self._full().get("parent")
+        return self._client.plot(parent) if parent else None
+
+    @property
+    def children(self) -> List["Plot"]:
+        """The re-clusterings of this plot's points (the ones you may see), oldest first."""
+        return [self._client.plot(child) for child in self._full().get("children", [])]
 
     # -- named selections ---------------------------------------------------------------------
 

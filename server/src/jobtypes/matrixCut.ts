@@ -1,0 +1,33 @@
+// Cuts a block out of a SPIDAL int16 N×N matrix by streaming its rows: a re-clustering's
+// sub-matrix (recluster.ts) or an interpolation's sample and out-of-sample blocks. No
+// dependency on the job types, so any of them can use it.
+import { open } from 'node:fs/promises';
+import type { Matrix } from './commands.ts';
+
+/**
+ * Writes rows × columns of an n × n int16 matrix as little-endian int16, row by row: one parent
+ * row in memory at a time (2n bytes), so a cut of a 100,000-point matrix stays small.
+ * `rows` ascending; `columns` (default: the rows) in any order.
+ */
+export async function cutMatrix(from: Matrix, rows: number[], to: string, columns: number[] = rows): Promise<void> {
+  const source = await open(from.file, 'r');
+  const target = await open(to, 'w');
+  try {
+    const { size } = await source.stat();
+    const n = Math.round(Math.sqrt(size / 2));
+    if (2 * n * n !== size) throw new Error(`the matrix has ${size} bytes, not an n×n int16 matrix`);
+    const outside = [...rows, ...columns].find((i) => i < 0 || i >= n);
+    if (outside !== undefined) throw new Error(`row ${outside} is outside the ${n}×${n} matrix`);
+    const row = Buffer.alloc(2 * n);
+    const out = Buffer.alloc(2 * columns.length);
+    const read = from.bigEndian ? (i: number) => row.readInt16BE(2 * i) : (i: number) => row.readInt16LE(2 * i);
+    for (const r of rows) {
+      const { bytesRead } = await source.read(row, 0, row.length, 2 * n * r);
+      if (bytesRead !== row.length) throw new Error(`the matrix ended in row ${r}`);
+      columns.forEach((c, j) => out.writeInt16LE(read(c), 2 * j));
+      await target.write(out);
+    }
+  } finally {
+    await Promise.all([source.close(), target.close()]);
+  }
+}
