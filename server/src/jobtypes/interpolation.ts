@@ -11,7 +11,7 @@ import type { JobDoc, StageCommand } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
 import { launch, type Matrix } from './commands.ts';
 import { lines } from './inputs.ts';
-import { cutMatrix } from './recluster.ts';
+import { cutMatrix } from './matrixCut.ts';
 
 /** `size` of the rows 0..n−1, ascending: those with the smallest SHA-256 of "seed:row" (a seeded random sample). */
 export function chooseSample(n: number, size: number, seed: number): number[] {
