@@ -185,6 +185,33 @@ export const ClusterCreated = z.object({
 });
 export type ClusterCreated = z.infer<typeof ClusterCreated>;
 
+/** One cluster edit that can be undone (the newest last in ClusterEdits). */
+export const ClusterEdit = z.object({
+  id: z.string(),
+  kind: z.enum(['make', 'delete']),
+  key: z.number().int(),
+  label: z.string(),
+  at: z.string().describe('ISO time of the edit'),
+});
+export type ClusterEdit = z.infer<typeof ClusterEdit>;
+
+export const ClusterEdits = z.object({
+  edits: z.array(ClusterEdit).describe('the edits undo can take back, oldest first'),
+  made: z.array(z.number().int()).describe('keys of the clusters made from a selection, which can be deleted'),
+});
+export type ClusterEdits = z.infer<typeof ClusterEdits>;
+
+/** POST /plots/{id}/clusters/undo: `edit` is the edit the caller means (another tab may have made a newer one). */
+export const ClusterUndo = z.object({ edit: z.string().min(1).max(100) }).strict();
+export type ClusterUndo = z.infer<typeof ClusterUndo>;
+
+/** What a delete or undo changed: the points' new keys per frame, to patch frames held in memory. */
+export const ClusterKeysChanged = z.object({
+  plot: Plot.describe('the plot with its updated cluster table'),
+  changes: z.array(z.object({ frame: z.number().int(), points: z.array(z.number().int()), keys: z.array(z.number().int()) })),
+}).extend(ClusterEdits.shape);
+export type ClusterKeysChanged = z.infer<typeof ClusterKeysChanged>;
+
 export const PlotQuery = z.object({
   q: z.string().max(200).optional(),
   tag: z.string().max(60).optional(),

@@ -40,13 +40,35 @@ const ops: Record<string, Record<string, Op>> = {
         'palette, disc glyph, size 1. In a time series the cluster follows its points through every frame: in the other ' +
         'frames, the points with the same labels move too (the point at the same index when its label is the same, else ' +
         'the first point with that label; an unlabelled point only at its own index). Counts are ' +
-        'updated; a cluster left without points stays in the table with count 0. The frames\' cluster keys are replaced ' +
+        'updated; a cluster left without points stays in the table with count 0, but the points of a made cluster, exactly, answer 409 ' +
+        '(they would leave it an empty duplicate). The frames\' cluster keys are replaced ' +
         'whole and get a new ETag. 400 names the field at fault (an index out of range or listed twice, a mask of another ' +
         'length than the frame\'s, both or neither of `points` and `mask`). The request body is limited to 1 MB of JSON: ' +
         'about 130,000 indices, or a mask of up to 6,000,000 points.',
       auth: true,
       body: api.ClusterCreate,
       ok: [201, api.ClusterCreated],
+    },
+  },
+  [`${plotPath}/clusters/{key}`]: {
+    delete: {
+      summary: 'Delete a cluster made from a selection (owner)',
+      description: 'Its points go back, in every frame, to the clusters they had before it was made (or, where those were deleted since, to the ones before them). ' +
+        'Clusters that came with the plot answer 422 (hide them instead). `changes` lists each frame\'s moved points and their new keys.',
+      auth: true,
+      ok: [200, api.ClusterKeysChanged],
+    },
+  },
+  [`${plotPath}/clusters/edits`]: {
+    get: { summary: "The cluster edits undo can take back (the last 20), and the deletable made clusters (owner)", auth: true, ok: [200, api.ClusterEdits] },
+  },
+  [`${plotPath}/clusters/undo`]: {
+    post: {
+      summary: 'Undo the last cluster edit (owner)',
+      description: 'Takes back the last make or delete. `edit` must be its id (from /clusters/edits): when another tab made a newer edit, 409 names it instead of undoing it.',
+      auth: true,
+      body: api.ClusterUndo,
+      ok: [200, api.ClusterKeysChanged],
     },
   },
   [`${plotPath}/frames/{frame}/positions`]: { get: { summary: 'Float32 LE x,y,z per point (Range supported)', ok: [200, 'binary'] } },

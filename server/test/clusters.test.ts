@@ -80,10 +80,24 @@ describe('making a cluster from chosen points', () => {
     const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'just f', points: [5] }, 201);
     assert.equal(made.cluster.key, 4);
     assert.deepEqual(countsOf(made.plot), { '1': 2, '2': 3, '3': 0, 'just f': 1 });
-    const second = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'again f', points: [5] }, 201);
+    const second = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'e and f', points: [4, 5] }, 201);
     assert.equal(second.cluster.key, 5);
-    assert.deepEqual(countsOf(second.plot), { '1': 2, '2': 3, '3': 0, 'just f': 0, 'again f': 1 });
-    assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 5]);
+    assert.deepEqual(countsOf(second.plot), { '1': 2, '2': 2, '3': 0, 'just f': 0, 'e and f': 2 });
+    assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 5, 5]);
+  });
+
+  test('the same points again answer 409 naming the made cluster, and leave no empty duplicate', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'Selection 1', points: [0, 2] }, 201);
+    const again = await alice.request('POST', `/plots/${plot.id}/clusters`, { label: 'Selection 2', points: [2, 0] });
+    const body = await again.json();
+    assert.equal(again.status, 409);
+    assert.equal(body.error.field, 'points');
+    assert.match(body.error.message, /"Selection 1"/);
+    const reloaded = await alice.json('GET', `/plots/${plot.id}`);
+    assert.deepEqual(countsOf(reloaded), { '1': 1, '2': 2, '3': 1, 'Selection 1': 2 });
+    // A superset is a new cluster.
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'Selection 2', points: [0, 2, 3] }, 201);
   });
 
   test('concurrent requests on one plot get distinct keys', async () => {
@@ -217,5 +231,103 @@ describe('in a time series', () => {
     await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'middle', points: [1] }, 201);
     assert.deepEqual(await keysOf(plot.id, 0), [1, 2, 1]);
     assert.deepEqual(await keysOf(plot.id, 1), [1, 2, 1]);
+  });
+});
+
+describe('deleting a made cluster and undoing cluster edits', () => {
+  const edits = (id: string) => alice.json('GET', `/plots/${id}/clusters/edits`);
+
+  test("a deleted cluster's points return to the clusters they had before it; undo brings it back", async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    const a = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'A', points: [0, 2, 3] }, 201);
+    assert.deepEqual(await keysOf(plot.id), [4, 1, 4, 4, 2, 3]);
+    let list = await edits(plot.id);
+    assert.deepEqual(list.edits.map((e: any) => [e.kind, e.label, e.key]), [['make', 'A', 4]]);
+    assert.deepEqual(list.made, [4]);
+
+    const deleted = await alice.json('DELETE', `/plots/${plot.id}/clusters/${a.cluster.key}`);
+    assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 3]);
+    assert.deepEqual(countsOf(deleted.plot), { '1': 2, '2': 3, '3': 1 });
+    assert.deepEqual(deleted.changes, [{ frame: 0, points: [0, 2, 3], keys: [1, 2, 2] }]);
+    assert.deepEqual(deleted.edits.map((e: any) => e.kind), ['make', 'delete']);
+    assert.deepEqual(deleted.made, []);
+
+    const undone = await alice.json('POST', `/plots/${plot.id}/clusters/undo`, { edit: deleted.edits[1].id });
+    assert.deepEqual(await keysOf(plot.id), [4, 1, 4, 4, 2, 3]);
+    assert.deepEqual(undone.plot.clusters, a.plot.clusters); // the same row, colour and place in the table
+    assert.deepEqual(undone.changes, [{ frame: 0, points: [0, 2, 3], keys: [4, 4, 4] }]);
+
+    // Undoing the make: as before it, and nothing left to undo.
+    const unmade = await alice.json('POST', `/plots/${plot.id}/clusters/undo`, { edit: undone.edits[0].id });
+    assert.deepEqual(unmade.plot.clusters, plot.clusters);
+    assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 3]);
+    list = await edits(plot.id);
+    assert.deepEqual(list, { edits: [], made: [] });
+    await expectError(await alice.request('POST', `/plots/${plot.id}/clusters/undo`, { edit: 'x' }), 409, 'edit');
+    // Its key is free again; no edit blob is left (afterEach checks chunks).
+    assert.equal((await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'B', points: [1] }, 201)).cluster.key, 4);
+    const blobs = await server.store.blobs.meta.countDocuments({ plotId: plot.id, _id: { $regex: 'cluster-(origins|edits)' } });
+    assert.equal(blobs, 1); // B's origin
+  });
+
+  test('a cluster made over part of another: deleting the older one, then the newer, ends where it began', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'A', points: [0, 1, 2] }, 201); // key 4
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'B', points: [1, 2, 5] }, 201); // key 5, over part of A
+    assert.deepEqual(await keysOf(plot.id), [4, 5, 5, 2, 2, 5]);
+    await alice.json('DELETE', `/plots/${plot.id}/clusters/4`);
+    assert.deepEqual(await keysOf(plot.id), [1, 5, 5, 2, 2, 5]);
+    // B's points 1 and 2 came from A, which is gone: they go back to where A took them from.
+    const last = await alice.json('DELETE', `/plots/${plot.id}/clusters/5`);
+    assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 3]);
+    assert.deepEqual(countsOf(last.plot), { '1': 2, '2': 3, '3': 1 });
+  });
+
+  test('in a time series, the points return in every frame', async () => {
+    const zip = await zipOf({
+      '1.txt': '0 0 0 0 1 a\n1 1 0 0 1 b\n2 2 0 0 2 c\n3 3 0 0 2 d\n',
+      '2.txt': '0 0 1 0 2 d\n1 1 1 0 2 c\n2 2 1 0 2 b\n3 3 1 0 1 a\n',
+    });
+    const plot = await upload(alice, 'series.zip', zip);
+    const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'b and c', points: [1, 2] }, 201);
+    assert.deepEqual([await keysOf(plot.id, 0), await keysOf(plot.id, 1)], [[1, 3, 3, 2], [2, 3, 3, 1]]);
+    const deleted = await alice.json('DELETE', `/plots/${plot.id}/clusters/${made.cluster.key}`);
+    assert.deepEqual([await keysOf(plot.id, 0), await keysOf(plot.id, 1)], [[1, 1, 2, 2], [2, 2, 2, 1]]);
+    assert.deepEqual(deleted.changes, [{ frame: 0, points: [1, 2], keys: [1, 2] }, { frame: 1, points: [1, 2], keys: [2, 2] }]);
+  });
+
+  test("undo names the edit it means: another tab's newer edit is not undone by mistake", async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    const first = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'tab 1', points: [0] }, 201);
+    const seen = (await edits(plot.id)).edits.at(-1).id; // what tab 1 would undo
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'tab 2', points: [5] }, 201);
+    const stale = await alice.request('POST', `/plots/${plot.id}/clusters/undo`, { edit: seen });
+    const body = await stale.json();
+    assert.equal(stale.status, 409);
+    assert.equal(body.error.code, 'stale_edit');
+    assert.match(body.error.message, /"tab 2"/);
+    assert.equal((await alice.json('GET', `/plots/${plot.id}`)).clusters.length, first.plot.clusters.length + 1);
+  });
+
+  test('undo keeps the last 20 edits; older made clusters can still be deleted', async () => {
+    const plot = await upload(alice, 'six.txt', SIX);
+    for (let i = 0; i < 22; i++) await alice.json('POST', `/plots/${plot.id}/clusters`, { label: `c${i}`, points: [i % 6, (i + 1) % 6] }, 201);
+    const list = await edits(plot.id);
+    assert.equal(list.edits.length, 20);
+    assert.equal(list.edits[0].label, 'c2');
+    assert.equal(list.made.length, 22); // older made clusters can still be deleted
+  });
+
+  test('file clusters cannot be deleted; bad keys name the field; only the owner edits', async () => {
+    const plot = await upload(alice, 'six.txt', SIX, { visibility: 'public' });
+    await expectError(await alice.request('DELETE', `/plots/${plot.id}/clusters/1`), 422, 'key');
+    await expectError(await alice.request('DELETE', `/plots/${plot.id}/clusters/99`), 404, 'key');
+    await expectError(await alice.request('DELETE', `/plots/${plot.id}/clusters/one`), 400, 'key');
+    await expectError(await alice.request('POST', `/plots/${plot.id}/clusters/undo`, {}), 400, 'edit');
+    const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'mine', points: [0] }, 201);
+    await expectError(await bob.request('DELETE', `/plots/${plot.id}/clusters/${made.cluster.key}`), 403);
+    await expectError(await bob.request('GET', `/plots/${plot.id}/clusters/edits`), 403);
+    await expectError(await new Client(server.url).request('POST', `/plots/${plot.id}/clusters/undo`, { edit: 'x' }), 401);
+    assert.deepEqual(await keysOf(plot.id), [4, 1, 2, 2, 2, 3]);
   });
 });

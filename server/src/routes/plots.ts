@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import express from 'express';
-import { ClusterCreate, PlotPatch, PlotQuery, PlotUploadFields, ReclusterRequest } from '@wpv/schema';
+import { ClusterCreate, ClusterUndo, PlotPatch, PlotQuery, PlotUploadFields, ReclusterRequest } from '@wpv/schema';
 import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
@@ -61,6 +61,20 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   router.post('/:id/clusters', requireUser, async (req, res) => {
     const created = await clusters.create(String(req.params.id), userOf(req), ClusterCreate.parse(req.body ?? null));
     res.status(201).json(created);
+  });
+
+  router.get('/:id/clusters/edits', requireUser, async (req, res) => {
+    res.json(await clusters.edits(String(req.params.id), userOf(req)));
+  });
+
+  router.post('/:id/clusters/undo', requireUser, async (req, res) => {
+    res.json(await clusters.undo(String(req.params.id), userOf(req), ClusterUndo.parse(req.body ?? null)));
+  });
+
+  router.delete('/:id/clusters/:key', requireUser, async (req, res) => {
+    const key = String(req.params.key);
+    if (!/^\d+$/.test(key)) throw new ApiError(400, 'bad_request', `key: "${key}" is not a cluster key (a whole number)`, 'key');
+    res.json(await clusters.delete(String(req.params.id), userOf(req), Number(key)));
   });
 
   router.delete('/:id', requireUser, async (req, res) => {

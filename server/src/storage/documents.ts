@@ -62,6 +62,20 @@ export interface PlotDetails {
   views: Record<string, unknown>;
   /** Metadata columns (absent in plots stored before them). */
   columns?: PlotColumn[];
+  /** Cluster edits that undo can take back, oldest first (services/clusters.ts). */
+  clusterEdits?: ClusterEditRecord[];
+  /** Keys of clusters made in the viewer, deleted ones too: each has the blob of its points' earlier keys. */
+  madeClusters?: number[];
+}
+
+export interface ClusterEditRecord {
+  id: string;
+  kind: 'make' | 'delete';
+  /** the cluster as it was made, or as it was before it was deleted */
+  cluster: Cluster;
+  /** its row in the table before a delete */
+  index: number;
+  at: string;
 }
 
 /**
