@@ -17,6 +17,7 @@ import { SearchResults } from './SearchResults';
 import { nextSelectionName } from './selection';
 import { SelectionPanel } from './SelectionPanel';
 import { TimeBar } from './TimeBar';
+import { TrailTags } from './TrailTags';
 import { Toolbar } from './Toolbar';
 import { DEFAULT_TOOL, type Tool } from './tools';
 import { mergeOverrides } from './viewState';
@@ -105,6 +106,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
           describe={(i) => scene.point(i, clusterLabel)}
           onSelect={(indices, add) => select(add ? [...new Set([...view.selection, ...indices])].sort((a, b) => a - b) : indices, scene.frame?.index ?? 0)}
         />
+        <TrailTags renderer={ready ? scene.renderer : null} canvasRef={canvasRef} heads={trails.heads} />
         {!ready && !error && <div className="loading">Loading…</div>}
         {playback && plot && <TimeBar playback={playback} frames={plot.frameList} trails={trails} selectionLabels={selectedPoints.map((p) => p.label)} />}
       </div>

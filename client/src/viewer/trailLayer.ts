@@ -9,6 +9,19 @@ import type { TrailScene } from './trails';
 
 const ON_TOP = 10; // render order after the points and edges
 
+/**
+ * The scene's colours are sRGB, as the canvas shows them (and as the points' own shader writes
+ * them); three's line and point materials take linear colours and convert them on output.
+ */
+function toLinear(srgb: Float32Array): Float32Array {
+  const out = new Float32Array(srgb.length), c = new THREE.Color();
+  for (let i = 0; i < srgb.length; i += 3) {
+    c.setRGB(srgb[i]!, srgb[i + 1]!, srgb[i + 2]!, THREE.SRGBColorSpace);
+    out[i] = c.r; out[i + 1] = c.g; out[i + 2] = c.b;
+  }
+  return out;
+}
+
 export class TrailLayer {
   readonly object = new THREE.Group();
   private readonly lineMaterial = new LineMaterial({ linewidth: 3, vertexColors: true, worldUnits: false, depthTest: false });
@@ -33,10 +46,10 @@ export class TrailLayer {
     this.lines.geometry = new LineSegmentsGeometry();
     this.marks.geometry = new THREE.BufferGeometry();
     const segments = scene?.segments.length ?? 0, marks = scene?.marks.length ?? 0;
-    if (scene && segments) this.lines.geometry.setPositions(scene.segments).setColors(scene.segmentColors);
+    if (scene && segments) this.lines.geometry.setPositions(scene.segments).setColors(toLinear(scene.segmentColors));
     if (scene && marks) {
       this.marks.geometry.setAttribute('position', new THREE.BufferAttribute(scene.marks, 3));
-      this.marks.geometry.setAttribute('color', new THREE.BufferAttribute(scene.markColors, 3));
+      this.marks.geometry.setAttribute('color', new THREE.BufferAttribute(toLinear(scene.markColors), 3));
     }
     this.lines.visible = segments > 0;
     this.marks.visible = marks > 0;
