@@ -1,0 +1,157 @@
+// Issue 14's browser test, the analyst's flow: submit a stock-timeseries job from the Jobs page
+// with a generated price CSV, watch its frames progress on the job page, open the plot and
+// play it.
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
+import { pixelDiff } from '../lib/pixels.mjs';
+
+const SECTORS = ['energy', 'finance', 'health', 'retail', 'tech', 'utilities'];
+const PER_SECTOR = 8;
+const WINDOW_DAYS = 365;
+const STEP_DAYS = 2;
+const DAY_MS = 86_400_000;
+
+/** Deterministic uniform numbers in [0, 1) (mulberry32). */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Long-layout CSV of ~2 years of weekdays: each ticker follows a market factor, its sector's
+ * factor and noise of its own, so sectors are what the map should show.
+ */
+function market() {
+  const next = random(14);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+  const days = [];
+  for (let t = Date.UTC(2023, 0, 2); days.length < 520; t += DAY_MS) {
+    const weekday = new Date(t).getUTCDay();
+    if (weekday !== 0 && weekday !== 6) days.push(new Date(t).toISOString().slice(0, 10));
+  }
+  const tickers = SECTORS.flatMap((sector) => Array.from({ length: PER_SECTOR }, (_, k) => ({ symbol: `${sector.slice(0, 3).toUpperCase()}${k}`, sector })));
+  const logPrice = tickers.map(() => Math.log(20 + 80 * next()));
+  const rows = ['date,symbol,price,volume,sector'];
+  for (const day of days) {
+    const common = 0.006 * normal();
+    const bySector = Object.fromEntries(SECTORS.map((s) => [s, 0.012 * normal()]));
+    tickers.forEach(({ symbol, sector }, i) => {
+      logPrice[i] += common + bySector[sector] + 0.008 * normal();
+      rows.push(`${day},${symbol},${Math.exp(logPrice[i]).toFixed(4)},${Math.round(1e5 * (1 + i) * (0.5 + next()))},${sector}`);
+    });
+  }
+  const span = (Date.parse(days.at(-1)) - Date.parse(days[0])) / DAY_MS + 1;
+  return { csv: rows.join('\n') + '\n', tickers, windows: Math.floor((span - WINDOW_DAYS) / STEP_DAYS) + 1 };
+}
+
+describe('stock time series end to end', () => {
+  let browser, page, problems, tmp;
+
+  before(async () => {
+    browser = await launch();
+    ({ page, problems } = await newPage(browser));
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'wpv-e2e-stock-'));
+    await register(page, uniqueName('stock'), 'correct horse battery');
+  });
+  after(async () => { await browser?.close(); });
+
+  test('submit a price CSV, watch the frames progress, open and play the series', async (t) => {
+    const { csv, tickers, windows } = market();
+    const input = path.join(tmp, 'prices.csv');
+    await writeFile(input, csv);
+
+    await step(page, 'stock-submit', async () => {
+      await page.goto(`${BASE_URL}/jobs`);
+      await page.selectOption('select[name=type]', 'stock-timeseries');
+      await page.fill('input[name=name]', 'e2e market');
+      // The form's fields come from the type's params schema.
+      await page.fill('input[name=windowDays]', String(WINDOW_DAYS));
+      await page.fill('input[name=stepDays]', String(STEP_DAYS));
+      await page.selectOption('select[name=clusterBy]', 'sector');
+      await page.setInputFiles('[data-testid=job-file]', input);
+      await page.click('[data-testid=job-submit]');
+      await page.waitForURL(/\/jobs\/[^/]+$/);
+    });
+
+    // What the page showed while the job ran: the overall "Stage i of n" line, and the series
+    // stage's bar (percent of the frames done, ETA) while it ran.
+    const stageLines = new Set();
+    const seriesBars = [];
+    await step(page, 'stock-progress', async () => {
+      const deadline = Date.now() + 240_000;
+      let state = '', error = '';
+      while (Date.now() < deadline) {
+        const shown = await page.evaluate(() => ({
+          job: document.querySelector('[data-testid=job-state]')?.textContent ?? '',
+          error: document.querySelector('[data-testid=job-error]')?.textContent ?? '',
+          overall: document.querySelector('[data-testid=job-progress] p')?.textContent ?? '',
+          series: document.querySelector('[data-testid=progress-series]')?.getAttribute('aria-valuetext') ?? null,
+        }));
+        ({ job: state, error } = shown);
+        if (shown.overall) stageLines.add(shown.overall.replace(/:.*/, ''));
+        if (shown.series !== null) seriesBars.push(shown.series);
+        if (state === 'succeeded' || state === 'failed' || state === 'cancelled') break;
+        await page.waitForTimeout(50);
+      }
+      assert.equal(state, 'succeeded', `job ended ${state} ${error}`);
+      for (const stage of ['prepare', 'series', 'assemble']) {
+        assert.equal(await page.getAttribute(`[data-testid=stage-${stage}]`, 'data-state'), 'succeeded');
+      }
+      assert.ok(stageLines.has('Stage 2 of 3'), `overall lines seen: ${[...stageLines]}`);
+      // mdsseries reports the share of frames done: the bar moved through the frames.
+      const percents = seriesBars.map((text) => Number(/^(\d+) %/.exec(text)?.[1])).filter(Number.isFinite);
+      assert.ok(percents.some((p) => p > 0 && p < 100), `series bar texts seen: ${[...new Set(seriesBars)]}`);
+      assert.ok(seriesBars.some((text) => /about .* left/.test(text)), `no ETA among ${[...new Set(seriesBars)]}`);
+      await page.click('[data-testid=stage-series] .logs summary');
+      await page.waitForSelector(`[data-testid=logs-series-stdout]:has-text('"frames":${windows}')`);
+    });
+
+    await step(page, 'stock-plot', async () => {
+      await page.click('[data-testid=job-plot]');
+      await page.waitForURL(/\/plots\/[^/]+$/);
+      const plotId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
+      await waitFirstFrame(page);
+      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]', { timeout: 120_000 });
+      assert.equal(await page.textContent('[data-testid=frame-number]'), `1 / ${windows}`);
+      const plot = (await apiAs(page, 'GET', `/plots/${plotId}`)).body;
+      assert.deepEqual(plot.clusters.map((c) => c.label).sort(), SECTORS);
+      const labels = (await apiAs(page, 'GET', `/plots/${plotId}/frames/0/labels`)).body;
+      assert.deepEqual([...labels].sort(), tickers.map((k) => k.symbol).sort(), 'every ticker is a point labelled by its symbol');
+    });
+
+    await step(page, 'stock-play', async () => {
+      const firstTitle = await page.textContent('[data-testid=frame-title]');
+      assert.match(firstTitle, /^\d{4}-\d{2}-\d{2}$/, 'a frame is titled by its window\'s last date');
+      await page.waitForTimeout(300);
+      const before = await canvasShot(page);
+      await page.click('[data-testid=play]');
+      await page.waitForFunction((title) => {
+        const number = document.querySelector('[data-testid=frame-number]')?.textContent ?? '';
+        return document.querySelector('[data-testid=frame-title]')?.textContent !== title && parseInt(number, 10) >= 20;
+      }, firstTitle, { timeout: 90_000 });
+      await page.click('[data-testid=pause]');
+      await page.waitForTimeout(300);
+      const later = await page.textContent('[data-testid=frame-title]');
+      assert.ok(later > firstTitle, `the title moved on in time: ${firstTitle} → ${later}`);
+      const after = await canvasShot(page);
+      // The stocks drift between windows; 20 frames on, the drawn points have moved (48 small
+      // glyphs cover ~0.3 % of the canvas; a paused, unchanged frame redraws identically).
+      const moved = await pixelDiff(page, before, after);
+      assert.ok(moved > 0.0005, `only ${(moved * 100).toFixed(3)} % of the canvas changed`);
+      const shot = path.join(tmp, 'stock-playing.png');
+      await page.screenshot({ path: shot });
+      t.diagnostic(`screenshot: ${shot}; ${(moved * 100).toFixed(2)} % of the canvas changed from ${firstTitle} to ${later}`);
+    });
+    assert.deepEqual(problems, []);
+  });
+});
