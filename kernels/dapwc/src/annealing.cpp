@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -30,6 +31,7 @@ class Annealer {
   void run(double mean_distance) {
     result_.initial_temperature = 2.0 * mean_distance;
     const double min_temperature = result_.initial_temperature * settings_.min_temperature_ratio;
+    min_temperature_ = min_temperature;
     result_.state = single_cluster(distances_.n, result_.initial_temperature);
     ClusterState& state = result_.state;
 
@@ -53,12 +55,15 @@ class Annealer {
     }
 
     // Final phase: no more splits, cool until frozen.
+    final_phase_ = true;
     for (int step = 0; step < settings_.final_steps && !all_frozen(state, settings_.freezing_limit);
          ++step) {
       state.temperature *= settings_.final_cooling;
       ++result_.temperature_steps;
+      final_steps_left_ = settings_.final_steps - step - 1;
       converge_here("final");
     }
+    final_steps_left_ = 0;
 
     const int before_end = state.clusters;
     if (merge_coincident() > 0)
@@ -132,10 +137,23 @@ class Annealer {
 
   void warn(std::string message) { result_.warnings.push_back(std::move(message)); }
 
+  // Temperature steps the schedule may still take from here (see AnnealingEvent::fraction).
+  double steps_left() const {
+    if (final_phase_) return final_steps_left_;
+    const double t = result_.state.temperature;
+    const double cooling = result_.splits == 0 ? settings_.initial_cooling : settings_.fine_cooling;
+    const double to_min = t > min_temperature_ && min_temperature_ > 0.0
+                              ? std::ceil(std::log(min_temperature_ / t) / std::log(cooling))
+                              : 0.0;
+    return to_min + settings_.final_steps;
+  }
+
   void report(const char* phase) {
     if (!observer_) return;
+    const double done = result_.temperature_steps;
+    fraction_ = std::max(fraction_, std::min(1.0, done / std::max(1.0, done + steps_left())));
     observer_({phase, result_.temperature_steps, result_.em_iterations, result_.state.temperature,
-               result_.state.clusters});
+               result_.state.clusters, fraction_});
   }
 
   const DistanceRows& distances_;
@@ -143,6 +161,10 @@ class Annealer {
   const AnnealingSettings& settings_;
   const AnnealingObserver& observer_;
   AnnealingResult& result_;
+  double min_temperature_ = 0.0;
+  bool final_phase_ = false;
+  int final_steps_left_ = 0;
+  double fraction_ = 0.0;
 };
 
 }  // namespace

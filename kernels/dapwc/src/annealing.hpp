@@ -43,6 +43,11 @@ struct AnnealingEvent {
   std::int64_t em_iterations = 0;  // E/M steps so far
   double temperature = 0.0;
   int clusters = 0;
+  // Share of the schedule done, for a progress bar: steps so far of steps so far plus those the
+  // schedule may still take (cooling to T_min at the current rate, then the final phase). An
+  // upper bound on the steps left, since the splitting phase may end early (MaxNcent reached,
+  // frozen), so it never goes back: it jumps ahead instead.
+  double fraction = 0.0;
 };
 using AnnealingObserver = std::function<void(const AnnealingEvent&)>;
 

@@ -52,7 +52,8 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
                                      .add("iteration", e.em_iterations)
                                      .add("step", e.step)
                                      .add("temperature", e.temperature)
-                                     .add("clusters", e.clusters));
+                                     .add("clusters", e.clusters)
+                                     .add("fraction", e.fraction));
       });
   const double anneal_seconds = seconds_since(start);
 

@@ -58,6 +58,9 @@ def test_planted_clusters_one_and_two_ranks(work):
         check(any(line["phase"] == "split" for line in lines), "split events are reported")
         check(all("temperature" in line and "clusters" in line for line in lines[1:-1]),
               "anneal lines carry temperature and clusters")
+        fractions = [line["fraction"] for line in lines[1:-1]]
+        check(all(0 <= f <= 1 for f in fractions) and fractions == sorted(fractions) and fractions[0] < 0.5,
+              f"anneal lines carry a non-decreasing fraction in 0..1 for the job page's bar: {fractions[:3]}...{fractions[-3:]}")
         check(lines[-1]["clusters"] == 5 and lines[-1]["ranks"] == ranks, f"done line: {lines[-1]}")
         ari, count = score(data + ".truth", clusters)
         check(ari >= 0.95 and count == 5, f"{ranks} ranks: ARI {ari}, {count} clusters")
