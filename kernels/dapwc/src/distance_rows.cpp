@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "spidal/cpu.hpp"
 #include "spidal/errors.hpp"
 #include "spidal/matrix.hpp"
 
@@ -100,9 +101,8 @@ void pass_share_portable(const DistanceRows& distances, const float* single, int
 }  // namespace
 
 PassVariant fastest_pass_variant() {
-  static const PassVariant fastest = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                                         ? PassVariant::avx2
-                                         : PassVariant::portable;
+  static const PassVariant fastest =
+      spidal::cpu_supports(spidal::Isa::avx2) ? PassVariant::avx2 : PassVariant::portable;
   return fastest;
 }
 

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "distance_rows.hpp"
+#include "spidal/cpu.hpp"
 #include "spidal/errors.hpp"
 
 namespace dapwc {
@@ -19,7 +20,7 @@ std::vector<std::int16_t> random_stored(std::int64_t n, unsigned seed) {
 }
 
 bool cpu_runs(PassVariant variant) {
-  return variant == PassVariant::portable || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+  return variant == PassVariant::portable || spidal::cpu_supports(spidal::Isa::avx2);
 }
 
 TEST(MultiplyRows, FastestVariantFollowsTheCpu) {
