@@ -59,9 +59,11 @@ export const plots = {
   clusters: async (id: string, frame: number, signal?: AbortSignal) =>
     new Uint32Array(await apiBinary(framePath(id, frame, 'clusters'), signal)),
   labels: (id: string, frame: number) => api(framePath(id, frame, 'labels'), z.array(z.string())),
+  /** A metadata column's values in a frame, as its bytes (see columnArray). */
+  column: (id: string, frame: number, column: number, signal?: AbortSignal) => apiBinary(framePath(id, frame, `columns/${column}`), signal),
   edges: (id: string, frame: number) => api(framePath(id, frame, 'edges'), z.array(Edge)),
-  search: (id: string, label: string, frame: number) =>
-    api(`${plotPath(id)}/search` + queryString({ label, frame }), SearchResult),
+  search: (id: string, label: string, frame: number, column?: string) =>
+    api(`${plotPath(id)}/search` + queryString({ label, frame, column }), SearchResult),
   thumbnailUrl: (id: string, version: string) => `/api/v1${plotPath(id)}/thumbnail?v=${encodeURIComponent(version)}`,
   putThumbnail: (id: string, png: Blob) =>
     apiRaw(`${plotPath(id)}/thumbnail`, { method: 'PUT', body: png, contentType: 'image/png' }),

@@ -82,6 +82,7 @@ export function PlotCanvas({ canvasRef, renderer, state, tool, describe, onSelec
         <div className="tooltip" data-testid="tooltip" style={{ left: hover.x + 14, top: hover.y + 14 }}>
           <b data-testid="tooltip-label">{info.label}</b>
           <div>cluster: {info.cluster}</div>
+          {info.columns?.map(([name, text]) => <div key={name} data-testid="tooltip-column">{name}: {text}</div>)}
           <div>{[info.x, info.y, info.z].map((v) => v.toPrecision(4)).join(', ')}</div>
         </div>
       )}

@@ -5,6 +5,7 @@ import { plots } from '../api/endpoints';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { ClustersPanel, type ClusterActions } from './ClustersPanel';
+import { ColorByPanel } from './ColorByPanel';
 import { useClusterEdits } from './clusterEdits';
 import { resolveStyles, withCounts } from './clusterStyles';
 import { HelpOverlay } from './HelpOverlay';
@@ -26,6 +27,7 @@ import { highlightSet, usePlayback } from './usePlayback';
 import { usePlot } from './usePlot';
 import { useRendererSync } from './useRendererSync';
 import { useSearch } from './useSearch';
+import { useColumns } from './useColumns';
 import { useThumbnail } from './useThumbnail';
 import { useTrails } from './useTrails';
 
@@ -43,6 +45,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const { plot, setPlot, clusters, setClusters, ready, labelsLoaded } = loaded;
   const isOwner = !!plot && plot.owner === username;
   const search = useSearch(plotId, scene, setError);
+  const columns = useColumns(plotId, plot, scene, view.frame, ready, setError);
   const trails = useTrails({
     plotId, frameCount: plot?.frames ?? 0, renderer: () => scene.renderer, peek: (f) => scene.store?.peek(f),
     currentFrame: () => scene.frame?.index ?? 0, onError: setError,
@@ -94,7 +97,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     <main className={embed ? 'viewer embed' : 'viewer'}>
       <div className="stage">
         {plot && !embed && (
-          <Toolbar plot={plot} styles={styles} view={view} update={update} tool={tool} setTool={setTool}
+          <Toolbar plot={plot} styles={columns.legend ?? styles} view={view} update={update} tool={tool} setTool={setTool}
             renderer={scene.renderer} currentUrl={() => location.origin + link()} onHelp={() => setHelp(true)}
             makePublic={isOwner ? async () => {
               try { setPlot(await plots.patch(plotId, { visibility: 'public' })); } catch (e) { setError(e); throw e; }
@@ -103,7 +106,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         <PlotCanvas
           canvasRef={canvasRef} renderer={ready ? scene.renderer : null} tool={tool}
           state={canvasState}
-          describe={(i) => scene.point(i, clusterLabel)}
+          describe={(i) => columns.describe(scene.point(i, clusterLabel))}
           onSelect={(indices, add) => select(add ? [...new Set([...view.selection, ...indices])].sort((a, b) => a - b) : indices, scene.frame?.index ?? 0)}
         />
         <TrailTags renderer={ready ? scene.renderer : null} canvasRef={canvasRef} heads={trails.heads} />
@@ -119,12 +122,19 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             <h2 data-testid="plot-name">{plot.name}</h2>
             <p className="muted">{plot.owner} · {plot.visibility} · {plot.points.toLocaleString()} points{plot.frames > 1 ? ` · ${plot.frames} frames` : ''}
               {' · '}<a href={plots.exportUrl(plotId, 'pviz')}>export</a></p>
-            <form className="row" onSubmit={(e) => { e.preventDefault(); void search.find(new FormData(e.currentTarget).get('label') as string); }}>
-              <input name="label" type="search" placeholder="Search point labels" data-testid="label-search" />
+            <form className="row" onSubmit={(e) => { const f = new FormData(e.currentTarget); e.preventDefault(); void search.find(f.get('label') as string, (f.get('column') as string | null) ?? undefined); }}>
+              <input name="label" type="search" placeholder={plot.columns.length ? 'Search labels and metadata' : 'Search point labels'} data-testid="label-search" />
+              {plot.columns.length > 0 && (
+                <select name="column" data-testid="search-column" aria-label="Search in">
+                  <option value="">labels and text columns</option>
+                  {plot.columns.map((c) => <option key={c.name} value={c.name}>{c.name}</option>)}
+                </select>
+              )}
               <button type="submit">Find</button>
             </form>
             {search.search && <SearchResults search={search.search} matches={search.matches} onClose={search.clear}
-              labelOf={(i) => scene.frame?.labels?.[i] ?? ''} onPick={(i) => scene.renderer?.flyTo([i])} />}
+              labelOf={(i) => columns.label(i, scene.frame?.labels?.[i] ?? '')} onPick={(i) => scene.renderer?.flyTo([i])} />}
+            <ColorByPanel columns={plot.columns} state={columns} />
             <ClustersPanel styles={panelStyles} actions={clusterActions} />
             {isOwner && Object.keys(view.overrides).length > 0 &&
               <button onClick={() => void edits.saveStyles(styles).then((saved) => saved && update({ overrides: {} }))}>Save cluster styles to the plot</button>}

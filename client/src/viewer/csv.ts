@@ -18,6 +18,8 @@ export interface SelectedPoint {
   x: number;
   y: number;
   z: number;
+  /** the point's metadata column values, name and text (the tooltip shows them) */
+  columns?: [string, string][];
 }
 
 export function selectionCsv(points: Iterable<SelectedPoint>): string {

@@ -36,6 +36,8 @@ export class PlotRenderer {
   private edgesOn = true;
   private positions: Float32Array = new Float32Array(0);
   private attributes: PointAttributes | null = null;
+  /** colours replacing the clusters' (colouring by a metadata column), used while their length fits */
+  private pointColors: Uint8Array | null = null;
   private edgeLists: number[][] = [];
   private bbox: BoundingBox = { min: [-1, -1, -1], max: [1, 1, 1] };
   private mode: Mode = '3d';
@@ -144,11 +146,11 @@ export class PlotRenderer {
     const position = new THREE.BufferAttribute(positions, 3);
     g.setAttribute('position', position);
     g.setAttribute('position2', position); // same buffer until interpolation needs a target
-    g.setAttribute('rgba', new THREE.BufferAttribute(attributes.rgba, 4, true));
+    this.setColorBuffer();
     g.setAttribute('size', new THREE.BufferAttribute(attributes.size, 1));
     g.setAttribute('shape', new THREE.BufferAttribute(attributes.shape, 1));
     g.setAttribute('visibility', new THREE.BufferAttribute(attributes.visibility, 1));
-    for (const name of ['position', 'rgba'] as const) this.edgeGeometry.setAttribute(name, g.getAttribute(name));
+    this.edgeGeometry.setAttribute('position', g.getAttribute('position'));
     this.updateOrthoFrustum();
     this.axes.position.copy(this.center());
     this.axes.scale.setScalar(this.radius());
@@ -169,6 +171,20 @@ export class PlotRenderer {
     this.geometry.setAttribute('position2', next ? new THREE.BufferAttribute(next, 3) : position);
     this.grid = null;
     this.requestRender();
+  }
+
+  /** Per-point RGBA replacing the cluster colours (colour by a metadata column); null gives them back. */
+  setPointColors(rgba: Uint8Array | null): void {
+    this.pointColors = rgba;
+    if (this.attributes) this.setColorBuffer();
+    this.requestRender();
+  }
+
+  private setColorBuffer(): void {
+    const own = this.attributes!.rgba;
+    const rgba = new THREE.BufferAttribute(this.pointColors?.length === own.length ? this.pointColors : own, 4, true);
+    this.geometry.setAttribute('rgba', rgba);
+    this.edgeGeometry.setAttribute('rgba', rgba);
   }
 
   /** Colours, sizes, shapes or visibility changed in place. */

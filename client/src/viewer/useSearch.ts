@@ -10,7 +10,8 @@ export interface Search {
   setMatches(m: number[]): void;
   /** the last query, null when none is shown */
   search: LabelSearch | null;
-  find(label: string): Promise<void>;
+  /** `column`: a metadata column's name to search only; else labels and category columns */
+  find(label: string, column?: string): Promise<void>;
   clear(): void;
 }
 
@@ -18,11 +19,11 @@ export function useSearch(plotId: string, scene: Scene, fail: (e: unknown) => vo
   const [matches, setMatches] = useState<number[]>([]);
   const [search, setSearch] = useState<LabelSearch | null>(null);
   const clear = useCallback(() => { setMatches([]); setSearch(null); }, []);
-  const find = useCallback(async (label: string) => {
+  const find = useCallback(async (label: string, column?: string) => {
     const query = label.trim();
     if (!query) return clear();
     try {
-      const result = await plots.search(plotId, query, scene.frame?.index ?? 0);
+      const result = await plots.search(plotId, query, scene.frame?.index ?? 0, column || undefined);
       setMatches(result.indices);
       setSearch({ query, truncated: result.truncated });
       scene.renderer?.flyTo(result.indices);

@@ -1,0 +1,130 @@
+// Metadata columns in the viewer (issue 16 part 4, issue 15 part 7): a CSV's extra columns
+// colour, label, search and hover the points, and each colour scale has a legend.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ARTIFACTS, BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
+import { cameraFromUrl, projector } from '../lib/project.mjs';
+
+// Three species side by side, all in one cluster: only colouring by `species` tells them apart.
+const SPECIES = ['setosa', 'versicolor', 'virginica'];
+const rows = [];
+SPECIES.forEach((species, s) => {
+  for (let i = 0; i < 64; i++) {
+    const x = 3 * s + (i % 8) * 0.25, y = Math.floor(i / 8) * 0.25;
+    rows.push({ x, y, species, length: (s + i / 64).toFixed(3), description: `${species} specimen ${i}` });
+  }
+});
+const CSV = 'x,y,z,label,species,petal length,description\n' +
+  rows.map((r, i) => `${r.x},${r.y},0,p${i},${r.species},${r.length},"${r.description}"`).join('\n') + '\n';
+// categoricalColor(0..2) of @wpv/schema's palette; the one cluster is drawn in colour 0.
+const PALETTE = ['31,119,180', '255,127,14', '44,160,44'];
+
+/** Pixels of the PNG by exact RGB, for the colours asked. */
+async function countColors(page, png, colors) {
+  return page.evaluate(async ({ base64, colors }) => {
+    const img = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
+    const canvas = new OffscreenCanvas(img.width, img.height);
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const data = ctx.getImageData(0, 0, img.width, img.height).data;
+    const counts = Object.fromEntries(colors.map((c) => [c, 0]));
+    for (let i = 0; i < data.length; i += 4) {
+      const rgb = `${data[i]},${data[i + 1]},${data[i + 2]}`;
+      if (rgb in counts) counts[rgb]++;
+    }
+    return counts;
+  }, { base64: png.toString('base64'), colors });
+}
+
+describe('metadata columns in the viewer', () => {
+  let browser, page, plot;
+
+  before(async () => {
+    browser = await launch();
+    ({ page } = await newPage(browser));
+    await register(page, uniqueName('meta'), 'correct horse battery');
+    const created = await apiAs(page, 'POST', '/plots', { base64: Buffer.from(CSV).toString('base64'), filename: 'iris.csv', fields: { name: 'iris' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    plot = created.body;
+    assert.deepEqual(plot.columns.map((c) => [c.name, c.kind]), [['species', 'category'], ['petal length', 'number'], ['description', 'category']]);
+    await page.goto(`${BASE_URL}/plots/${plot.id}`);
+    await waitFirstFrame(page);
+    await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+  });
+  after(async () => { await browser?.close(); });
+
+  test('colour by species: each species in its palette colour, with a legend of three rows', async () => {
+    await step(page, 'metadata-colour', async () => {
+      const before = await countColors(page, await canvasShot(page), PALETTE);
+      assert.ok(before[PALETTE[0]] > 100, `the cluster colour is on screen (${before[PALETTE[0]]} px)`);
+      assert.equal(before[PALETTE[1]] + before[PALETTE[2]], 0, 'one cluster: one colour');
+      await page.selectOption('[data-testid=color-by]', { label: 'species' });
+      await page.waitForSelector('[data-testid=legend][data-column=species]');
+      const legend = await page.locator('[data-testid=legend-row]').allTextContents();
+      assert.deepEqual(legend, ['setosa64', 'versicolor64', 'virginica64']);
+      await page.waitForTimeout(300);
+      const png = await canvasShot(page);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      writeFileSync(path.join(ARTIFACTS, 'metadata-species.png'), png); // for a person to look at
+      const after = await countColors(page, png, PALETTE);
+      for (const color of PALETTE) assert.ok(after[color] > 50, `colour ${color}: ${after[color]} px`);
+      // Setosa sits left: its colour is left of virginica's on screen.
+      const box = await page.locator('[data-testid=plot-canvas]').boundingBox();
+      const half = (x) => canvasShot(page, { x, y: 0, width: box.width / 2, height: box.height });
+      const [left, right] = [await countColors(page, await half(0), PALETTE), await countColors(page, await half(box.width / 2), PALETTE)];
+      assert.ok(left[PALETTE[0]] > right[PALETTE[0]] && right[PALETTE[2]] > left[PALETTE[2]], JSON.stringify({ left, right }));
+    });
+  });
+
+  test('colour by a number: a continuous scale, its gradient legend in bins', async () => {
+    await step(page, 'metadata-number', async () => {
+      await page.selectOption('[data-testid=color-by]', { label: 'petal length' });
+      await page.waitForSelector('[data-testid=legend][data-column="petal length"] .legend-gradient');
+      const legend = await page.locator('[data-testid=legend-row]').allTextContents();
+      assert.equal(legend.length, 5);
+      assert.match(legend[0], /^0 – 0\.597/);
+      await page.waitForTimeout(300);
+      writeFileSync(path.join(ARTIFACTS, 'metadata-number.png'), await canvasShot(page));
+      const ends = await countColors(page, await canvasShot(page), ['68,1,84', '253,231,37', ...PALETTE]);
+      assert.ok(ends['68,1,84'] > 0 && ends['253,231,37'] > 0, `both ends of the scale drawn: ${JSON.stringify(ends)}`);
+      await page.selectOption('[data-testid=color-by]', { label: 'clusters' });
+      await page.waitForSelector('[data-testid=legend]', { state: 'detached' });
+    });
+  });
+
+  test('hover shows every column; label by a column', async () => {
+    await step(page, 'metadata-hover', async () => {
+      await page.waitForTimeout(600); // the URL carries the camera after 250 ms
+      const box = await page.locator('[data-testid=plot-canvas]').boundingBox();
+      const project = projector(cameraFromUrl(page.url()), box.width, box.height);
+      const i = 64 + 27; // a versicolor point inside its block
+      const [x, y] = project([rows[i].x, rows[i].y, 0]);
+      await page.mouse.move(box.x + x, box.y + y);
+      await page.waitForSelector('[data-testid=tooltip]');
+      assert.equal(await page.textContent('[data-testid=tooltip-label]'), `p${i}`);
+      assert.deepEqual(await page.locator('[data-testid=tooltip-column]').allTextContents(),
+        ['species: versicolor', `petal length: ${Number(rows[i].length)}`, `description: versicolor specimen 27`]);
+      await page.mouse.move(box.x + 2, box.y + 2);
+      await page.selectOption('[data-testid=label-by]', { label: 'description' });
+      await page.mouse.move(box.x + x, box.y + y);
+      await page.waitForSelector('[data-testid=tooltip-label]:has-text("versicolor specimen 27")');
+      await page.mouse.move(box.x + 2, box.y + 2);
+    });
+  });
+
+  test('search finds points by a description, and by one chosen column', async () => {
+    await step(page, 'metadata-search', async () => {
+      await page.fill('[data-testid=label-search]', 'specimen 1');
+      await page.press('[data-testid=label-search]', 'Enter');
+      await page.waitForSelector('[data-testid=search-results]');
+      // "specimen 1", "specimen 10"…"specimen 19" in each species: 11 × 3.
+      assert.equal(await page.locator('[data-testid=search-hit]').count(), 33);
+      await page.selectOption('[data-testid=search-column]', 'species');
+      await page.fill('[data-testid=label-search]', 'setosa');
+      await page.press('[data-testid=label-search]', 'Enter');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=search-hit]').length === 64);
+    });
+  });
+});
