@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { JobConfig } from '@wpv/jobs/config';
 import type { JobDoc, StageCommand } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
-import { analysisFiles } from './interpolation.ts';
 
 /** A job's distance matrix: where it is and how to read it. */
 export interface Matrix {
@@ -28,12 +27,11 @@ export function launch(job: JobDoc, config: JobConfig, program: string) {
   };
 }
 
-/** The stages "mds" (DA-MDS points) and "pwc" (DA-PWC clusters) on a job's matrix (its sample's, when it interpolates). */
+/** The stages "mds" (DA-MDS points) and "pwc" (DA-PWC clusters) on a job's matrix. */
 export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: Matrix): StageCommand {
   const p = job.params as Record<string, any>;
   const endian = matrix.bigEndian ? ['--big-endian'] : [];
-  const files = analysisFiles(job);
-  const points = String(files.points);
+  const points = String(job.input.points);
   if (stage === 'mds') {
     const { bin, layout, at } = launch(job, config, 'damds');
     return {
@@ -42,13 +40,13 @@ export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: 
         bin,
         '--distances', matrix.file,
         '--points', points,
-        '--output', at(files.mdsOutput),
+        '--output', at(FILES.points),
         '--dim', String(p.dimension ?? 3),
-        ...(files.weights ? ['--weights', at(files.weights)] : []),
+        ...(job.input.weights ? ['--weights', at(job.input.weights.file)] : []),
         ...optional('--seed', p.seed),
         ...endian,
       ],
-      outputs: [files.mdsOutput],
+      outputs: [FILES.points],
     };
   }
   if (stage === 'pwc') {
@@ -59,13 +57,13 @@ export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: 
         bin,
         '--distances', matrix.file,
         '--points', points,
-        '--output', at(files.pwcOutput),
-        '--centers', at(files.centers),
+        '--output', at(FILES.clusters),
+        '--centers', at(FILES.centers),
         '--max-clusters', String(p.maxClusters ?? 8),
         ...optional('--min-cluster-size', p.minClusterSize),
         ...endian,
       ],
-      outputs: [files.pwcOutput, files.centers],
+      outputs: [FILES.clusters, FILES.centers],
     };
   }
   throw new Error(`stage ${stage} of a ${job.type} job is not an MPI program`);
