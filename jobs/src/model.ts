@@ -1,6 +1,6 @@
 // The job document, its stages and the state machines that guard them. Shared by
 // the API server, the workers (pipeline orchestrator) and the hpc-bridge.
-import { JOB_TYPES, type JobType, type StageRunner } from '@wpv/schema';
+import { JOB_TYPES, type JobType, type JobTypeContract, type StageRunner } from '@wpv/schema';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 export type StageState = 'pending' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -95,6 +95,8 @@ export interface JobInput {
   points: number;
   /** distance-matrix: the DA-MDS weight matrix, if one was sent. */
   weights?: { originalName: string; bytes: number; file: string };
+  /** Points in the sample when the job interpolates the others (more points than params.sampleSize). */
+  sample?: number;
 }
 
 /** The stored part of a job: it never changes after submission. */
@@ -193,10 +195,11 @@ export interface JobDoc extends JobRecord {
   endedAt: Date | null;
 }
 
-/** A job's stages, all pending, from its type's stage graph. */
-export function newStages(type: JobType): { order: StageName[]; stages: Record<string, StageDoc> } {
+/** A job's stages, all pending, from its type's stage graph (the interpolated one when its input has a sample). */
+export function newStages(type: JobType, input?: Pick<JobInput, 'sample'>): { order: StageName[]; stages: Record<string, StageDoc> } {
   const stages: Record<string, StageDoc> = {};
-  const graph = JOB_TYPES[type].stages;
+  const contract: JobTypeContract = JOB_TYPES[type];
+  const graph = input?.sample !== undefined && contract.interpolatedStages ? contract.interpolatedStages : contract.stages;
   for (const { name, runner, needs } of graph) {
     stages[name] = {
       name,

@@ -109,7 +109,7 @@ export class JobRepo {
     const cached = await this.cached(id);
     if (!cached) return null;
     const entities = [JOB, ...cached.record.stageOrder];
-    const hpcStages = cached.record.stageOrder.filter((name) => newStages(cached.record.type).stages[name]!.runner === 'hpc');
+    const hpcStages = cached.record.stageOrder.filter((name) => newStages(cached.record.type, cached.record.input).stages[name]!.runner === 'hpc');
     const [events, tracks] = await Promise.all([
       Promise.all(entities.map((entity) => this.eventsOf(id, entity))),
       Promise.all(hpcStages.map((stage) => this.tracks.findOne({ _id: `${id}/${stage}` }))),
@@ -308,7 +308,7 @@ function event(jobId: string, entity: string, seq: number, from: string, to: str
 
 function fold(record: JobRecord, events: JobEvent[], tracks: StageTrack[]): JobDoc {
   events.sort((a, b) => +a.at - +b.at || a.seq - b.seq);
-  const { stages } = newStages(record.type);
+  const { stages } = newStages(record.type, record.input);
   const job: JobDoc = {
     ...record,
     state: 'queued',

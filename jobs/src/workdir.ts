@@ -14,6 +14,14 @@ export const FILES = {
   clusters: 'clusters.txt',
   /** dapwc --centers: "label count medoid" per cluster (medoid = input row). */
   centers: 'centers.txt',
+  /** An interpolating job (issue 18): the sample's input rows, its matrix, the out-of-sample × sample block and the sample's own DA-MDS/DA-PWC outputs. */
+  sampleRows: 'sample.txt',
+  sampleMatrix: 'sample.bin',
+  sampleWeights: 'sample-weights.bin',
+  block: 'block.bin',
+  samplePoints: 'sample-points.txt',
+  sampleClusters: 'sample-clusters.txt',
+  sampleCenters: 'sample-centers.txt',
 } as const;
 
 export const STAGE_FILES = {

@@ -67,11 +67,11 @@ const InterpolationParams = {
     .describe('interpolation: nearest sample points that place an out-of-sample point and vote its cluster'),
 };
 
-/** The sample's DA-MDS ∥ DA-PWC (after `after`), the interpolation of the rest (also after `alsoInterp`), then the plot. */
-const interpolated = (after: string[], alsoInterp: string[] = []): StageSpec[] => [
+/** The sample's DA-MDS ∥ DA-PWC (after `after`), the interpolation of the rest, then the plot. */
+const interpolated = (after: string[]): StageSpec[] => [
   { name: 'mds', runner: 'hpc', needs: after },
   { name: 'pwc', runner: 'hpc', needs: after },
-  { name: 'interp', runner: 'hpc', needs: ['mds', 'pwc', ...alsoInterp] },
+  { name: 'interp', runner: 'hpc', needs: ['mds', 'pwc'] },
   { name: 'assemble', runner: 'worker', needs: ['interp'] },
 ];
 

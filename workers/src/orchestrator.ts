@@ -140,7 +140,10 @@ export class Orchestrator {
    * unless its points can be re-clustered from it (the type's `matrix`; removed with the plot).
    */
   private async cleanUp(job: JobDoc): Promise<void> {
-    if (job.state !== 'succeeded' || this.config.cleanup === 'never' || JOB_MODULES[job.type].matrix) return;
+    if (job.state !== 'succeeded' || this.config.cleanup === 'never') return;
+    // An interpolating job's sample matrix and out-of-sample block are intermediates (re-clustering reads the input).
+    await Promise.all([FILES.sampleMatrix, FILES.sampleWeights, FILES.block].map((file) => rm(path.join(job.workdir, file), { force: true })));
+    if (JOB_MODULES[job.type].matrix) return;
     await rm(path.join(job.workdir, FILES.matrix), { force: true });
   }
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { JobConfig } from '@wpv/jobs/config';
 import type { JobDoc, StageCommand } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
+import { analysisFiles } from './interpolation.ts';
 
 /** A job's distance matrix: where it is and how to read it. */
 export interface Matrix {
@@ -27,11 +28,12 @@ export function launch(job: JobDoc, config: JobConfig, program: string) {
   };
 }
 
-/** The stages "mds" (DA-MDS points) and "pwc" (DA-PWC clusters) on a job's matrix. */
+/** The stages "mds" (DA-MDS points) and "pwc" (DA-PWC clusters) on a job's matrix (its sample's, when it interpolates). */
 export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: Matrix): StageCommand {
   const p = job.params as Record<string, any>;
   const endian = matrix.bigEndian ? ['--big-endian'] : [];
-  const points = String(job.input.points);
+  const files = analysisFiles(job);
+  const points = String(files.points);
   if (stage === 'mds') {
     const { bin, layout, at } = launch(job, config, 'damds');
     return {
@@ -40,13 +42,13 @@ export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: 
         bin,
         '--distances', matrix.file,
         '--points', points,
-        '--output', at(FILES.points),
+        '--output', at(files.mdsOutput),
         '--dim', String(p.dimension ?? 3),
-        ...(job.input.weights ? ['--weights', at(job.input.weights.file)] : []),
+        ...(files.weights ? ['--weights', at(files.weights)] : []),
         ...optional('--seed', p.seed),
         ...endian,
       ],
-      outputs: [FILES.points],
+      outputs: [files.mdsOutput],
     };
   }
   if (stage === 'pwc') {
@@ -57,13 +59,13 @@ export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: 
         bin,
         '--distances', matrix.file,
         '--points', points,
-        '--output', at(FILES.clusters),
-        '--centers', at(FILES.centers),
+        '--output', at(files.pwcOutput),
+        '--centers', at(files.centers),
         '--max-clusters', String(p.maxClusters ?? 8),
         ...optional('--min-cluster-size', p.minClusterSize),
         ...endian,
       ],
-      outputs: [FILES.clusters, FILES.centers],
+      outputs: [files.pwcOutput, files.centers],
     };
   }
   throw new Error(`stage ${stage} of a ${job.type} job is not an MPI program`);

@@ -8,6 +8,7 @@ import { FILES } from '@wpv/jobs/workdir';
 import { categoricalColor } from '@wpv/schema';
 import type { ClusterDef, ParsedPlot } from '../formats/types.ts';
 import { lines as linesOf } from './inputs.ts';
+import { interpolatedColumn } from './interpolation.ts';
 
 /** Shape of the viewer's glyph set (formats/README): 3 = sphere. */
 const SPHERE = 3;
@@ -70,6 +71,8 @@ function clusteringWarnings(job: JobDoc): string[] {
 export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<string, string[]>): Promise<ParsedPlot> {
   const n = job.input.points;
   if (labels.length !== n) throw new Error(`${labels.length} labels for ${n} points`);
+  const interpolated = await interpolatedColumn(job);
+  if (interpolated) columns = new Map([...(columns ?? []), ...interpolated]);
   const dim = Number(job.params.dimension ?? 3);
   const points = await readIndexed(path.join(job.workdir, FILES.points), n, dim, 'DA-MDS points');
   const clusters = (await readIndexed(path.join(job.workdir, FILES.clusters), n, 1, 'DA-PWC clusters')).map(([c]) => c!);

@@ -55,6 +55,8 @@ export class Jobs {
     await mkdir(workdir, { recursive: true });
     await moveFile(file.path, path.join(workdir, inputName));
     const input: JobInput = { originalName: file.originalName, bytes: file.bytes, file: inputName, points };
+    // Beyond sampleSize points only a sample gets the full pipeline (the type's interpolatedStages).
+    if (module.contract.interpolatedStages && points > params.sampleSize) input.sample = params.sampleSize;
     if (weights) {
       await moveFile(weights.path, path.join(workdir, partName('weights')));
       input.weights = { originalName: weights.originalName, bytes: weights.bytes, file: partName('weights') };
@@ -165,7 +167,7 @@ export class Jobs {
     workdir: string,
     retryOf: string | null,
   ): JobRecord {
-    const { order } = newStages(type);
+    const { order } = newStages(type, input);
     const now = new Date();
     return { _id: id, owner, name, type, params, input, workdir, stageOrder: order, retryOf, createdAt: now };
   }
@@ -259,6 +261,7 @@ export function toJob(doc: JobDoc): Job {
       bytes: doc.input.bytes,
       points: doc.input.points,
       ...(doc.input.weights && { weights: { originalName: doc.input.weights.originalName, bytes: doc.input.weights.bytes } }),
+      ...(doc.input.sample !== undefined && { sample: doc.input.sample }),
     },
     stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!)),
     ...(doc.plotId && { plotId: doc.plotId }),

@@ -1,0 +1,94 @@
+// Interpolation for large inputs (issue 18) end to end with the real programs: a
+// distance-matrix job with more points than its sampleSize cuts a sample, runs damds and
+// dapwc on it and interp for the rest; the plot keeps every point in input order, in its
+// planted group, at its planted distances, and marks the interpolated ones in a column.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Gateway, REAL_KERNELS, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
+
+/** n points in three separated balls of planted 3-D positions, as a SPIDAL int16 matrix (distance × 32767). */
+function plantedBlobs(n: number) {
+  const centres = [[0.1, 0.1, 0.1], [0.55, 0.1, 0.3], [0.2, 0.55, 0.4]];
+  const points = Array.from({ length: n }, (_, i) => centres[i % 3]!.map((c, k) => c + 0.07 * Math.sin(i * (k + 1.7) + k)));
+  const dist = (a: number[], b: number[]) => Math.hypot(...a.map((v, k) => v - b[k]!));
+  const matrix = new Int16Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) matrix[i * n + j] = Math.round(dist(points[i]!, points[j]!) * 32767);
+  return { points, group: (i: number) => i % 3, dist, bytes: new Uint8Array(matrix.buffer) };
+}
+
+async function interpolatedFlags(client: any, plot: any): Promise<string[]> {
+  const index = plot.columns.findIndex((c: any) => c.name === 'interpolated');
+  assert.ok(index >= 0, `an "interpolated" column: ${JSON.stringify(plot.columns)}`);
+  const column = plot.columns[index];
+  const buffer = await (await client.request('GET', `/plots/${plot.id}/frames/0/columns/${index}`)).arrayBuffer();
+  const codes = column.codeBytes === 2 ? new Uint16Array(buffer) : new Uint32Array(buffer);
+  return Array.from(codes, (code) => column.categories[code]);
+}
+
+describe('interpolation (MI-MDS) through the gateway, real kernels', () => {
+  let gw: Gateway;
+  before(async () => {
+    gw = await Gateway.start({ kernels: process.env.KERNELS_BIN || REAL_KERNELS });
+  });
+  after(async () => gw?.close());
+
+  test('a 300-point matrix job with sampleSize 60: sample → damds ∥ dapwc → interp; every point placed and clustered', async () => {
+    const n = 300;
+    const sampleSize = 60;
+    const planted = plantedBlobs(n);
+    const client = await signedIn(gw.url);
+    const res = await submit(client, 'distance-matrix', 'd.bin', planted.bytes, { points: n, sampleSize, k: 10, maxClusters: 3, seed: 2 });
+    assert.equal(res.status, 202, await res.clone().text());
+    const job = await waitForJob(client, (await res.json()).id, isTerminal, 180_000);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${JSON.stringify(job.stages, null, 1)}`);
+    assert.deepEqual(job.stages.map((s: any) => s.name), ['sample', 'mds', 'pwc', 'interp', 'assemble']);
+    assert.equal(job.input.sample, sampleSize);
+    const mds = await client.json('GET', `/jobs/${job.id}/logs?stage=mds`);
+    assert.match(mds.stdout, new RegExp(`"phase":\\s*"loaded".*"points":\\s*${sampleSize}\\b`), 'DA-MDS ran on the sample only');
+    const interp = job.stages.find((s: any) => s.name === 'interp');
+    assert.equal(interp.progress.phase, 'done');
+    assert.equal(interp.progress.interpolated, n - sampleSize);
+
+    const plot = await client.json('GET', `/plots/${job.plotId}`);
+    assert.equal(plot.points, n, 'one point per row');
+    const flags = await interpolatedFlags(client, plot);
+    assert.equal(flags.filter((f) => f === 'yes').length, n - sampleSize);
+    assert.equal(flags.filter((f) => f === 'no').length, sampleSize);
+
+    // Clusters: each planted group is one cluster, interpolated points included.
+    const keys = new Uint32Array(await (await client.request('GET', `/plots/${job.plotId}/frames/0/clusters`)).arrayBuffer());
+    const clusterOf = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const group = planted.group(i);
+      if (!clusterOf.has(group)) clusterOf.set(group, keys[i]!);
+      assert.equal(keys[i], clusterOf.get(group), `point ${i} (${flags[i]}) is not in its group's cluster`);
+    }
+    assert.equal(new Set(clusterOf.values()).size, 3);
+    // Positions: the whole map keeps the planted distances (normalised stress over all pairs).
+    const xyz = new Float32Array(await (await client.request('GET', `/plots/${job.plotId}/frames/0/positions`)).arrayBuffer());
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < i; j++) {
+        const delta = planted.dist(planted.points[i]!, planted.points[j]!);
+        const d = Math.hypot(xyz[3 * i]! - xyz[3 * j]!, xyz[3 * i + 1]! - xyz[3 * j + 1]!, xyz[3 * i + 2]! - xyz[3 * j + 2]!);
+        num += (delta - d) ** 2;
+        den += delta ** 2;
+      }
+    }
+    assert.ok(num / den < 1e-3, `normalised stress ${num / den}`);
+  });
+
+  test('at or below sampleSize nothing changes: the plain graph, no interpolated column', async () => {
+    const n = 30;
+    const client = await signedIn(gw.url);
+    const res = await submit(client, 'distance-matrix', 'd.bin', plantedBlobs(n).bytes, { points: n, sampleSize: n, maxClusters: 3 });
+    assert.equal(res.status, 202, await res.clone().text());
+    const job = await waitForJob(client, (await res.json()).id, isTerminal, 120_000);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${JSON.stringify(job.stages, null, 1)}`);
+    assert.deepEqual(job.stages.map((s: any) => s.name), ['mds', 'pwc', 'assemble']);
+    assert.equal(job.input.sample, undefined);
+    const plot = await client.json('GET', `/plots/${job.plotId}`);
+    assert.ok(!(plot.columns ?? []).some((c: any) => c.name === 'interpolated'));
+  });
+});
