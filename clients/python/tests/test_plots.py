@@ -74,9 +74,16 @@ def test_numpy_points_with_clusters_labels_and_metadata(client: webplotviz.Clien
     assert [table[k] for k in plot.cluster_keys().tolist()] == names.tolist()
     assert plot.labels() == labels
     frame = plot.to_dataframe()
-    assert list(frame.columns) == ["x", "y", "z", "cluster", "cluster_label", "label"]
+    assert list(frame.columns) == ["x", "y", "z", "cluster", "cluster_label", "label", "score", "kind"]
     np.testing.assert_array_equal(frame["x"].to_numpy(), xyz[:, 0])
     assert frame["cluster_label"].astype(str).tolist() == names.tolist()
+    # The metadata columns come back: numbers as float32, text as strings.
+    assert [(c["name"], c["kind"]) for c in plot.columns] == [("score", "number"), ("kind", "category")]
+    np.testing.assert_array_equal(plot.column("score"), metadata["score"].to_numpy().astype(np.float32))
+    assert plot.column("kind").tolist() == metadata["kind"].tolist()
+    assert frame["kind"].astype(str).tolist() == metadata["kind"].tolist()
+    with pytest.raises(webplotviz.WebPlotVizError, match="no metadata column"):
+        plot.column("colour")
 
     # Integer keys, no labels, one frame of (N, 2)-shaped input is refused before sending.
     keys = np.arange(1000) % 5

@@ -132,9 +132,9 @@ class Client:
             clusters: (N,) or (F, N) cluster keys (integers ≥ 0) or cluster names.
             labels: (N,) or (F, N) point labels. A time series follows points across frames by label.
             metadata: extra per-point columns, a dict of (N,) or (F, N) columns or a pandas
-                DataFrame of N rows, sent as extra CSV columns. Servers that do not keep metadata
-                columns yet (before the viewer's metadata support, issue 16 part 4) accept and
-                ignore them.
+                DataFrame of N rows, sent as extra CSV columns: the plot's metadata columns
+                (``plot.columns``, ``plot.column(name)``), which the viewer colours, labels,
+                searches and hovers by.
             name: the plot's name (and the uploaded file's base name).
             tags, visibility, collection, description: as in :meth:`upload`.
         """

@@ -93,6 +93,13 @@ class Plot:
         """Per frame: index, title, points, edges."""
         return list(self._full()["frameList"])
 
+    @property
+    def columns(self) -> List[Dict[str, Any]]:
+        """The metadata columns (extra CSV columns, PlotViz point properties, FASTA descriptions,
+        stock sectors): dicts of name, kind (``"category"`` with its ``categories``, or ``"number"``
+        with ``min``/``max``). Their values: :meth:`column`."""
+        return list(self._full().get("columns", []))
+
     # -- point data ---------------------------------------------------------------------------
 
     def _frame_bytes(self, frame: int, kind: str) -> Union[bytearray, bytes]:
@@ -124,12 +131,28 @@ class Plot:
         """The frame's point labels ("" where a point has none)."""
         return list(self._client.request("GET", f"/plots/{self.id}/frames/{frame}/labels").json())
 
+    def column(self, name: str, frame: int = 0) -> np.ndarray:
+        """A metadata column's value per point of the frame: float32 (N,) for a number column (NaN
+        where a point has none), else an object array of str ("" where a point has none), decoded
+        from the compact codes the server sends."""
+        columns = self.columns
+        found = [k for k, c in enumerate(columns) if c["name"] == name]
+        if not found:
+            raise WebPlotVizError("not_found", f"no metadata column {name!r}; the plot has {[c['name'] for c in columns]}", field="name")
+        spec = columns[found[0]]
+        data = self._frame_bytes(frame, f"columns/{found[0]}")
+        if spec["kind"] == "number":
+            return np.frombuffer(data, dtype="<f4")
+        codes = np.frombuffer(data, dtype="<u2" if spec.get("codeBytes") == 2 else "<u4")
+        return np.asarray(spec["categories"], dtype=object)[codes]
+
     def edges(self, frame: int = 0) -> List[Dict[str, Any]]:
         """The frame's edges: dicts of key and vertices (point indices of a polyline)."""
         return list(self._client.request("GET", f"/plots/{self.id}/frames/{frame}/edges").json())
 
     def to_dataframe(self, frame: int = 0) -> Any:
-        """The frame as a pandas DataFrame: x, y, z, cluster (key), cluster_label, label.
+        """The frame as a pandas DataFrame: x, y, z, cluster (key), cluster_label, label, then
+        the metadata columns by name (text columns as categoricals).
 
         Needs pandas (``pip install 'webplotviz[pandas]'``)."""
         try:
@@ -146,7 +169,14 @@ class Plot:
             "cluster": keys,
             "cluster_label": pd.Categorical([names.get(int(k), str(k)) for k in keys.tolist()]),
             "label": self.labels(frame),
+            **{c["name"]: self._series(c, frame) for c in self.columns},
         })
+
+    def _series(self, spec: Dict[str, Any], frame: int) -> Any:
+        import pandas as pd
+
+        values = self.column(spec["name"], frame)
+        return pd.Categorical(values, categories=spec["categories"]) if spec["kind"] == "category" else values
 
     # -- changes ------------------------------------------------------------------------------
 
