@@ -102,6 +102,24 @@ describe('the stock-timeseries job', () => {
     }
   });
 
+  test('referenceStocks adds the five REF: series to every frame in their own cluster, the flat one despite the constant-price rule', async () => {
+    const client = await signedIn(gw.url);
+    const { symbols } = market();
+    const res = await submit(client, 'stock-timeseries', 'market.csv', market().csv, { windowDays: 90, stepDays: 75, referenceStocks: true });
+    assert.equal(res.status, 202, await res.clone().text());
+    const job = await waitForJob(client, (await res.json()).id, isTerminal, 240_000);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${gw.logOf('worker0')}`);
+    const plot = await client.json('GET', `/plots/${job.plotId}`);
+    assert.equal(plot.frames, 3);
+    assert.ok(plot.clusters.some((c: any) => c.label === 'reference series'), JSON.stringify(plot.clusters));
+    const references = ['REF:+0.1%/day', 'REF:+0.2%/day', 'REF:-0.1%/day', 'REF:-0.2%/day', 'REF:flat'];
+    for (let k = 0; k < plot.frames; k++) {
+      const { labels } = await frame(client, job.plotId, k);
+      // FLAT (a stock whose price did not move) is still left out; REF:flat is constant by design.
+      assert.deepEqual([...labels].sort(), [...symbols.keys(), ...references].sort(), `frame ${k}`);
+    }
+  });
+
   test('bad inputs answer 4xx naming the line or field, and queue nothing', async () => {
     const client = await signedIn(gw.url);
     const before = await gw.store.jobs.countDocuments();
