@@ -1,8 +1,8 @@
 // Typed calls to every /api/v1 endpoint the client uses.
 import {
-  ClusterCreated, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
+  ClusterCreated, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, ReclusterStarted, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
-import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, SelectionInput } from '@wpv/schema';
+import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, ReclusterRequest, SelectionInput } from '@wpv/schema';
 import { z } from 'zod';
 import { api, apiBinary, apiRaw, uploadWithProgress } from './http';
 
@@ -83,6 +83,9 @@ export const plots = {
   deleteSelection: (id: string, name: string) =>
     api(`${plotPath(id)}/selections/${encodeURIComponent(name)}`, null, { method: 'DELETE' }),
   exportUrl: (id: string, format: 'pviz' | 'original') => `/api/v1${plotPath(id)}/export?format=${format}`,
+  /** Re-clusters points of a clustering job's plot (a cluster or a selection, as a bitset): the new job. */
+  recluster: (id: string, body: ReclusterRequest) =>
+    api(`${plotPath(id)}/recluster`, ReclusterStarted, { method: 'POST', json: body }),
 };
 
 export const collections = {

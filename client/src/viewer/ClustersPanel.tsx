@@ -14,6 +14,10 @@ export interface ClusterActions {
   setHidden(keys: number[]): void;
   override(changes: Record<number, ClusterOverride>): void;
   rename?(key: number, label: string): void;
+  /** flies to a point: a cluster's centre (medoid) */
+  goToCentre?(index: number): void;
+  /** starts a re-clustering of the cluster's points (owner, clustering job's plot) */
+  recluster?(key: number): void;
 }
 
 export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; actions: ClusterActions }) {
@@ -113,6 +117,10 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
             <input type="number" min={0.1} step={0.5} value={s.size} title="size" className="size"
               onChange={(e) => { const v = Number(e.target.value); if (v > 0) actions.override({ [s.key]: { size: v } }); }} />
             <button title="show only this cluster" onClick={() => visibility('solo', [s])}>solo</button>
+            {s.centre !== undefined && actions.goToCentre &&
+              <button title="go to the cluster's centre (its medoid, drawn as a large star)" aria-label="go to the centre" data-testid="go-to-centre" onClick={() => actions.goToCentre!(s.centre!)}>◎</button>}
+            {actions.recluster &&
+              <button title="re-cluster this cluster's points: a new job on their part of the distance matrix" aria-label="re-cluster" data-testid="recluster-cluster" onClick={() => actions.recluster!(s.key)}>⋔</button>}
           </div>
         )}
       />

@@ -9,7 +9,11 @@ export interface MakeCluster {
   make(label: string): Promise<boolean>;
 }
 
-export function SelectionPanel({ points, onClear, makeCluster }: { points: SelectedPoint[]; onClear: () => void; makeCluster?: MakeCluster }) {
+export function SelectionPanel({ points, onClear, makeCluster, recluster }: {
+  points: SelectedPoint[]; onClear: () => void; makeCluster?: MakeCluster;
+  /** starts a re-clustering of the selected points (owner, clustering job's plot) */
+  recluster?: () => void;
+}) {
   if (!points.length) return null;
   const download = () => {
     const url = URL.createObjectURL(new Blob([selectionCsv(points)], { type: 'text/csv' }));
@@ -24,6 +28,7 @@ export function SelectionPanel({ points, onClear, makeCluster }: { points: Selec
         <button onClick={() => void navigator.clipboard.writeText(points.map((p) => p.label).join('\n'))}>Copy labels</button>
         <button onClick={download} data-testid="export-csv">Download CSV</button>
         <button onClick={onClear}>Clear</button>
+        {recluster && <button onClick={recluster} data-testid="recluster-selection" title="a new job clustering these points on their part of the distance matrix">Re-cluster</button>}
       </div>
       {makeCluster && <MakeClusterForm {...makeCluster} />}
       <ul className="selection-list">

@@ -1,6 +1,7 @@
 // The plot viewer's page: it composes the data hooks (loading, view state, playback, search,
 // trails, cluster edits) with the components that render them. Panels plug into the sidebar.
 import { useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { encodeSelectionMask } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
@@ -13,6 +14,7 @@ import { useShortcuts } from './keymap';
 import { NamedSelections } from './NamedSelections';
 import { NamedViews } from './NamedViews';
 import { PlotCanvas } from './PlotCanvas';
+import { PlotLinks, ReclusterStarted, useReclustering } from './Reclustering';
 import { Scene } from './scene';
 import { SearchResults } from './SearchResults';
 import { nextSelectionName } from './selection';
@@ -44,6 +46,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const loaded = usePlot(plotId, scene, canvasRef, { frame: view.frame, adopt, moved, notify: setNotice, fail: setError });
   const { plot, setPlot, clusters, setClusters, ready, labelsLoaded } = loaded;
   const isOwner = !!plot && plot.owner === username;
+  const reclustering = useReclustering(plot, isOwner, setError);
   const search = useSearch(plotId, scene, setError);
   const columns = useColumns(plotId, plot, scene, view.frame, ready, setError);
   const trails = useTrails({
@@ -72,6 +75,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     setHidden: (hidden) => update({ hidden }),
     override: (changes) => setView((v) => ({ ...v, overrides: mergeOverrides(v.overrides, changes) })),
     rename: isOwner ? edits.rename : undefined,
+    goToCentre: (i) => { select([i], scene.frame?.index ?? 0); scene.renderer?.flyTo([i]); },
+    recluster: reclustering.start && ((key) => void reclustering.start!({ cluster: key })),
   };
   const canvasState = labelsLoaded ? 'complete' : ready ? 'drawn' : 'loading';
   const selectedPoints = useMemo(() => {
@@ -122,6 +127,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             <h2 data-testid="plot-name">{plot.name}</h2>
             <p className="muted">{plot.owner} · {plot.visibility} · {plot.points.toLocaleString()} points{plot.frames > 1 ? ` · ${plot.frames} frames` : ''}
               {' · '}<a href={plots.exportUrl(plotId, 'pviz')}>export</a></p>
+            <PlotLinks plot={plot} />
+            {reclustering.jobId && <ReclusterStarted jobId={reclustering.jobId} />}
             <form className="row" onSubmit={(e) => { const f = new FormData(e.currentTarget); e.preventDefault(); void search.find(f.get('label') as string, (f.get('column') as string | null) ?? undefined); }}>
               <input name="label" type="search" placeholder={plot.columns.length ? 'Search labels and metadata' : 'Search point labels'} data-testid="label-search" />
               {plot.columns.length > 0 && (
@@ -139,6 +146,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             {isOwner && Object.keys(view.overrides).length > 0 &&
               <button onClick={() => void edits.saveStyles(styles).then((saved) => saved && update({ overrides: {} }))}>Save cluster styles to the plot</button>}
             <SelectionPanel points={selectedPoints} onClear={() => update({ selection: [] })}
+              recluster={reclustering.start && !reclustering.busy ? () => void reclustering.start!({ mask: encodeSelectionMask(view.selection, plot.points) }) : undefined}
               makeCluster={isOwner && labelsLoaded ? { defaultName: nextSelectionName(clusters.map((c) => c.label)), make: (label) => edits.make(label, view.selection) } : undefined} />
             <NamedSelections plotId={plotId} canSave={isOwner} selection={view.selection} frame={scene.selectionFrame}
               pointCount={(f) => plot.frameList[f]?.points ?? 0}

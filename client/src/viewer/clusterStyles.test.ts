@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster } from '@wpv/schema';
-import { buildPointAttributes, countByCluster, resolveStyles, withCounts } from './clusterStyles';
+import { buildPointAttributes, CENTRE_SCALE, CENTRE_SHAPE, countByCluster, resolveStyles, withCounts } from './clusterStyles';
 import { PLAIN_POINT } from './shaders';
 
 const clusters: Cluster[] = [
@@ -40,6 +40,17 @@ describe('cluster styles', () => {
     expect([...oneEach.shape]).toEqual([PLAIN_POINT, PLAIN_POINT]);
     const many = buildPointAttributes(new Uint32Array([5, 0, 5, 0, 0]), styles, new Set());
     expect([...many.shape]).toEqual([3, 0, 3, 0, 0]);
+  });
+});
+
+describe('cluster centres', () => {
+  it("marks each cluster's medoid as a large star, even with glyphs off, only while it is in that cluster", () => {
+    const withCentres: Cluster[] = [{ ...clusters[0]!, centre: 1 }, { ...clusters[1]!, size: 2, centre: 0 }];
+    for (const glyphs of [true, false]) {
+      const a = buildPointAttributes(Uint32Array.from([0, 0, 5]), resolveStyles(withCentres, { hidden: [], overrides: {}, glyphs }), new Set());
+      expect([...a.shape]).toEqual([glyphs ? 0 : PLAIN_POINT, CENTRE_SHAPE, PLAIN_POINT]); // point 0 is no longer in cluster 5
+      expect([...a.size]).toEqual([1, CENTRE_SCALE, 2]);
+    }
   });
 });
 

@@ -13,6 +13,8 @@ export interface ClusterStyle {
   count: number;
   /** drawn as plain points of the view's point size instead of its glyph (glyphs off); one-point clusters always are */
   plain: boolean;
+  /** the cluster's medoid (a clustering job's centre), a point index */
+  centre?: number;
 }
 
 /**
@@ -29,6 +31,7 @@ export function resolveStyles(clusters: readonly Cluster[], view: Pick<ViewState
       color: o.color ?? c.color, shape: o.shape ?? c.shape, size: o.size ?? c.size,
       visible: !hidden.has(c.key),
       plain: !view.glyphs,
+      ...(c.centre !== undefined && { centre: c.centre }),
     };
   });
 }
@@ -100,9 +103,20 @@ export function buildPointAttributes(
     out.shape[i] = plain ? PLAIN_POINT : s.shape;
     out.visibility[i] = s.visible ? 1 : 0;
   }
+  // Each cluster's medoid stands out: a star CENTRE_SCALE times its cluster's size (while it is still in that cluster).
+  for (const s of styles) {
+    const c = s.centre;
+    if (c === undefined || c >= n || clusterKeys[c] !== s.key) continue;
+    out.shape[c] = CENTRE_SHAPE;
+    out.size[c] = s.size * CENTRE_SCALE;
+  }
   for (const i of highlighted) if (i < n && out.visibility[i]) out.visibility[i] = 2;
   return out;
 }
+
+/** The glyph and size factor of a cluster's centre (glyph 2: star, see SHAPE_NAMES). */
+export const CENTRE_SHAPE = 2;
+export const CENTRE_SCALE = 3;
 
 /** Points per cluster key in one frame (a time series' cluster table counts every frame). */
 export function countByCluster(clusterKeys: Uint32Array): Map<number, number> {
