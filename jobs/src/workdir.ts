@@ -19,6 +19,9 @@ export const FILES = {
   sampleMatrix: 'sample.bin',
   sampleWeights: 'sample-weights.bin',
   block: 'block.bin',
+  /** A sequence-clustering job's sample and out-of-sample records (FASTA). */
+  sampleFasta: 'sample.fasta',
+  restFasta: 'rest.fasta',
   samplePoints: 'sample-points.txt',
   sampleClusters: 'sample-clusters.txt',
   sampleCenters: 'sample-centers.txt',

@@ -67,11 +67,11 @@ const InterpolationParams = {
     .describe('interpolation: nearest sample points that place an out-of-sample point and vote its cluster'),
 };
 
-/** The sample's DA-MDS ∥ DA-PWC (after `after`), the interpolation of the rest, then the plot. */
-const interpolated = (after: string[]): StageSpec[] => [
+/** The sample's DA-MDS ∥ DA-PWC (after `after`), the interpolation of the rest (also after `alsoInterp`), then the plot. */
+const interpolated = (after: string[], alsoInterp: string[] = []): StageSpec[] => [
   { name: 'mds', runner: 'hpc', needs: after },
   { name: 'pwc', runner: 'hpc', needs: after },
-  { name: 'interp', runner: 'hpc', needs: ['mds', 'pwc'] },
+  { name: 'interp', runner: 'hpc', needs: ['mds', 'pwc', ...alsoInterp] },
   { name: 'assemble', runner: 'worker', needs: ['interp'] },
 ];
 
@@ -85,9 +85,17 @@ const sequenceClustering = {
     scoringMatrix: z.enum(['ednafull', 'blosum62']).optional().describe('default: ednafull for DNA, blosum62 for protein'),
     gapOpen: z.number().int().min(1).max(100).optional().describe('gap opening penalty (default of swg for the matrix)'),
     gapExtend: z.number().int().min(1).max(100).optional().describe('gap extension penalty'),
+    ...InterpolationParams,
   }).strict(),
   files: { file: { required: true, accept: '.fasta,.fa,.fna,.faa,.txt', description: 'FASTA sequences' } },
   stages: [{ name: 'swg', runner: 'hpc', needs: [] }, ...mdsAndPwc(['swg'])],
+  // `sample` splits the FASTA; swg aligns the sample all-pairs, `align` the others against the sample (swg --query).
+  interpolatedStages: [
+    { name: 'sample', runner: 'worker', needs: [] },
+    { name: 'swg', runner: 'hpc', needs: ['sample'] },
+    { name: 'align', runner: 'hpc', needs: ['sample'] },
+    ...interpolated(['swg'], ['align']),
+  ],
 } satisfies JobTypeContract;
 
 const distanceMatrix = {

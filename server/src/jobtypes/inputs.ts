@@ -41,7 +41,7 @@ const overLimit = (code: string, message: string, line?: number) =>
   new InputError(code, line === undefined ? message : `line ${line}: ${message}`, { line, field: 'file', status: 413 });
 
 /** A FASTA header line (">id description") split: the id up to the first white space, the rest trimmed. */
-function fastaHeader(text: string): { id: string; description: string } {
+export function fastaHeader(text: string): { id: string; description: string } {
   const body = text.slice(1);
   const end = body.search(/\s/);
   return end < 0 ? { id: body, description: '' } : { id: body.slice(0, end), description: body.slice(end).trim() };

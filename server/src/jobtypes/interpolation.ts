@@ -4,13 +4,15 @@
 // sample is a seeded random choice (params.seed, default 0), not a spread over the input:
 // random keeps every family's share, so small families are sampled too on average.
 import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
 import path from 'node:path';
 import type { JobConfig } from '@wpv/jobs/config';
 import type { JobDoc, StageCommand } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
 import { launch, type Matrix } from './commands.ts';
-import { lines } from './inputs.ts';
+import { fastaHeader, lines } from './inputs.ts';
 import { cutMatrix } from './matrixCut.ts';
 
 /** `size` of the rows 0..n−1, ascending: those with the smallest SHA-256 of "seed:row" (a seeded random sample). */
@@ -51,6 +53,34 @@ export async function cutSample(job: JobDoc, input: Matrix): Promise<Record<stri
   if (job.input.weights) await cutMatrix({ ...input, file: at(job.input.weights.file) }, sample, at(FILES.sampleWeights));
   await cutMatrix(input, outsideRows(job.input.points, sample), at(FILES.block), sample);
   return { sample: sample.length, interpolated: job.input.points - sample.length };
+}
+
+/**
+ * The `sample` stage of a sequence-clustering job: picks the sample and splits the FASTA into
+ * the sample's records and the others (each in input order, as read), and writes every id in
+ * input order (FILES.labels) for the plot.
+ */
+export async function splitFasta(job: JobDoc): Promise<Record<string, unknown>> {
+  const at = (file: string) => path.join(job.workdir, file);
+  const sample = chooseSample(job.input.points, job.input.sample!, Number(job.params.seed ?? 0));
+  await writeFile(at(FILES.sampleRows), sample.map((row) => `${row}\n`).join(''));
+  const inSample = new Uint8Array(job.input.points);
+  for (const row of sample) inSample[row] = 1;
+  const outputs = [createWriteStream(at(FILES.sampleFasta)), createWriteStream(at(FILES.restFasta))];
+  const ids: string[] = [];
+  let target = outputs[0]!;
+  for await (const [raw] of lines(at(job.input.file))) {
+    const text = raw.trim();
+    if (text.startsWith('>')) {
+      target = outputs[inSample[ids.length] ? 0 : 1]!;
+      ids.push(fastaHeader(text).id);
+    }
+    if (text && !target.write(`${raw}\n`)) await new Promise<void>((resolve) => target.once('drain', () => resolve()));
+  }
+  for (const output of outputs) output.end();
+  await Promise.all(outputs.map((output) => finished(output)));
+  await writeFile(at(FILES.labels), ids.map((id) => `${id}\n`).join(''));
+  return { sample: sample.length, interpolated: ids.length - sample.length };
 }
 
 /** The `interp` stage: places the out-of-sample points and writes the job's points, clusters and centres. */

@@ -2,6 +2,7 @@
 // distance-matrix job with more points than its sampleSize cuts a sample, runs damds and
 // dapwc on it and interp for the rest; the plot keeps every point in input order, in its
 // planted group, at its planted distances, and marks the interpolated ones in a column.
+// A sequence-clustering job aligns its sample all-pairs and the rest against the sample.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Gateway, REAL_KERNELS, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
@@ -14,6 +15,22 @@ function plantedBlobs(n: number) {
   const matrix = new Int16Array(n * n);
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) matrix[i * n + j] = Math.round(dist(points[i]!, points[j]!) * 32767);
   return { points, group: (i: number) => i % 3, dist, bytes: new Uint8Array(matrix.buffer) };
+}
+
+/** Families of `size` reads mutated (3 % substitutions) from random 100-nt ancestors, shuffled; seeded. */
+function plantedFamilies(families: number, size: number) {
+  let state = 12345;
+  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const base = () => 'ACGT'[Math.floor(random() * 4)]!;
+  const ancestors = Array.from({ length: families }, () => Array.from({ length: 100 }, base).join(''));
+  const reads = ancestors.flatMap((a, f) => Array.from({ length: size }, (_, m) => ({
+    id: `f${f}_${m}`, family: f, sequence: [...a].map((c) => (random() < 0.03 ? base() : c)).join(''),
+  })));
+  for (let i = reads.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [reads[i], reads[j]] = [reads[j]!, reads[i]!];
+  }
+  return { reads, fasta: reads.map((r) => `>${r.id} family ${r.family}\n${r.sequence}\n`).join('') };
 }
 
 async function interpolatedFlags(client: any, plot: any): Promise<string[]> {
@@ -77,6 +94,32 @@ describe('interpolation (MI-MDS) through the gateway, real kernels', () => {
       }
     }
     assert.ok(num / den < 1e-3, `normalised stress ${num / den}`);
+  });
+
+  test('120 reads in 3 planted families with sampleSize 45: sample → swg ∥ align → damds ∥ dapwc → interp; families kept', async () => {
+    const { reads, fasta } = plantedFamilies(3, 40);
+    const sampleSize = 45;
+    const client = await signedIn(gw.url);
+    const res = await submit(client, 'sequence-clustering', 'families.fasta', fasta, { sampleSize, maxClusters: 3, seed: 1 });
+    assert.equal(res.status, 202, await res.clone().text());
+    const job = await waitForJob(client, (await res.json()).id, isTerminal, 240_000);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${JSON.stringify(job.stages, null, 1)}`);
+    assert.deepEqual(job.stages.map((s: any) => s.name), ['sample', 'swg', 'align', 'mds', 'pwc', 'interp', 'assemble']);
+    const align = await client.json('GET', `/jobs/${job.id}/logs?stage=align`);
+    assert.match(align.stdout, /"phase":\s*"done"/, 'swg --query wrote the block');
+    const plot = await client.json('GET', `/plots/${job.plotId}`);
+    assert.equal(plot.points, reads.length);
+    const labels: string[] = await client.json('GET', `/plots/${job.plotId}/frames/0/labels`);
+    assert.deepEqual(labels, reads.map((r) => r.id), 'labelled by id, in input order');
+    const flags = await interpolatedFlags(client, plot);
+    assert.equal(flags.filter((f) => f === 'yes').length, reads.length - sampleSize);
+    const keys = new Uint32Array(await (await client.request('GET', `/plots/${job.plotId}/frames/0/clusters`)).arrayBuffer());
+    const clusterOf = new Map<number, number>();
+    reads.forEach((read, i) => {
+      if (!clusterOf.has(read.family)) clusterOf.set(read.family, keys[i]!);
+      assert.equal(keys[i], clusterOf.get(read.family), `${read.id} (${flags[i]}) is not in its family's cluster`);
+    });
+    assert.equal(new Set(clusterOf.values()).size, 3);
   });
 
   test('at or below sampleSize nothing changes: the plain graph, no interpolated column', async () => {
