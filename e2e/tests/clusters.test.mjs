@@ -1,7 +1,8 @@
-// Making a cluster from a box selection, and a selection that follows its points through a time series.
+// Making a cluster from a box selection, deleting it and undoing that, and a selection that follows its points through a time series.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BASE_URL, apiAs, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
+import { ARTIFACTS, BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
+import { pixelDiff } from '../lib/pixels.mjs';
 import { cameraFromUrl, projector } from '../lib/project.mjs';
 import { storedZip } from '../lib/zip.mjs';
 
@@ -93,6 +94,49 @@ describe('clusters from selections', () => {
       // The browser's copy of the cluster keys was revalidated, not served stale.
       const keys = await page.evaluate(async (id) => [...new Uint32Array(await (await fetch(`/api/v1/plots/${id}/frames/0/clusters`)).arrayBuffer())], plot.id);
       assert.deepEqual(keys.flatMap((k, i) => (k === 4 ? [i] : [])), [...inside].sort((a, b) => a - b));
+    });
+  });
+
+  test('a made cluster is deleted (its points go back), the delete is undone, and the same points twice make no duplicate', async () => {
+    await step(page, 'delete-undo', async () => {
+      const plot = await upload('e2e undo', gridText(GRID), 'grid.txt');
+      await open(plot.id);
+      const inside = await boxSelectMiddle(GRID.map((p) => p.xyz));
+      const counts = async () => page.$$eval('[data-testid=cluster-row]', (rows) =>
+        Object.fromEntries(rows.map((r) => [r.querySelector('.label').textContent, Number(r.querySelector('.count').textContent)])));
+      const original = await counts();
+      // The selection's highlight is the same in every shot: only the clusters' colours differ.
+      const shot = async () => { await new Promise((r) => setTimeout(r, 300)); return canvasShot(page); };
+      const beforeShot = await shot();
+
+      await page.fill('[data-testid=cluster-name]', 'middle');
+      await page.click('[data-testid=make-cluster]');
+      await page.waitForSelector('[data-testid=notice]:has-text(\'Cluster "middle" made\')');
+      await page.waitForSelector('[data-testid=undo-cluster-edit]:has-text("Undo making “middle”")');
+      const madeShot = await shot();
+      assert.ok(await pixelDiff(page, beforeShot, madeShot) > 0.001, 'making the cluster recoloured its points');
+
+      // The same points again: refused by name, no empty duplicate.
+      await page.click('[data-testid=make-cluster]');
+      await page.waitForSelector('.error:has-text(\'these points already form cluster "middle"\')');
+      assert.deepEqual(Object.keys(await counts()).sort(), ['1', '2', '3', 'middle']);
+
+      await clusterRow('middle').locator('[data-testid=delete-cluster]').click();
+      await page.waitForSelector('[data-testid=notice]:has-text(\'Cluster "middle" deleted\')');
+      assert.deepEqual(await counts(), original);
+      assert.ok(await pixelDiff(page, beforeShot, await shot()) < 0.001, 'the points are drawn in their old clusters\' colours again');
+      const keys = await page.evaluate(async (id) => [...new Uint32Array(await (await fetch(`/api/v1/plots/${id}/frames/0/clusters`, { cache: 'no-store' })).arrayBuffer())], plot.id);
+      assert.deepEqual(keys, GRID.map((p) => p.cluster));
+
+      await page.click('[data-testid=undo-cluster-edit]:has-text("Undo deleting “middle”")');
+      await page.waitForSelector('[data-testid=notice]:has-text(\'Undone: deleting "middle"\')');
+      assert.equal(await countOf('middle'), inside.length);
+      const undoneShot = await shot();
+      assert.ok(await pixelDiff(page, madeShot, undoneShot) < 0.001, 'the cluster is drawn as before its delete');
+      await page.screenshot({ path: `${ARTIFACTS}/clusters-undo.png` });
+      // The undo history lives on the server: a reload offers the next undo.
+      await page.reload();
+      await page.waitForSelector('[data-testid=undo-cluster-edit]:has-text("Undo making “middle”")');
     });
   });
 

@@ -1,6 +1,6 @@
 // Typed calls to every /api/v1 endpoint the client uses.
 import {
-  ClusterCreated, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, ReclusterStarted, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
+  ClusterCreated, ClusterEdits, ClusterKeysChanged, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, ReclusterStarted, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
 import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, ReclusterRequest, SelectionInput } from '@wpv/schema';
 import { z } from 'zod';
@@ -53,6 +53,9 @@ export const plots = {
   remove: (id: string) => api(plotPath(id), null, { method: 'DELETE' }),
   createCluster: (id: string, cluster: NewCluster) =>
     api(`${plotPath(id)}/clusters`, ClusterCreated, { method: 'POST', json: clusterBody(cluster) }),
+  deleteCluster: (id: string, key: number) => api(`${plotPath(id)}/clusters/${key}`, ClusterKeysChanged, { method: 'DELETE' }),
+  clusterEdits: (id: string) => api(`${plotPath(id)}/clusters/edits`, ClusterEdits),
+  undoClusterEdit: (id: string, edit: string) => api(`${plotPath(id)}/clusters/undo`, ClusterKeysChanged, { method: 'POST', json: { edit } }),
   upload: (form: FormData, onProgress: (f: number) => void) => uploadWithProgress('/plots', form, PlotCreated, onProgress),
   positions: async (id: string, frame: number, signal?: AbortSignal) =>
     new Float32Array(await apiBinary(framePath(id, frame, 'positions'), signal)),

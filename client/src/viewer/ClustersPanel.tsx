@@ -3,7 +3,7 @@
 // shows, or on the rows picked (click, ctrl/⌘-click, shift-click) when there are some.
 import { useMemo, useState } from 'react';
 import type { ClusterStyle } from './clusterStyles';
-import { rgbaToHex, hexToRgba, schemeColor, type SchemeName } from '@wpv/schema';
+import { rgbaToHex, hexToRgba, schemeColor, type ClusterEdit, type SchemeName } from '@wpv/schema';
 import { clusterMatcher, hiddenAfter } from './clusterPattern';
 import { VirtualList } from './VirtualList';
 import type { ClusterOverride } from './viewState';
@@ -14,6 +14,11 @@ export interface ClusterActions {
   setHidden(keys: number[]): void;
   override(changes: Record<number, ClusterOverride>): void;
   rename?(key: number, label: string): void;
+  /** the clusters made from a selection (owner): they can be deleted */
+  deletable?: ReadonlySet<number>;
+  remove?(key: number): void;
+  /** the last make or delete, which undo takes back (owner) */
+  undo?: { what: ClusterEdit; run(): void };
   /** flies to a point: a cluster's centre (medoid) */
   goToCentre?(index: number): void;
   /** starts a re-clustering of the cluster's points (owner, clustering job's plot) */
@@ -63,6 +68,10 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
   return (
     <section className="panel clusters" data-testid="clusters-panel">
       <h3>Clusters ({styles.length})</h3>
+      {actions.undo && (
+        <button data-testid="undo-cluster-edit" onClick={actions.undo.run} title="undo the last cluster edit (in any tab)">
+          Undo {actions.undo.what.kind === 'make' ? 'making' : 'deleting'} “{actions.undo.what.label}”</button>
+      )}
       <input type="search" placeholder="filter: text, glob* or /regex/" value={filter} aria-label="filter clusters"
         onChange={(e) => setFilter(e.target.value)} />
       {matcher.error && <p className="error small">{matcher.error}</p>}
@@ -117,6 +126,10 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
             <input type="number" min={0.1} step={0.5} value={s.size} title="size" className="size"
               onChange={(e) => { const v = Number(e.target.value); if (v > 0) actions.override({ [s.key]: { size: v } }); }} />
             <button title="show only this cluster" onClick={() => visibility('solo', [s])}>solo</button>
+            {actions.remove && actions.deletable?.has(s.key) && (
+              <button title="delete this cluster: its points go back to the clusters they had before" data-testid="delete-cluster"
+                onClick={() => actions.remove!(s.key)}>✕</button>
+            )}
             {s.centre !== undefined && actions.goToCentre &&
               <button title="go to the cluster's centre (its medoid, drawn as a large star)" aria-label="go to the centre" data-testid="go-to-centre" onClick={() => actions.goToCentre!(s.centre!)}>◎</button>}
             {actions.recluster &&

@@ -66,7 +66,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   useLayoutEffect(() => { scene.wanted = { styles, highlighted }; }, [scene, styles, highlighted]);
   useRendererSync(scene, ready, view, styles, highlighted);
   const thumbnailStale = useThumbnail(plotId, plot, isOwner, labelsLoaded, scene, setNotice);
-  const edits = useClusterEdits({ plotId, scene, setPlot, setClusters, notify: setNotice, fail: setError, thumbnailStale });
+  const edits = useClusterEdits({ plotId, isOwner, scene, setPlot, setClusters, notify: setNotice, fail: setError, thumbnailStale });
 
   const dismiss = useCallback(() => { update({ selection: [] }); search.clear(); setHelp(false); }, [update, search]);
   useShortcuts({ renderer: scene.renderer, setView, setTool, playback, dismiss, toggleHelp: () => setHelp((h) => !h) });
@@ -75,6 +75,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     setHidden: (hidden) => update({ hidden }),
     override: (changes) => setView((v) => ({ ...v, overrides: mergeOverrides(v.overrides, changes) })),
     rename: isOwner ? edits.rename : undefined,
+    ...(isOwner && { deletable: edits.made, remove: edits.remove, undo: edits.last && { what: edits.last, run: edits.undo } }),
     goToCentre: (i) => { select([i], scene.frame?.index ?? 0); scene.renderer?.flyTo([i]); },
     recluster: reclustering.start && ((key) => void reclustering.start!({ cluster: key })),
   };

@@ -1,7 +1,8 @@
 // Every write to a plot's clusters from the viewer: renaming, saving the view's styles into the
-// plot, and making a cluster of the selection (stored by the server, applied to the frames in memory).
-import { useCallback } from 'react';
-import type { Cluster, Plot } from '@wpv/schema';
+// plot, making a cluster of the selection, deleting a made cluster and undoing the last make or
+// delete (stored by the server, applied to the frames in memory).
+import { useCallback, useEffect, useState } from 'react';
+import type { Cluster, ClusterEdit, ClusterKeysChanged, Plot } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import type { ClusterStyle } from './clusterStyles';
 import type { Scene } from './scene';
@@ -9,6 +10,8 @@ import { assignCluster, type FrameKeys } from './selection';
 
 export interface ClusterEditContext {
   plotId: string;
+  /** only the owner edits: the edit history is read for them */
+  isOwner: boolean;
   scene: Scene;
   setPlot(p: Plot): void;
   setClusters(c: Cluster[]): void;
@@ -24,9 +27,51 @@ export interface ClusterEdits {
   saveStyles(styles: readonly ClusterStyle[]): Promise<boolean>;
   /** the selected points of the frame on screen become a cluster; resolves true once made */
   make(label: string, selection: readonly number[]): Promise<boolean>;
+  /** the made clusters, which can be deleted */
+  made: ReadonlySet<number>;
+  /** deletes a made cluster: its points return to their earlier clusters */
+  remove(key: number): void;
+  /** the edit undo takes back */
+  last: ClusterEdit | undefined;
+  undo(): void;
 }
 
-export function useClusterEdits({ plotId, scene, setPlot, setClusters, notify, fail, thumbnailStale }: ClusterEditContext): ClusterEdits {
+const NONE: ReadonlySet<number> = new Set();
+
+export function useClusterEdits({ plotId, isOwner, scene, setPlot, setClusters, notify, fail, thumbnailStale }: ClusterEditContext): ClusterEdits {
+  const [history, setHistory] = useState<{ edits: ClusterEdit[]; made: ReadonlySet<number> }>({ edits: [], made: NONE });
+  // The server keeps the history, so that every tab undoes the same edits.
+  const reload = useCallback(() => {
+    plots.clusterEdits(plotId).then(({ edits, made }) => setHistory({ edits, made: new Set(made) }), fail);
+  }, [plotId, fail]);
+  useEffect(() => { if (isOwner) reload(); }, [isOwner, reload]);
+
+  /** A delete or undo done: the new keys go into every frame in memory, the table and history follow. */
+  const applied = useCallback(({ plot: p, changes, edits, made }: ClusterKeysChanged, message: string) => {
+    for (const { frame, points, keys } of changes) {
+      for (const f of new Set([scene.frame?.index === frame ? scene.frame.clusters : undefined, scene.store?.peek(frame)?.clusters])) {
+        if (f) points.forEach((i, k) => (f[i] = keys[k]!));
+      }
+    }
+    setPlot(p);
+    setClusters(p.clusters);
+    setHistory({ edits, made: new Set(made) });
+    thumbnailStale();
+    notify(message);
+  }, [scene, setPlot, setClusters, thumbnailStale, notify]);
+
+  const remove = useCallback((key: number) => {
+    plots.deleteCluster(plotId, key).then((r) => applied(r, `Cluster "${r.edits.at(-1)?.label ?? key}" deleted; its points are back in their earlier clusters.`), fail);
+  }, [plotId, applied, fail]);
+
+  const last = history.edits.at(-1);
+  const undo = useCallback(() => {
+    if (!last) return;
+    plots.undoClusterEdit(plotId, last.id).then((r) => applied(r, `Undone: ${last.kind === 'make' ? 'making' : 'deleting'} "${last.label}".`), (e: unknown) => {
+      fail(e);
+      reload(); // another tab's edit came first: show what undo would take back now
+    });
+  }, [plotId, last, applied, fail, reload]);
   const rename = useCallback((key: number, label: string) => {
     plots.patch(plotId, { clusters: [{ key, label }] }).then((p) => setClusters(p.clusters), fail);
   }, [plotId, setClusters, fail]);
@@ -55,10 +100,11 @@ export function useClusterEdits({ plotId, scene, setPlot, setClusters, notify, f
       setPlot(p);
       setClusters(p.clusters);
       thumbnailStale();
+      reload();
       notify(`Cluster "${cluster.label}" made of ${cluster.count} point(s)${p.frames > 1 ? ' over all frames' : ''}.`);
       return true;
     } catch (e) { fail(e); return false; }
-  }, [plotId, scene, setPlot, setClusters, notify, fail, thumbnailStale]);
+  }, [plotId, scene, setPlot, setClusters, notify, fail, thumbnailStale, reload]);
 
-  return { rename, saveStyles, make };
+  return { rename, saveStyles, make, made: history.made, remove, last, undo };
 }
