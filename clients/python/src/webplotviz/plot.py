@@ -233,7 +233,8 @@ class Plot:
 
         Returns the started job; its plot names this one as ``parent``.
         """
-        body: Dict[str, Any] = {"cluster": cluster, "selection": selection, "maxClusters": max_clusters, "name": name}
+        # int(): a key read from cluster_keys() is a NumPy integer, which JSON does not take.
+        body: Dict[str, Any] = {"cluster": None if cluster is None else int(cluster), "selection": selection, "maxClusters": max_clusters, "name": name}
         if points is not None:
             chosen = np.asarray(points)
             body["points"] = (np.flatnonzero(chosen) if chosen.dtype == bool else chosen.ravel()).astype(np.int64).tolist()
