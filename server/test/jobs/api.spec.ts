@@ -32,7 +32,7 @@ describe('jobs API', () => {
       ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s2\nACQT\n', { alphabet: 'dna' }, 422, /line 4: "Q" is not a DNA residue/],
       ['sequence-clustering', 'x.fasta', FASTA, { gapOpen: -1 }, 400, /params.gapOpen/],
       ['sequence-clustering', 'x.fasta', FASTA, { bogus: 1 }, 400,
-        /params: unknown key "bogus"; a sequence-clustering job takes dimension, maxClusters, minClusterSize, seed, ranks, threads, alphabet, distance, scoringMatrix, gapOpen, gapExtend/],
+        /params: unknown key "bogus"; a sequence-clustering job takes dimension, maxClusters, minClusterSize, seed, ranks, threads, nodes, alphabet, distance, scoringMatrix, gapOpen, gapExtend, sampleSize, k$/],
       ['vectors', 'v.csv', 'a,b\n1,2\n3,4\n', { metric: 'euclidean', sep: ';', quote: '"' }, 400, /params: unknown keys "sep", "quote"; a vectors job takes .*metric, header, labelColumn/],
       ['distance-matrix', 'd.bin', new Uint8Array(2 * 9 - 2), { points: 3 }, 422, /16 bytes; a 3×3 int16 matrix has 18/],
       ['distance-matrix', 'd.bin', new Uint8Array(18), {}, 400, /params.points/],
