@@ -20,3 +20,20 @@ export async function pixelDiff(page, pngA, pngB, tolerance = 8) {
     return differing / (da.length / 4);
   }, { a: pngA.toString('base64'), b: pngB.toString('base64'), tolerance });
 }
+
+/** Pixels of a PNG screenshot whose RGB is exactly each of `colors` ("r,g,b" strings): { color: count }. */
+export async function countExactColors(page, png, colors) {
+  return page.evaluate(async ({ base64, colors }) => {
+    const img = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
+    const canvas = new OffscreenCanvas(img.width, img.height);
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const data = ctx.getImageData(0, 0, img.width, img.height).data;
+    const counts = Object.fromEntries(colors.map((c) => [c, 0]));
+    for (let i = 0; i < data.length; i += 4) {
+      const rgb = `${data[i]},${data[i + 1]},${data[i + 2]}`;
+      if (rgb in counts) counts[rgb]++;
+    }
+    return counts;
+  }, { base64: png.toString('base64'), colors });
+}

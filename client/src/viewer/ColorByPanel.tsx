@@ -6,26 +6,28 @@ import type { Columns } from './useColumns';
 
 export function ColorByPanel({ columns, state }: { columns: readonly PlotColumn[]; state: Columns }) {
   if (columns.length === 0) return null;
-  const pick = (value: string) => (value === '' ? null : Number(value));
   const colouredBy = state.colorBy !== null ? columns[state.colorBy] : undefined;
   return (
     <section className="color-by">
       <h3>Metadata</h3>
-      <label className="row">
-        Colour by
-        <select data-testid="color-by" value={state.colorBy ?? ''} onChange={(e) => state.setColorBy(pick(e.target.value))}>
-          <option value="">clusters</option>
-          {columns.map((c, k) => <option key={k} value={k}>{c.name}</option>)}
-        </select>
-      </label>
-      <label className="row">
-        Label by
-        <select data-testid="label-by" value={state.labelBy ?? ''} onChange={(e) => state.setLabelBy(pick(e.target.value))}>
-          <option value="">label</option>
-          {columns.map((c, k) => <option key={k} value={k}>{c.name}</option>)}
-        </select>
-      </label>
+      <ColumnSelect title="Colour by" none="clusters" testId="color-by" columns={columns} value={state.colorBy} onChange={state.setColorBy} />
+      <ColumnSelect title="Label by" none="label" testId="label-by" columns={columns} value={state.labelBy} onChange={state.setLabelBy} />
       {colouredBy && state.legend && <Legend column={colouredBy} rows={state.legend} />}
     </section>
+  );
+}
+
+/** A column by index, or `none` (null). */
+function ColumnSelect({ title, none, testId, columns, value, onChange }: {
+  title: string; none: string; testId: string; columns: readonly PlotColumn[]; value: number | null; onChange(column: number | null): void;
+}) {
+  return (
+    <label className="row">
+      {title}
+      <select data-testid={testId} value={value ?? ''} onChange={(e) => onChange(e.target.value === '' ? null : Number(e.target.value))}>
+        <option value="">{none}</option>
+        {columns.map((c, k) => <option key={k} value={k}>{c.name}</option>)}
+      </select>
+    </label>
   );
 }

@@ -133,7 +133,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             <form className="row" onSubmit={(e) => { const f = new FormData(e.currentTarget); e.preventDefault(); void search.find(f.get('label') as string, (f.get('column') as string | null) ?? undefined); }}>
               <input name="label" type="search" placeholder={plot.columns.length ? 'Search labels and metadata' : 'Search point labels'} data-testid="label-search" />
               {plot.columns.length > 0 && (
-                <select name="column" data-testid="search-column" aria-label="Search in">
+                <select name="column" className="search-in" data-testid="search-column" aria-label="Search in">
                   <option value="">labels and text columns</option>
                   {plot.columns.map((c) => <option key={c.name} value={c.name}>{c.name}</option>)}
                 </select>
