@@ -112,7 +112,7 @@ class PlotVizHandler implements XmlHandler {
       if (this.textFields.has(name)) this.collect(name);
       else if (this.record === 'point' && name === 'location') this.readLocation(attributes);
       else if (this.record === 'point' && name === 'property') {
-        this.propertyName = (attributes.get('name') ?? this.fail('missing_field', '<property> without a name attribute')).trim();
+        this.propertyName = (attributes.get('name') ?? '').trim() || this.fail('missing_field', '<property> without a name attribute');
         this.collect(name);
       }
       else if (this.record === 'cluster' && name === 'color') this.color = this.readColor(attributes);

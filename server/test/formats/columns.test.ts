@@ -8,7 +8,7 @@ import { decodeColumn, encodeColumns } from '../../src/formats/columns.ts';
 import { parseFile, writePviz } from '../../src/formats/index.ts';
 import type { ParsedFrame } from '../../src/formats/types.ts';
 import { InputError } from '../../src/formats/types.ts';
-import { LIMITS, tempPath, writeTemp } from './helpers.ts';
+import { LIMITS, assertInputError, tempPath, writeTemp } from './helpers.ts';
 
 const parse = (name: string, text: string) => parseFile(writeTemp(name, text), name, LIMITS);
 const LOOSE = { maxColumns: 64, maxCategories: 1000 };
@@ -36,6 +36,8 @@ test('PlotViz: <property name="…"> elements of a point are its metadata; point
     ['host', ['Homo sapiens', '', 'Mus & co']],
     ['depth', ['', '', '12.5']],
   ]);
+  const unnamed = xml.replace('<property name="depth">', '<property name=" ">');
+  await assertInputError(parse('p.pviz', unnamed), { code: 'missing_field', line: 4 });
 });
 
 test('encoding: numbers as Float32 (missing NaN) with their range; text as a dictionary and Uint16 codes', () => {
