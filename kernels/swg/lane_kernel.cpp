@@ -32,7 +32,8 @@ void LaneProfile<Keys>::build(const ScoringScheme& scheme, std::span<const std::
     columns_ = std::max(columns_, lane_lengths_[lane]);
   }
   entries_.resize(static_cast<std::size_t>(scheme.alphabet_size) * columns_ * lanes);
-  const Key padding = Keys::column(kPaddingScore, false);
+  const Key open = Keys::gap(scheme.gap_open);
+  const Key padding = Keys::column(kPaddingScore, false) + open;
   for (const Residue code : codes_in_use) {
     Key* block = entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes;
     for (int lane = 0; lane < lanes; ++lane) {
@@ -40,7 +41,7 @@ void LaneProfile<Keys>::build(const ScoringScheme& scheme, std::span<const std::
           lane < static_cast<int>(lane_sequences.size()) ? lane_sequences[lane] : std::span<const Residue>{};
       for (int j = 0; j < columns_; ++j) {
         block[j * lanes + lane] =
-            j < static_cast<int>(b.size()) ? Keys::column(scheme.score(code, b[j]), code == b[j]) : padding;
+            j < static_cast<int>(b.size()) ? Keys::column(scheme.score(code, b[j]), code == b[j]) + open : padding;
       }
     }
   }

@@ -67,9 +67,11 @@ struct PackedKeys {
 using NarrowKeys = PackedKeys<std::int32_t, 8>;
 using WideKeys = PackedKeys<std::int64_t, 16>;
 
-// A lane group's score profile: Keys::column(score(c, lane's b[j]), c == b[j]) at
-// [(c·columns + j)·lanes + lane] for every residue code c in use; columns past a
-// lane's sequence hold a padding score that never helps an alignment.
+// A lane group's score profile: Keys::column(score(c, lane's b[j]), c == b[j]) +
+// Keys::gap(gap_open) at [(c·columns + j)·lanes + lane] for every residue code c in
+// use; columns past a lane's sequence hold a padding score that never helps an
+// alignment. (The kernel keeps H − open in its buffers, which its gap recurrences
+// need; the added opening turns a diagonal H − open back into H + column.)
 template <class Keys>
 class LaneProfile {
  public:

@@ -22,7 +22,7 @@ class LaneGroupAligner {
   explicit LaneGroupAligner(const LaneGroupJob<Keys>& job)
       : job_(job),
         columns_(job.profile->columns()),
-        h_row_(job.workspace),
+        hm_row_(job.workspace),
         f_row_(job.workspace + columns_ * lanes),
         open_(V::set1(job.open_key)),
         extend_(V::set1(job.extend_key)),
@@ -34,14 +34,14 @@ class LaneGroupAligner {
     for (std::size_t r = 0; r < job_.rows.size(); ++r) {
       const auto row = job_.rows[r];
       for (int j = 0; j < columns_; ++j) {
-        V::store(h_row_ + j * lanes, V::set1(edge(j + 1)));
+        V::store(hm_row_ + j * lanes, V::set1(edge(j + 1) - job_.open_key));
         V::store(f_row_ + j * lanes, impossible_);
       }
       best_ = empty_;
       // rows_per_sweep rows per pass over the columns: each row takes H and F of the
       // row above from registers, which cuts the row-buffer traffic and gives the CPU
       // independent dependency chains. The last few rows go one at a time, so that
-      // h_row_ ends as the last row's H (the global alignments end there).
+      // hm_row_ ends as the last row's H − open (the global alignments end there).
       std::size_t i = 0;
       for (; i + rows_per_sweep <= row.size(); i += rows_per_sweep) sweep<rows_per_sweep>(row, i);
       for (; i < row.size(); ++i) sweep<1>(row, i);
@@ -54,7 +54,7 @@ class LaneGroupAligner {
       } else {  // H(len(a), len(b)) of each lane's own sequence
         for (int lane = 0; lane < lanes; ++lane) {
           const int length = job_.profile->lane_length(lane);
-          out[lane] = length > 0 ? h_row_[(length - 1) * lanes + lane] : Keys::empty;
+          out[lane] = length > 0 ? hm_row_[(length - 1) * lanes + lane] + job_.open_key : Keys::empty;
         }
       }
     }
@@ -71,33 +71,36 @@ class LaneGroupAligner {
     }
   }
 
-  // Rows i .. i + kRows − 1 of `row` in one pass over the columns.
+  // Rows i .. i + kRows − 1 of `row` in one pass over the columns. H is kept as
+  // H − open (written "Hm"): both gap recurrences start from it, and the profile's
+  // added opening turns the diagonal's Hm back into H + column. So each H costs one
+  // subtraction instead of one per gap direction.
   template <int kRows>
   void sweep(std::span<const Residue> row, std::size_t i) {
     const Key* profiles[kRows];
-    Vector left[kRows], e[kRows];  // H(i+k, j−1), E(i+k, j−1)
+    Vector left[kRows], e[kRows];  // Hm(i+k, j−1), E(i+k, j−1)
     for (int k = 0; k < kRows; ++k) {
       profiles[k] = job_.profile->row(row[i + k]);
-      left[k] = V::set1(edge(i + k + 1));
+      left[k] = V::set1(edge(i + k + 1) - job_.open_key);
       e[k] = impossible_;
     }
-    Vector diagonal = V::set1(edge(i));  // H(i−1, j−1)
+    Vector diagonal = V::set1(edge(i) - job_.open_key);  // Hm(i−1, j−1)
     // Locals, not members, in the loop: vector stores may alias *this.
     Vector best = best_;
     const Vector open = open_, extend = extend_;
     [[maybe_unused]] const Vector empty = empty_;
-    Key* const h_row = h_row_;
+    Key* const hm_row = hm_row_;
     Key* const f_row = f_row_;
     const int columns = columns_;
     for (int j = 0; j < columns; ++j) {
-      const auto above = V::load(h_row + j * lanes);  // H(i−1, j)
-      auto up = above;                                // H(i+k−1, j)
-      auto f = V::load(f_row + j * lanes);            // F(i+k−1, j)
+      const auto above = V::load(hm_row + j * lanes);  // Hm(i−1, j)
+      auto up = above;                                 // Hm(i+k−1, j)
+      auto f = V::load(f_row + j * lanes);             // F(i+k−1, j)
 #pragma GCC unroll 8
       for (int k = 0; k < kRows; ++k) {
-        f = V::max(V::sub(up, open), V::sub(f, extend));
-        e[k] = V::max(V::sub(left[k], open), V::sub(e[k], extend));
-        const auto match = V::add(diagonal, V::load(profiles[k] + j * lanes));
+        f = V::max(up, V::sub(f, extend));
+        e[k] = V::max(left[k], V::sub(e[k], extend));
+        const auto match = V::add(diagonal, V::load(profiles[k] + j * lanes));  // H(i+k−1, j−1) + column
         Vector h;
         if constexpr (kMode == AlignmentMode::local) {
           h = V::max(V::max(match, empty), V::max(e[k], f));
@@ -105,12 +108,13 @@ class LaneGroupAligner {
         } else {  // no zero floor: the alignment runs from corner to corner
           h = V::max(match, V::max(e[k], f));
         }
-        diagonal = left[k];  // the next row's diagonal is this row's H(i+k, j−1)
-        left[k] = h;
-        up = h;
+        const auto hm = V::sub(h, open);
+        diagonal = left[k];  // the next row's diagonal is this row's Hm(i+k, j−1)
+        left[k] = hm;
+        up = hm;
       }
       V::store(f_row + j * lanes, f);
-      V::store(h_row + j * lanes, up);
+      V::store(hm_row + j * lanes, up);
       diagonal = above;
     }
     best_ = best;
@@ -118,7 +122,7 @@ class LaneGroupAligner {
 
   const LaneGroupJob<Keys>& job_;
   const int columns_;
-  Key* const h_row_;  // H(i−1, j), then H(i, j)
+  Key* const hm_row_;  // Hm(i−1, j), then Hm(i, j)
   Key* const f_row_;  // F(i−1, j), then F(i, j)
   const Vector open_, extend_, empty_, impossible_;
   Vector best_;  // local mode: the best key so far, per lane
