@@ -33,6 +33,9 @@ export class Reclusterer {
     const parent = await this.parentJob(doc);
     const matrix = JOB_MODULES[parent.type].matrix!(parent);
     if (!(await exists(matrix.file))) {
+      if (parent.input.sample !== undefined) {
+        throw new ApiError(422, 'not_reclusterable', `job ${parent._id} interpolated its ${parent.input.points} points from a sample of ${parent.input.sample}: there is no full distance matrix to cut; run a sequence-clustering job on these sequences instead`);
+      }
       throw new ApiError(409, 'matrix_gone', `the distance matrix of job ${parent._id}, which made this plot, is no longer kept; run the job again to re-cluster its points`);
     }
     const rows = await this.rows(doc, request);
