@@ -114,6 +114,12 @@ void MatrixReader::read(std::int64_t row, std::int64_t column, std::int64_t coun
   }
 }
 
+void MatrixReader::forget(std::int64_t row, std::int64_t count) const {
+  const auto row_bytes = n_ * static_cast<std::int64_t>(sizeof(std::int16_t));
+  // Advice only: a failure leaves the pages to the kernel's own eviction.
+  (void)::posix_fadvise(fd_, row * row_bytes, count * row_bytes, POSIX_FADV_DONTNEED);
+}
+
 std::vector<std::int16_t> read_row_block(const std::string& path, std::int64_t n, const RowBlock& block,
                                          ByteOrder order) {
   const MatrixReader reader(path, n, order);
@@ -152,6 +158,18 @@ MatrixStats block_stats(const std::int16_t* values, const std::int16_t* weights,
   stats.counted_pairs = counted;
   stats.missing_pairs = missing;
   return stats;
+}
+
+void merge_stats(MatrixStats& into, const MatrixStats& part) {
+  // A part without counted pairs has max 0 and min_positive 0, which must not win.
+  if (part.min_positive > 0 && (into.min_positive == 0 || part.min_positive < into.min_positive)) {
+    into.min_positive = part.min_positive;
+  }
+  into.max = std::max(into.max, part.max);
+  into.sum_squares_stored += part.sum_squares_stored;
+  into.sum_squares = into.sum_squares_stored / (kMatrixScale * kMatrixScale);
+  into.counted_pairs += part.counted_pairs;
+  into.missing_pairs += part.missing_pairs;
 }
 
 MatrixStats reduce_stats(const MatrixStats& local, MPI_Comm comm) {

@@ -30,6 +30,8 @@ struct Config {
   double cg_threshold = 1e-5;
   std::uint64_t seed = 0;
   spidal::ByteOrder byte_order = spidal::ByteOrder::little;
+  // Bytes this rank may use (--memory-limit); 0: the machine's available memory.
+  std::int64_t memory_limit = 0;
 };
 
 // Parses argv; throws spidal::HelpRequested / spidal::UsageError.

@@ -32,6 +32,7 @@
 
 #include "kernels.hpp"
 #include "point_sums.hpp"
+#include "row_stream.hpp"
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
@@ -199,14 +200,14 @@ struct LaplacianColumns {
   }
 };
 
-// A pass over the rank's pairs with the terms of `Columns` (GuttmanColumns or
-// LaplacianColumns).
+// A pass over rows' pairs with the terms of `Columns` (GuttmanColumns or
+// LaplacianColumns), the rows given block by block (all of a rank's, or streamed).
 template <int L, typename Columns>
 class HalfPass {
  public:
-  HalfPass(const LocalRows& rows, const Coordinates& x, double shift)
-      : rows_(rows), n_(rows.n), shift_(static_cast<float>(shift * spidal::kMatrixScale)),
-        axis_stride_(2 * rows.n + kOverrun), scaled_(static_cast<std::size_t>(L * axis_stride_)) {
+  HalfPass(const Coordinates& x, double shift)
+      : n_(x.n), shift_(static_cast<float>(shift * spidal::kMatrixScale)),
+        axis_stride_(2 * x.n + kOverrun), scaled_(static_cast<std::size_t>(L * axis_stride_)) {
     // Coordinates twice over, so that a row's half (which may run past n) is one range.
     for (int k = 0; k < L; ++k) {
       for (std::int64_t j = 0; j < n_; ++j) {
@@ -218,30 +219,30 @@ class HalfPass {
   }
 
   // Row i's pairs are the columns v in [i + 1, end(i)), point v mod n.
-  std::int64_t end(std::int64_t i) const { return i + 1 + rows_.halves.length(i); }
+  static std::int64_t end(const LocalRows& rows, std::int64_t i) { return i + 1 + rows.halves.length(i); }
 
-  // The rows [first, last) of this rank, grouped so that each column block is read
+  // The local rows [first, last) of `rows`, grouped so that each column block is read
   // from L1 by every row of a group.
-  void run_group(std::int64_t first, std::int64_t last, double* const* out, double& stress,
-                 std::vector<float>& column_block) {
+  void run_group(const LocalRows& rows, std::int64_t first, std::int64_t last, double* const* out, double& stress,
+                 std::vector<float>& column_block) const {
     RowSums sums[kRowGroup];
-    const std::int64_t begin = rows_.block.begin + first + 1;
+    const std::int64_t begin = rows.block.begin + first + 1;
     std::int64_t group_end = begin;
     for (std::int64_t local_row = first; local_row < last; ++local_row) {
-      group_end = std::max(group_end, end(rows_.block.begin + local_row));
+      group_end = std::max(group_end, end(rows, rows.block.begin + local_row));
     }
     for (std::int64_t block = begin; block < group_end; block += kBlock) {
       const std::int64_t block_end = std::min(group_end, block + kBlock);
       std::fill(column_block.begin(), column_block.end(), 0.0f);
       for (std::int64_t local_row = first; local_row < last; ++local_row) {
-        const std::int64_t i = rows_.block.begin + local_row;
+        const std::int64_t i = rows.block.begin + local_row;
         const std::int64_t from = std::max(block, i + 1);
-        const std::int64_t to = std::min(block_end, end(i));
+        const std::int64_t to = std::min(block_end, end(rows, i));
         if (from >= to) continue;
         float xi[L];
         for (int k = 0; k < L; ++k) xi[k] = scaled_[k * axis_stride_ + i];
         Columns columns(xi, shift_);
-        run_columns(local_row, from, to, block, columns, column_block);
+        run_columns(rows, local_row, from, to, block, columns, column_block);
         columns.flush(sums[local_row - first]);
       }
       for (int k = 0; k < L; ++k) {
@@ -251,7 +252,7 @@ class HalfPass {
       }
     }
     for (std::int64_t local_row = first; local_row < last; ++local_row) {
-      const std::int64_t i = rows_.block.begin + local_row;
+      const std::int64_t i = rows.block.begin + local_row;
       RowSums& row = sums[local_row - first];
       for (int k = 0; k < L; ++k) out[k][i] += row.weighted[k];
       stress += row.stress;
@@ -260,11 +261,11 @@ class HalfPass {
 
  private:
   // Columns [from, to) of one row (entry v − i − 1 of its half).
-  void run_columns(std::int64_t local_row, std::int64_t from, std::int64_t to, std::int64_t block, Columns& columns,
-                   std::vector<float>& column_block) const {
-    const std::int64_t i = rows_.block.begin + local_row;
-    const std::int16_t* distance = Columns::kReadsDistances ? rows_.distance_row(local_row) + (from - i - 1) : nullptr;
-    const std::int16_t* weight = Columns::kReadsWeights ? rows_.weight_row(local_row) + (from - i - 1) : nullptr;
+  void run_columns(const LocalRows& rows, std::int64_t local_row, std::int64_t from, std::int64_t to,
+                   std::int64_t block, Columns& columns, std::vector<float>& column_block) const {
+    const std::int64_t i = rows.block.begin + local_row;
+    const std::int16_t* distance = Columns::kReadsDistances ? rows.distance_row(local_row) + (from - i - 1) : nullptr;
+    const std::int16_t* weight = Columns::kReadsWeights ? rows.weight_row(local_row) + (from - i - 1) : nullptr;
     // Starts computed once, the sums in a local copy: __m256 stores may alias anything,
     // so the compiler would otherwise reload members and spill the accumulators
     // around every column-sum store.
@@ -278,8 +279,8 @@ class HalfPass {
     // memory latency that the hardware prefetcher, restarting on every 2 KB run of a
     // row, does not (it cost the pass a third of its time).
     // (The next row's half starts one column later, right after this row's.)
-    const bool last_row = local_row + 1 == rows_.block.rows();
-    const std::int64_t next = rows_.row_length(local_row) - 1;
+    const bool last_row = local_row + 1 == rows.block.rows();
+    const std::int64_t next = rows.row_length(local_row) - 1;
     const std::int16_t* next_distance = last_row || !distance ? distance : distance + next;
     const std::int16_t* next_weight = last_row || !weight ? weight : weight + next;
     Columns local = columns;
@@ -307,8 +308,8 @@ class HalfPass {
       std::int16_t weight_copy[8] = {};
       const std::int64_t lanes = count - at;
       local.template add<true>(
-          Columns::kReadsDistances ? eight_entries(distance + at, lanes, rows_.distances, distance_copy) : nullptr,
-          Columns::kReadsWeights ? eight_entries(weight + at, lanes, rows_.weights, weight_copy) : nullptr, axes,
+          Columns::kReadsDistances ? eight_entries(distance + at, lanes, rows.distances, distance_copy) : nullptr,
+          Columns::kReadsWeights ? eight_entries(weight + at, lanes, rows.weights, weight_copy) : nullptr, axes,
           sums, at, lanes);
     }
     columns = local;
@@ -324,34 +325,38 @@ class HalfPass {
     return copy;
   }
 
-  const LocalRows& rows_;
   const std::int64_t n_;
   const float shift_;
   const std::int64_t axis_stride_;
   std::vector<float> scaled_;  // L axes × (2n + overrun)
 };
 
-// Runs a HalfPass over the rank's rows on every thread; out gets the per-point sums
-// × point_unit and the stress × stress_unit.
+// Streamed blocks start on a row group's first row, so the groups are those in memory.
+static_assert(kBlockRowMultiple % kRowGroup == 0);
+
+// Runs a HalfPass over the rank's rows on every thread, block by block; out gets the
+// per-point sums × point_unit and the stress × stress_unit.
 template <int L, typename Columns>
 void run_pass(const LocalRows& rows, const Coordinates& x, double shift, double point_unit, double stress_unit,
               PassSums& out) {
-  const std::int64_t row_count = rows.block.rows();
-  HalfPass<L, Columns> pass(rows, x, shift);
+  const HalfPass<L, Columns> pass(x, shift);
   ThreadPointSums sums(rows.n, L);
-  // Every row has the same number of pairs give or take one, so equal static shares
-  // balance.
+  for_each_block(rows, [&](const LocalRows& block) {
+    const std::int64_t row_count = block.block.rows();
+    // Every row has the same number of pairs give or take one, so equal static shares
+    // balance.
 #pragma omp parallel num_threads(sums.threads())
-  {
-    const int thread = omp_get_thread_num();
-    double* point[L];
-    for (int k = 0; k < L; ++k) point[k] = sums.axis(thread, k);
-    std::vector<float> column_block(static_cast<std::size_t>(L) * kBlockStride);
+    {
+      const int thread = omp_get_thread_num();
+      double* point[L];
+      for (int k = 0; k < L; ++k) point[k] = sums.axis(thread, k);
+      std::vector<float> column_block(static_cast<std::size_t>(L) * kBlockStride);
 #pragma omp for schedule(static)
-    for (std::int64_t group = 0; group < row_count; group += kRowGroup) {
-      pass.run_group(group, std::min(row_count, group + kRowGroup), point, sums.scalar(thread), column_block);
+      for (std::int64_t group = 0; group < row_count; group += kRowGroup) {
+        pass.run_group(block, group, std::min(row_count, group + kRowGroup), point, sums.scalar(thread), column_block);
+      }
     }
-  }
+  });
   out.reset(rows.n, L);
   sums.write(out.bx(), point_unit);
   out.stress() = sums.scalar_total() * stress_unit;

@@ -6,12 +6,13 @@
 
 #include <omp.h>
 
+#include "row_stream.hpp"
 #include "spidal/errors.hpp"
 
 namespace damds {
-namespace {
 
-// Reads the halves of `rows`'s rows from `file` into `out` (laid out as rows.distances).
+bool LocalRows::weighted() const { return stream ? stream->weighted() : !weights.empty(); }
+
 void read_halves(const spidal::MatrixReader& file, const LocalRows& rows, std::vector<std::int16_t>& out) {
   out.resize(static_cast<std::size_t>(rows.halves.before(rows.block.end) - rows.halves.before(rows.block.begin)));
   for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
@@ -23,6 +24,8 @@ void read_halves(const spidal::MatrixReader& file, const LocalRows& rows, std::v
     if (length > before_wrap) file.read(i, 0, length - before_wrap, row + before_wrap);
   }
 }
+
+namespace {
 
 // File rows read at once by for_each_transposed, and local rows handled together.
 constexpr std::int64_t kTransposeRows = 256;
@@ -104,6 +107,15 @@ LocalRows load_local_rows(const Config& config, MPI_Comm comm) {
   rows.n = config.points;
   rows.block = spidal::row_block(rows.n, size, rank);
   rows.halves = {rows.n};
+  // Halves that take more than ¾ of the memory given (the rest holds the points, the
+  // passes' sums and MPI's buffers) are streamed from the files.
+  const std::int64_t budget = memory_budget(config, comm);
+  int stream = halves_bytes(config, rows.block) > budget / 4 * 3 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &stream, 1, MPI_INT, MPI_MAX, comm);  // one path on every rank: both are collective
+  if (stream) {
+    load_streamed_rows(config, budget, rows, comm);
+    return rows;
+  }
   // Open (and validate) both files on every rank before reading so all ranks fail alike.
   const spidal::MatrixReader distance_file(config.distances_path, rows.n, config.byte_order);
   std::optional<spidal::MatrixReader> weight_file;

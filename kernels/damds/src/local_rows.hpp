@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,8 @@ struct CircularHalves {
   std::int64_t before(std::int64_t i) const { return i * half() + (n % 2 == 0 ? std::min(i, n / 2) : 0); }
 };
 
+class RowStream;  // row_stream.hpp
+
 struct LocalRows {
   std::int64_t n = 0;
   spidal::RowBlock block;
@@ -53,7 +57,12 @@ struct LocalRows {
   // V + I is then diagonal minus rank one and has a closed-form inverse too.
   std::vector<double> weight_factors;
 
-  bool weighted() const { return !weights.empty(); }
+  // Set when the halves do not fit in the memory given (Config::memory_limit):
+  // `distances` and `weights` stay empty and the passes read the halves from the matrix
+  // files block by block (for_each_block).
+  std::shared_ptr<const RowStream> stream;
+
+  bool weighted() const;
   std::int64_t row_length(std::int64_t local_row) const { return halves.length(block.begin + local_row); }
   std::int64_t row_start(std::int64_t local_row) const {
     return halves.before(block.begin + local_row) - halves.before(block.begin);
@@ -62,9 +71,20 @@ struct LocalRows {
   const std::int16_t* weight_row(std::int64_t local_row) const { return weights.data() + row_start(local_row); }
 };
 
+// Reads the halves of rows.block's rows from `file` into `out` (laid out as rows.distances).
+void read_halves(const spidal::MatrixReader& file, const LocalRows& rows, std::vector<std::int16_t>& out);
+
+// Calls visit(block) with the halves of the rank's rows in memory: `rows` itself, or
+// when streamed, consecutive blocks of its rows read from the files (the next block is
+// read while visit runs on the current one). A pass visits its rows in the same order
+// either way, in row groups of the same size (kBlockRowMultiple).
+void for_each_block(const LocalRows& rows, const std::function<void(const LocalRows&)>& visit);
+
 // Reads this rank's rows' halves, computes the statistics over all ranks and prepares
 // them for the solver (zero distances raised to the smallest positive one; weights
-// synthesised as 0/1 when unit weights meet missing distances). Collective.
+// synthesised as 0/1 when unit weights meet missing distances). Collective. When the
+// halves need more than ¾ of the memory given (memory_budget) they are streamed
+// (row_stream.hpp).
 LocalRows load_local_rows(const Config& config, MPI_Comm comm);
 
 // The part of load_local_rows after the rows' distances (and weights, if any) are in

@@ -36,6 +36,7 @@ int run_damds(spidal::MpiEnv& mpi, int argc, char** argv) {
                                 .add("max_distance", rows.stats.max)
                                 .add("min_positive_distance", rows.stats.min_positive)
                                 .add("missing_pairs", rows.stats.missing_pairs)
+                                .add("streamed", rows.stream != nullptr)
                                 .add("ranks", mpi.size())
                                 .add("threads", omp_get_max_threads()));
 

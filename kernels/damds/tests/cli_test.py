@@ -160,6 +160,59 @@ def ranks_and_threads_agree(args):
               f"points within {worst_points / extent:.1e} of their extent")
 
 
+def streamed_matches_memory(args):
+    """A matrix streamed from disk (a --memory-limit far below its size: blocks of 64
+    rows re-read on every pass) gives the in-memory run's points byte for byte on one
+    thread per rank: the blocks start on the pass's row groups, so every sum adds the
+    same terms in the same order. With two threads a rank's rows are shared between
+    them per block instead of per rank, which changes only the rounding of the threads'
+    sums (as ranks-threads-agree allows). Covers the closed-form solve, missing
+    distances (synthesised weights, CG) and a weight file; an asymmetric matrix, which
+    a stream cannot symmetrise, is refused by name."""
+    n = 300
+    weights_path = os.path.join(args.work, "weights.bin")
+    generator = random.Random(5)
+    pair_weight = {(i, j): generator.choice([0, 1000, 20000, 32767]) for i in range(n) for j in range(i + 1, n)}
+    write_matrix(weights_path, [0 if i == j else pair_weight[(min(i, j), max(i, j))] for i in range(n) for j in range(n)], n)
+    variants = [("unit weights", 0, []), ("missing distances", 14, []), ("weight file", 0, ["--weights", weights_path])]
+    for name, missing_every, extra in variants:
+        path, _ = write_sampled_3d(args, n, missing_every)
+        # A short schedule: every pass and CG step re-reads the file from disk.
+        common = ["--distances", path, "--points", str(n), "--seed", "2", "--alpha", "0.8", "--tmin-factor", "20",
+                  "--threshold", "1e-5"] + extra
+        for ranks, threads in [(1, 1), (2, 1), (1, 2)]:
+            outputs = {}
+            for mode, limit in [("memory", []), ("streamed", ["--memory-limit", "40K"])]:
+                output = os.path.join(args.work, f"{mode}-{ranks}-{threads}.txt")
+                lines = progress_lines(run_damds(args, common + limit + ["--output", output], ranks=ranks,
+                                                 threads=threads))
+                check(lines[0]["streamed"] == (mode == "streamed"), f"{name}: {mode} run reports {lines[0]}")
+                with open(output) as file:
+                    outputs[mode] = (lines[-1], file.read())
+            (memory_done, memory_text), (streamed_done, streamed_text) = outputs["memory"], outputs["streamed"]
+            check(memory_done["iterations"] == streamed_done["iterations"],
+                  f"{name} {ranks}x{threads}: {streamed_done['iterations']} iterations streamed, "
+                  f"{memory_done['iterations']} in memory")
+            if threads == 1:
+                check(streamed_text == memory_text, f"{name} {ranks}x{threads}: streamed points differ from in-memory")
+                check(streamed_done["stress"] == memory_done["stress"], f"{name}: stress differs")
+            else:
+                points = [[float(v) for v in line.split()[1:]] for line in memory_text.splitlines()]
+                other = [[float(v) for v in line.split()[1:]] for line in streamed_text.splitlines()]
+                extent = max(abs(value) for point in points for value in point)
+                worst = max(abs(a - b) for p, q in zip(points, other) for a, b in zip(p, q))
+                check(worst <= 2e-5 * extent, f"{name} {ranks}x{threads}: points differ by {worst:.2e}")
+        print(f"{name}: streamed = in memory (byte for byte on 1 and 2 ranks, one thread each)")
+    asymmetric = os.path.join(args.work, "asymmetric.bin")
+    write_matrix(asymmetric, [0 if i == j else 1000 + 3 * i + j for i in range(n) for j in range(n)], n)
+    for ranks in (1, 2):
+        result = run_damds(args, ["--distances", asymmetric, "--points", str(n), "--memory-limit", "40K",
+                                  "--output", os.path.join(args.work, "asymmetric.txt")], ranks=ranks, expect_ok=False)
+        check(result.returncode == 2 and "row 0 differs from its column" in result.stderr,
+              f"asymmetric streamed matrix: exit {result.returncode}, stderr {result.stderr.strip()!r}")
+    print("asymmetric matrix refused when streamed")
+
+
 def bad_inputs(args):
     n = 10
     good = os.path.join(args.work, "good.bin")
@@ -181,6 +234,8 @@ def bad_inputs(args):
         ("bad weights size", ["--distances", good, "--weights", short, "--points", str(n)], "expected 200 bytes"),
         ("bad number", ["--distances", good, "--points", "ten"], "--points must be an integer"),
         ("unknown option", ["--distances", good, "--points", str(n), "--colour", "red"], "unknown option"),
+        ("bad memory limit", ["--distances", good, "--points", str(n), "--memory-limit", "12T"],
+         "--memory-limit must be a positive byte count"),
         ("bad initial points", ["--distances", good, "--points", str(n), "--initial-points", good],
          "finite coordinates"),
     ]
@@ -224,6 +279,7 @@ CASES = {
     "sampled-3d": sampled_3d,
     "ranks-threads-agree": ranks_and_threads_agree,
     "bad-inputs": bad_inputs,
+    "streamed-matches-memory": streamed_matches_memory,
 }
 
 

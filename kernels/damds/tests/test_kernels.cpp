@@ -3,6 +3,7 @@
 // closed-form solve against conjugate gradients.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include "kernels.hpp"
 #include "local_rows.hpp"
+#include "row_stream.hpp"
 #include "smacof.hpp"
 #include "spidal/mpi_env.hpp"
 #include "spidal/progress.hpp"
@@ -404,6 +406,75 @@ TEST(LocalRows, OneSidedMissingDistanceHalvesTheWeight) {
       }
     }
   }
+}
+
+// Rows streamed from the files (a memory limit far below their size: blocks of 64
+// rows) give every pass bit for bit the sums of the same rows loaded in memory, on
+// every rank's block (run under mpirun -np 2 too): a block starts on a row group, and
+// the thread continues its sums from block to block.
+// Run on one thread: with more, a thread's share of rows is cut per block instead of
+// per rank, which changes the rounding of the sums (cli_test's streamed case checks
+// that). n = 301 gives blocks of 64 rows and a short last block on each rank.
+TEST(LocalRows, StreamedPassesEqualInMemory) {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::int64_t n = 301;
+  for (const bool weighted : {false, true}) {
+    const Problem problem{n, weighted, weighted, 31};
+    const std::string suffix = std::string(weighted ? "w" : "u") + "-" + std::to_string(rank) + ".bin";
+    const MatrixFile distances("streamed-d-" + suffix, n, spidal::ByteOrder::little,
+                               [&](std::int64_t i, std::int64_t j) { return problem.distance(i, j); });
+    const MatrixFile weights("streamed-w-" + suffix, n, spidal::ByteOrder::little,
+                             [&](std::int64_t i, std::int64_t j) { return problem.weight(i, j); });
+    damds::Config config;
+    config.distances_path = distances.path();
+    config.points = n;
+    if (weighted) config.weights_path = weights.path();
+    const auto in_memory = damds::load_local_rows(config, MPI_COMM_WORLD);
+    config.memory_limit = 4096;
+    const auto streamed = damds::load_local_rows(config, MPI_COMM_WORLD);
+    ASSERT_FALSE(in_memory.stream);
+    ASSERT_TRUE(streamed.stream);
+    EXPECT_TRUE(streamed.distances.empty());
+    EXPECT_EQ(streamed.weighted(), in_memory.weighted());
+    EXPECT_EQ(streamed.closed_form, in_memory.closed_form);
+    EXPECT_EQ(streamed.stats.sum_squares_stored, in_memory.stats.sum_squares_stored);
+    EXPECT_EQ(streamed.stats.min_positive, in_memory.stats.min_positive);
+    EXPECT_EQ(streamed.stats.missing_pairs, in_memory.stats.missing_pairs);
+    int blocks = 0;
+    damds::for_each_block(streamed, [&](const damds::LocalRows& block) {
+      EXPECT_EQ(block.block.begin, streamed.block.begin + 64 * blocks++);
+    });
+    EXPECT_EQ(blocks, (streamed.block.rows() + 63) / 64);
+    for (const int dim : {1, 3, 4}) {
+      damds::Coordinates x(dim, n);
+      x.assign_rows(random_points(n, dim, 8));
+      using Pass = void (*)(const damds::LocalRows&, const damds::Coordinates&, damds::PassSums&);
+      std::vector<std::pair<const char*, Pass>> passes = {
+          {"guttman reference", [](const damds::LocalRows& r, const damds::Coordinates& c, damds::PassSums& out) {
+             damds::guttman_pass_reference(r, c, 0.05, damds::PairStress::add, out);
+           }}};
+      if (damds::avx2_supported()) {
+        passes.push_back({"guttman avx2", [](const damds::LocalRows& r, const damds::Coordinates& c, damds::PassSums& out) {
+                            damds::guttman_pass_avx2(r, c, 0.05, damds::PairStress::add, out);
+                          }});
+      }
+      if (weighted) {
+        passes.push_back({"laplacian reference", damds::laplacian_product_reference});
+        if (damds::avx2_supported()) passes.push_back({"laplacian avx2", damds::laplacian_product_avx2});
+      }
+      for (const auto& [name, pass] : passes) {
+        damds::PassSums expected;
+        damds::PassSums got;
+        pass(in_memory, x, expected);
+        pass(streamed, x, got);
+        EXPECT_EQ(got.values, expected.values) << name << " dim " << dim << (weighted ? " weighted" : "");
+      }
+    }
+  }
+  omp_set_num_threads(threads);
 }
 
 }  // namespace

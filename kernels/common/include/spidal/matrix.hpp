@@ -34,6 +34,10 @@ class MatrixReader {
 
   // `count` consecutive values from (row, column) on, row after row.
   void read(std::int64_t row, std::int64_t column, std::int64_t count, std::int16_t* out) const;
+  // Drops rows [row, row + count) from the page cache: a matrix streamed pass after
+  // pass (larger than RAM) then takes no memory beyond its reader's buffers, and
+  // pushes nothing else out of the cache.
+  void forget(std::int64_t row, std::int64_t count) const;
 
  private:
   std::string path_;
@@ -61,6 +65,9 @@ struct MatrixStats {
 
 // Stats of a local block (`weights` may be null: unit weights); OpenMP-parallel.
 MatrixStats block_stats(const std::int16_t* values, const std::int16_t* weights, std::size_t count);
+
+// Adds the stats of another part of the same rank's pairs (a block read later).
+void merge_stats(MatrixStats& into, const MatrixStats& part);
 
 // Combines per-rank stats into the global ones on every rank.
 MatrixStats reduce_stats(const MatrixStats& local, MPI_Comm comm);
