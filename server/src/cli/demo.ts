@@ -1,6 +1,7 @@
 // Loads the demo plots (public, owned by the login-less user "demo"); running it
 // again adds only what is missing. The stock series is computed by the platform's own
-// stock-timeseries job, so the workers and the hpc-bridge must be running.
+// stock-timeseries job, so the workers and the hpc-bridge must be running
+// (`--without-stocks` leaves it out: the uploaded demos alone, in seconds).
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,9 +13,11 @@ import { JobBroker } from '@wpv/jobs/broker';
 import { loadJobConfig } from '@wpv/jobs/config';
 import { JobRepo } from '@wpv/jobs/repository';
 import { Jobs } from '../services/jobs.ts';
+import { storeDrawnThumbnail } from '../services/thumbnails.ts';
 import { clusteredBlobsText, stockMarketCsv } from './demo-data.ts';
 
 const DEMO_USER = 'demo';
+const STOCK_DEMO = 'Stock market by sector (time series)';
 const config = loadConfig();
 const store = await openStore(config.mongodbUri);
 const plots = new Plots(store, config.limits);
@@ -57,10 +60,19 @@ try {
     });
     console.log(`loaded "${plot.name}": ${plot.points} points × ${plot.frames} frame(s)`);
   }
-  await loadStockDemo();
+  if (!process.argv.includes('--without-stocks')) await loadStockDemo();
+  for (const name of [...demos.map((d) => d.name), STOCK_DEMO]) await thumbnailIfMissing(name);
 } finally {
   await rm(work, { recursive: true, force: true });
   await store.client.close();
+}
+
+/** Nobody opens the demo plots as their owner, whose first view would become the thumbnail: it is drawn here. */
+async function thumbnailIfMissing(name: string): Promise<void> {
+  const doc = await store.plots.findOne({ owner: DEMO_USER, name, state: 'ready' });
+  if (!doc || doc.hasThumbnail) return;
+  await storeDrawnThumbnail(plots, store.blobs, doc);
+  console.log(`drew the thumbnail of "${name}"`);
 }
 
 async function writeDemo(name: string, content: string | Buffer): Promise<string> {
@@ -71,7 +83,7 @@ async function writeDemo(name: string, content: string | Buffer): Promise<string
 
 /** A generated market's prices through the stock-timeseries pipeline: one aligned frame per window. */
 async function loadStockDemo(): Promise<void> {
-  const name = 'Stock market by sector (time series)';
+  const name = STOCK_DEMO;
   if (await store.plots.countDocuments({ owner: DEMO_USER, name, state: 'ready' }, { limit: 1 })) return;
   const jobConfig = loadJobConfig(config.dataDir);
   const jobs = new Jobs(new JobRepo(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig);

@@ -1,0 +1,74 @@
+// Library thumbnails drawn on the server, for plots that nobody has opened in the viewer yet
+// (the demo plots; the viewer stores the owner's first view otherwise): the first frame's
+// points seen from +z as the viewer's reset camera sees them, in their clusters' colours, on
+// the viewer's background, as a 256×256 PNG (pngjs).
+import type { Cluster } from '@wpv/schema';
+import { PNG } from 'pngjs';
+import type { BlobStore } from '../storage/blobs.ts';
+import type { PlotDoc } from '../storage/documents.ts';
+import type { Plots } from './plots.ts';
+
+export const THUMBNAIL_SIZE = 256;
+const BACKGROUND = [0x11, 0x14, 0x18]; // the viewer's clear colour
+const MARGIN = 0.06;
+
+/** Points (xyz triples) and their cluster keys drawn as discs; hidden clusters are left out. */
+export function drawThumbnail(positions: Float32Array, keys: Uint32Array, clusters: readonly Cluster[], size = THUMBNAIL_SIZE): Buffer {
+  const png = new PNG({ width: size, height: size });
+  for (let p = 0; p < size * size; p++) png.data.set([...BACKGROUND, 255], 4 * p);
+  const byKey = new Map(clusters.map((c) => [c.key, c]));
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < keys.length; i++) {
+    const x = positions[3 * i]!, y = positions[3 * i + 1]!;
+    if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
+    [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+  }
+  if (x0 > x1) return PNG.sync.write(png); // no point to draw
+  // One scale for both axes, so shapes keep their proportions; the plot centred.
+  const span = Math.max(x1 - x0, y1 - y0) || 1;
+  const scale = (size * (1 - 2 * MARGIN)) / span;
+  const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  // Fewer points draw larger, as the viewer's glyphs look at this size.
+  const radius = keys.length > 20_000 ? 0.5 : keys.length > 2_000 ? 1 : 2;
+  // Greys and white first (a tree's internal nodes, unassigned points), the coloured points over them:
+  // at this size, drawing order decides what shows.
+  for (const neutralPass of [true, false]) {
+    for (let i = 0; i < keys.length; i++) {
+      const c = byKey.get(keys[i]!);
+      if (c && !c.visible) continue;
+      const color = c?.color ?? { r: 160, g: 160, b: 160, a: 255 };
+      if (isNeutral(color) !== neutralPass) continue;
+      const px = size / 2 + (positions[3 * i]! - cx) * scale, py = size / 2 - (positions[3 * i + 1]! - cy) * scale;
+      if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
+      disc(png, px, py, radius, color);
+    }
+  }
+  return PNG.sync.write(png);
+}
+
+const isNeutral = ({ r, g, b }: Cluster['color']) => Math.max(r, g, b) - Math.min(r, g, b) < 32;
+
+function disc(png: PNG, cx: number, cy: number, r: number, { r: red, g, b, a }: Cluster['color']): void {
+  const alpha = a / 255;
+  for (let y = Math.floor(cy - r); y <= Math.ceil(cy + r); y++) {
+    for (let x = Math.floor(cx - r); x <= Math.ceil(cx + r); x++) {
+      if (x < 0 || y < 0 || x >= png.width || y >= png.height) continue;
+      if (r >= 1 && (x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2 > r * r) continue;
+      const o = 4 * (y * png.width + x);
+      png.data[o] = Math.round(red * alpha + png.data[o]! * (1 - alpha));
+      png.data[o + 1] = Math.round(g * alpha + png.data[o + 1]! * (1 - alpha));
+      png.data[o + 2] = Math.round(b * alpha + png.data[o + 2]! * (1 - alpha));
+    }
+  }
+}
+
+/** Draws and stores the thumbnail of a plot's first frame. */
+export async function storeDrawnThumbnail(plots: Plots, blobs: BlobStore, doc: PlotDoc): Promise<void> {
+  const read = async (kind: 'positions' | 'clusters') => {
+    const bytes = await blobs.readAll(await plots.frameBlob(doc, 0, kind));
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  };
+  const [positions, keys] = await Promise.all([read('positions'), read('clusters')]);
+  const { clusters } = await plots.details(doc);
+  await plots.setThumbnail(doc, drawThumbnail(new Float32Array(positions), new Uint32Array(keys), clusters));
+}
