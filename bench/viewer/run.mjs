@@ -1,29 +1,22 @@
 // Viewer benchmarks in headless Chromium (SwiftShader WebGL), each against its floor in
-// the same run; writes bench/results/viewer.md.
+// the same run; writes bench/results/viewer.md. Frame switches: frames.mjs.
 //   node bench/viewer/run.mjs [--quick]
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
-import { startMockServer } from './mockApi.mjs';
+import { TAG, openBench } from './browser.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const out = path.join(root, 'bench/out/viewer');
 const quick = process.argv.includes('--quick');
 const REPEATS = quick ? 1 : 9; // alternating floor and viewer; single runs vary ±20 % on this shared machine
 const SIZES = quick ? [100_000] : [100_000, 1_000_000];
-const TAG = `--wpv-bench-run=${process.pid}`; // tells this run's browser from others on the machine
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', TAG];
 
-if (!existsSync(path.join(root, 'client/dist/index.html'))) execFileSync('npm', ['run', 'build', '-w', 'client'], { cwd: root, stdio: 'inherit' });
 mkdirSync(out, { recursive: true });
 await build({ entryPoints: [path.join(import.meta.dirname, 'pickBench.ts')], bundle: true, format: 'iife', outfile: path.join(out, 'pick-bench.js'), logLevel: 'warning' });
 
-const server = await startMockServer([path.join(root, 'client/dist'), path.join(import.meta.dirname, 'pages'), out]);
-const base = `http://127.0.0.1:${server.address().port}`;
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const bench = await openBench([out]);
+const { base, browser, withPage } = bench;
 
 /**
  * CPU ms used so far by this run's browser and every process under it (renderer, GPU with
@@ -47,12 +40,6 @@ function browserCpuMs() {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
-
-async function withPage(fn) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  try { return await fn(page); } finally { await context.close(); }
-}
 
 /** Navigation → first frame, with the page's own fetch/decode/upload/draw measures. */
 async function firstFrame(url) {
@@ -92,25 +79,6 @@ for (const n of SIZES) {
   console.log(n, JSON.stringify(rows.at(-1)));
 }
 
-// Frame switches while playing the stock-study-sized series.
-const series = quick ? 'series-100x7000' : 'series-575x7000';
-const playback = await withPage(async (page) => {
-  await page.goto(`${base}/plots/${series}`);
-  await page.waitForSelector('[data-testid=play]', { timeout: 120_000 });
-  await page.selectOption('.timebar select', '20');
-  await page.click('[data-testid=play]');
-  const seconds = quick ? 5 : 15;
-  await page.waitForTimeout(seconds * 1000);
-  return page.evaluate((s) => {
-    const stats = (name) => {
-      const d = performance.getEntriesByName(name).map((e) => e.duration).sort((a, b) => a - b);
-      return { count: d.length, mean: d.reduce((a, b) => a + b, 0) / d.length, p50: d[Math.floor(d.length / 2)], p95: d[Math.floor(d.length * 0.95)], max: d.at(-1) };
-    };
-    return { seconds: s, switch: stats('wpv:frame-switch'), render: stats('wpv:render') };
-  }, seconds);
-});
-console.log('playback', JSON.stringify(playback));
-
 const picking = [];
 for (const n of SIZES) {
   picking.push(await withPage(async (page) => {
@@ -121,13 +89,13 @@ for (const n of SIZES) {
   console.log('picking', JSON.stringify(picking.at(-1)));
 }
 
-await browser.close();
-server.close();
+const version = browser.version();
+await bench.close();
 
 const lines = [
   '# Viewer benchmarks',
   '',
-  `Headless Chromium ${browser.version?.() ?? ''} with SwiftShader (software WebGL), 1280×800 window, synthetic data served by \`bench/viewer/mockApi.mjs\` over HTTP on localhost (the browser side only; the real server's fetch speed is in its own results). Run: \`node bench/viewer/run.mjs\` (${new Date().toISOString().slice(0, 16)}Z, median of ${REPEATS}).`,
+  `Headless Chromium ${version} with SwiftShader (software WebGL), 1280×800 window, synthetic data served by \`bench/viewer/mockApi.mjs\` over HTTP on localhost (the browser side only; the real server's fetch speed is in its own results). Run: \`node bench/viewer/run.mjs\` (${new Date().toISOString().slice(0, 16)}Z, median of ${REPEATS}).`,
   '',
   '## Navigation → first rendered frame',
   `Floor: \`bench/viewer/pages/floor.html\`, a bare WebGL page that fetches the same positions and draws them as \`gl.POINTS\` (4 px, constant colour, no depth buffer) on a canvas of the viewer's size (drawing buffers: floor ${rows[0].floor.canvas}, viewer ${rows[0].viewer.canvas}). Viewer: \`/plots/{id}\` of the built client (loads the app, plot metadata, positions and cluster keys, builds colour/size/shape/visibility attributes, draws glyph points with depth test). Breakdown in ms from the pages' own \`performance.measure\`s; the upload and draw steps are each waited for with a 1-pixel \`readPixels\`.`,
@@ -142,16 +110,7 @@ const lines = [
   'Browser CPU: CPU time of all the browser\'s processes (renderer, GPU process with SwiftShader\'s threads, network) from navigation to the first frame, median of the runs; a busy machine stretches wall time but hardly this.',
   '',
   '## Frame switches during playback',
-  `\`/plots/${series}\` (labels shuffled in every frame, cluster keys changing), played at 20 frames/s for ${playback.seconds} s. Main-thread time of each switch (cluster attributes rebuilt, positions swapped into the GPU buffers, edges, trails, URL scheduling), from \`performance.measure('wpv:frame-switch')\`; the target is ≤ 4 ms.`,
-  '',
-  'The render call that follows (three.js issuing GL commands and the `bufferSubData` of the new positions and attributes; SwiftShader rasterises in the GPU process) is listed separately; the sum of both is the main-thread cost of showing a frame.',
-  '',
-  '| main-thread step | count | mean ms | p50 | p95 | max |',
-  '| --- | ---: | ---: | ---: | ---: | ---: |',
-  ...[['frame switch (JS)', playback.switch], ['render call', playback.render]].map(([name, x]) =>
-    `| ${name} | ${x.count} | ${x.mean.toFixed(2)} | ${x.p50.toFixed(2)} | ${x.p95.toFixed(2)} | ${x.max.toFixed(2)} |`),
-  '',
-  `${playback.switch.count} switches in ${playback.seconds} s = ${(playback.switch.count / playback.seconds).toFixed(1)} frames/s shown of the 20 requested.`,
+  'In `viewer-frames.md` (`node bench/viewer/frames.mjs`), against a bare WebGL buffer-swap page.',
   '',
   '## Hover picking',
   'Same points, camera and cursor positions (`bench/viewer/pickBench.ts`): the viewer\'s screen-space grid against `THREE.Raycaster.intersectObject` on a `THREE.Points` with the equivalent threshold. The grid is built once per camera pose (first hover after the camera moves); each mouse move afterwards is a grid query.',

@@ -1,13 +1,14 @@
 // Name tags at the heads of the trails, over the canvas; they follow the camera and the frame.
-import { useEffect, useReducer, useRef } from 'react';
+import { useEffect, useReducer, useRef, useSyncExternalStore } from 'react';
 import type { PlotRenderer } from './renderer';
-import type { TrailHead } from './trails';
+import type { TrailHeads } from './useTrails';
 
-export function TrailTags({ renderer, canvasRef, heads }: {
+export function TrailTags({ renderer, canvasRef, heads: store }: {
   renderer: PlotRenderer | null;
   canvasRef: React.RefObject<HTMLCanvasElement | null>;
-  heads: TrailHead[];
+  heads: TrailHeads;
 }) {
+  const heads = useSyncExternalStore(store.subscribe, store.get);
   const [, redraw] = useReducer((n: number) => n + 1, 0);
   const layer = useRef<HTMLDivElement>(null);
   useEffect(() => renderer?.onCameraChange(redraw), [renderer]);

@@ -85,31 +85,43 @@ export interface TrailScene {
  * with the background by its age, so the oldest steps fade out.
  */
 export function trailScene(paths: readonly Float32Array[], labels: readonly string[], upTo: number, settings: TrailSettings, background: Rgb): TrailScene {
-  const segments: number[] = [], segmentColors: number[] = [], marks: number[] = [], markColors: number[] = [];
-  const heads: TrailHead[] = [];
   const first = Math.max(0, upTo - settings.length);
+  const frames = paths.length ? Math.min(upTo, paths[0]!.length / 3 - 1) : -1; // the last frame drawn
+  const present = (path: Float32Array, g: number) => !Number.isNaN(path[3 * g]!);
+  // Counted first, then written: this runs on every frame switch.
+  let segmentCount = 0, markCount = 0;
+  for (const path of paths)
+    for (let g = first; g <= frames; g++) {
+      if (!present(path, g)) continue;
+      markCount++;
+      if (g < upTo && g + 1 <= frames && present(path, g + 1)) segmentCount++;
+    }
+  const segments = new Float32Array(6 * segmentCount), segmentColors = new Float32Array(6 * segmentCount);
+  const marks = new Float32Array(settings.marks ? 3 * markCount : 0), markColors = new Float32Array(marks.length);
+  const heads: TrailHead[] = [];
   const bg = background.map((c) => c / 255);
+  let s = 0, m = 0;
   paths.forEach((path, t) => {
     const color = trailColor(t);
-    const shade = (g: number): number[] => {
+    /** frame g's colour, mixed with the background by its age, into `out` at `at` */
+    const shade = (g: number, out: Float32Array, at: number) => {
       const w = settings.length > 0 ? 1 - (1 - OLDEST_WEIGHT) * ((upTo - g) / settings.length) : 1;
-      return color.map((c, k) => bg[k]! + (c / 255 - bg[k]!) * w);
+      for (let k = 0; k < 3; k++) out[at + k] = bg[k]! + (color[k]! / 255 - bg[k]!) * w;
     };
-    const at = (g: number) => path.subarray(3 * g, 3 * g + 3);
-    for (let g = first; g <= upTo && 3 * g < path.length; g++) {
-      const p = at(g);
-      if (Number.isNaN(p[0])) continue;
-      if (settings.marks) { marks.push(...p); markColors.push(...shade(g)); }
-      if (g < upTo && !Number.isNaN(path[3 * g + 3])) {
-        segments.push(...p, ...at(g + 1));
-        segmentColors.push(...shade(g), ...shade(g + 1));
+    for (let g = first; g <= frames; g++) {
+      if (!present(path, g)) continue;
+      if (settings.marks) {
+        marks.set(path.subarray(3 * g, 3 * g + 3), 3 * m);
+        shade(g, markColors, 3 * m++);
+      }
+      if (g < upTo && g + 1 <= frames && present(path, g + 1)) {
+        segments.set(path.subarray(3 * g, 3 * g + 6), 6 * s);
+        shade(g, segmentColors, 6 * s);
+        shade(g + 1, segmentColors, 6 * s++ + 3);
       }
     }
-    const head = at(upTo);
-    if (head.length === 3 && !Number.isNaN(head[0])) heads.push({ trail: t, label: labels[t]!, xyz: [head[0]!, head[1]!, head[2]!], color });
+    if (frames === upTo && present(path, upTo))
+      heads.push({ trail: t, label: labels[t]!, xyz: [path[3 * upTo]!, path[3 * upTo + 1]!, path[3 * upTo + 2]!], color });
   });
-  return {
-    segments: new Float32Array(segments), segmentColors: new Float32Array(segmentColors),
-    marks: new Float32Array(marks), markColors: new Float32Array(markColors), heads,
-  };
+  return { segments, segmentColors, marks, markColors, heads };
 }

@@ -14,6 +14,25 @@ export const TRAIL_BACKGROUND: Rgb = [0x11, 0x14, 0x18];
 /** Frames fetched at once while loading paths. */
 const CONCURRENCY = 4;
 
+/**
+ * Where the followed labels are in the frame shown, for their name tags: a store the tags
+ * subscribe to, so that a frame switch re-renders the tags and not the page.
+ */
+export class TrailHeads {
+  private value: TrailHead[] = [];
+  private readonly listeners = new Set<() => void>();
+  readonly get = (): TrailHead[] => this.value;
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+  set(value: TrailHead[]): void {
+    if (!value.length && !this.value.length) return;
+    this.value = value;
+    for (const l of this.listeners) l();
+  }
+}
+
 export interface TrailsController {
   /** the labels followed (empty: no trails) */
   labels: string[];
@@ -22,8 +41,7 @@ export interface TrailsController {
   progress: string;
   /** followed labels that no frame has */
   missing: string[];
-  /** where the followed labels are in the frame shown, for their name tags */
-  heads: TrailHead[];
+  heads: TrailHeads;
   follow(labels: string[]): void;
   clear(): void;
   configure(patch: Partial<TrailSettings>): void;
@@ -44,7 +62,7 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
   const [settings, setSettings] = useState<TrailSettings>(DEFAULT_TRAIL_SETTINGS);
   const [progress, setProgress] = useState('');
   const [missing, setMissing] = useState<string[]>([]);
-  const [heads, setHeads] = useState<TrailHead[]>([]);
+  const [heads] = useState(() => new TrailHeads());
   // Read on frame switches, outside React's render.
   const loaded = useRef<{ labels: string[]; paths: Float32Array[] } | null>(null);
   const settingsRef = useRef(settings);
@@ -57,8 +75,8 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
     const t = loaded.current;
     const scene = t ? trailScene(t.paths, t.labels, frame, settingsRef.current, TRAIL_BACKGROUND) : null;
     latest.current.renderer()?.setTrails(scene);
-    setHeads(scene?.heads ?? []);
-  }, []);
+    heads.set(scene?.heads ?? []);
+  }, [heads]);
 
   const clear = useCallback(() => {
     loading.current?.abort();
