@@ -90,6 +90,9 @@ describe('trails', () => {
       await page.click('[data-testid=pause]');
       await page.waitForTimeout(300);
 
+      // The clusters panel counts the frame shown (8 stocks each), not all 12 frames (96).
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=cluster-row] .count')].map((e) => e.textContent).join() === '8,8,8');
+
       // Name tags at the heads, next to where the points are now.
       const tags = await page.locator('[data-testid=trail-tag]').allTextContents();
       assert.deepEqual(tags.sort(), ['T00', 'T01']);
