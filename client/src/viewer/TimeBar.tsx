@@ -57,6 +57,7 @@ export function TimeBar({ playback, frames, trails, selectionLabels }: {
         {trails.labels.length > 0 && <button onClick={() => trails.clear()} data-testid="trails-clear">Clear trails</button>}
         {trails.progress && <span className="muted" data-testid="trail-progress">{trails.progress}</span>}
         {trails.labels.length > 0 && !trails.progress && <span className="muted" data-testid="trail-following">following {trails.labels.length - trails.missing.length}</span>}
+        {trails.leftOut > 0 && <span className="notice" data-testid="trail-left-out">following the first {trails.labels.length} labels; {trails.leftOut} more left out</span>}
         {trails.missing.length > 0 && <span className="notice" data-testid="trail-not-found">Not found in any frame: {trails.missing.join(', ')}</span>}
       </div>
     </section>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TRAIL_COLORS, computePaths, missingLabels, trailScene, type TrailFrame, type TrailSettings } from './trails';
+import { MAX_TRAILS, TRAIL_COLORS, computePaths, missingLabels, trailLabels, trailScene, type TrailFrame, type TrailSettings } from './trails';
 
 const frame = (labels: string[], xs: number[]): TrailFrame => ({ labels, positions: new Float32Array(xs.flatMap((x) => [x, 0, 0])) });
 // a is absent from frame 2; b is everywhere
@@ -7,6 +7,18 @@ const frames = [frame(['a', 'b'], [0, 10]), frame(['b', 'a'], [11, 1]), frame(['
 const BLACK: [number, number, number] = [0, 0, 0];
 const settings = (s: Partial<TrailSettings> = {}): TrailSettings => ({ length: 10, width: 3, marks: false, ...s });
 const xs = (v: Float32Array, stride: number) => [...v].filter((_, k) => k % stride === 0);
+
+describe('trail labels', () => {
+  it('are trimmed, without blanks or repeats', () => {
+    expect(trailLabels([' AAPL', 'MSFT ', '', 'AAPL'])).toEqual({ labels: ['AAPL', 'MSFT'], leftOut: 0 });
+  });
+  it('are capped at MAX_TRAILS, saying how many were left out', () => {
+    const many = Array.from({ length: MAX_TRAILS + 7 }, (_, i) => `S${i}`);
+    const { labels, leftOut } = trailLabels(many);
+    expect(labels).toEqual(many.slice(0, MAX_TRAILS));
+    expect(leftOut).toBe(7);
+  });
+});
 
 describe('trail paths', () => {
   it('follow a label through all frames, NaN where absent', () => {

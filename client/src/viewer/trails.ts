@@ -35,6 +35,15 @@ export const trailColor = (t: number): Rgb => TRAIL_COLORS[t % TRAIL_COLORS.leng
 /** A trail's share of its colour at the oldest frame drawn (1 at the head). */
 const OLDEST_WEIGHT = 0.2;
 
+/** The most labels followed at once: more would not be told apart on screen, and would slow every frame switch. */
+export const MAX_TRAILS = 100;
+
+/** The labels to follow from a request (trimmed, without blanks or repeats, at most MAX_TRAILS) and how many were left out. */
+export function trailLabels(wanted: readonly string[]): { labels: string[]; leftOut: number } {
+  const unique = [...new Set(wanted.map((l) => l.trim()).filter(Boolean))];
+  return { labels: unique.slice(0, MAX_TRAILS), leftOut: Math.max(0, unique.length - MAX_TRAILS) };
+}
+
 /** Empty paths (xyz per frame, NaN until filled) for `labels` over `frameCount` frames. */
 export function emptyPaths(labels: readonly string[], frameCount: number): Float32Array[] {
   return labels.map(() => new Float32Array(frameCount * 3).fill(NaN));

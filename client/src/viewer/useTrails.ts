@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { plots } from '../api/endpoints';
 import type { PlotRenderer } from './renderer';
 import {
-  DEFAULT_TRAIL_SETTINGS, addFrameToPaths, emptyPaths, missingLabels, trailScene,
+  DEFAULT_TRAIL_SETTINGS, addFrameToPaths, emptyPaths, missingLabels, trailLabels, trailScene,
   type Rgb, type TrailFrame, type TrailHead, type TrailSettings,
 } from './trails';
 
@@ -41,6 +41,8 @@ export interface TrailsController {
   progress: string;
   /** followed labels that no frame has */
   missing: string[];
+  /** labels asked for beyond MAX_TRAILS, not followed */
+  leftOut: number;
   heads: TrailHeads;
   follow(labels: string[]): void;
   clear(): void;
@@ -62,6 +64,7 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
   const [settings, setSettings] = useState<TrailSettings>(DEFAULT_TRAIL_SETTINGS);
   const [progress, setProgress] = useState('');
   const [missing, setMissing] = useState<string[]>([]);
+  const [leftOut, setLeftOut] = useState(0);
   const [heads] = useState(() => new TrailHeads());
   // Read on frame switches, outside React's render.
   const loaded = useRef<{ labels: string[]; paths: Float32Array[] } | null>(null);
@@ -83,18 +86,20 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
     loaded.current = null;
     setLabels([]);
     setMissing([]);
+    setLeftOut(0);
     setProgress('');
     drawAt(latest.current.currentFrame());
   }, [drawAt]);
 
   const follow = useCallback((wanted: string[]) => {
-    const unique = [...new Set(wanted.map((l) => l.trim()).filter(Boolean))];
+    const { labels: unique, leftOut: over } = trailLabels(wanted);
     if (!unique.length) return clear();
     loading.current?.abort();
     const controller = new AbortController();
     loading.current = controller;
     setLabels(unique);
     setMissing([]);
+    setLeftOut(over);
     const paths = emptyPaths(unique, frameCount);
     const load = async (f: number): Promise<TrailFrame> => {
       const cached = latest.current.peek(f);
@@ -132,6 +137,6 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
   }, [settings, drawAt]);
   useEffect(() => () => loading.current?.abort(), []);
 
-  return useMemo(() => ({ labels, settings, progress, missing, heads, follow, clear, configure, drawAt }),
-    [labels, settings, progress, missing, heads, follow, clear, configure, drawAt]);
+  return useMemo(() => ({ labels, settings, progress, missing, leftOut, heads, follow, clear, configure, drawAt }),
+    [labels, settings, progress, missing, leftOut, heads, follow, clear, configure, drawAt]);
 }
