@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { ARTIFACTS, BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
 import { countExactColors as countColors } from '../lib/pixels.mjs';
 import { cameraFromUrl, projector } from '../lib/project.mjs';
+import { storedZip } from '../lib/zip.mjs';
 
 // Three species side by side, all in one cluster: only colouring by `species` tells them apart.
 const SPECIES = ['setosa', 'versicolor', 'virginica'];
@@ -110,6 +111,29 @@ describe('metadata columns in the viewer', () => {
       await page.fill('[data-testid=label-search]', 'setosa');
       await page.press('[data-testid=label-search]', 'Enter');
       await page.waitForFunction(() => document.querySelectorAll('[data-testid=search-hit]').length === 64);
+    });
+  });
+
+  test('a time series: the colours follow the frame on screen (the species move between frames)', async () => {
+    await step(page, 'metadata-series', async () => {
+      const frame = (order) => 'x,y,species\n' + rows.map((r, i) => `${r.x},${r.y},${order[Math.floor(i / 64)]}`).join('\n') + '\n';
+      const zip = storedZip([{ name: 'f1.csv', text: frame(SPECIES) }, { name: 'f2.csv', text: frame([...SPECIES].reverse()) }]);
+      const created = await apiAs(page, 'POST', '/plots', { base64: zip.toString('base64'), filename: 'moves.zip', fields: { name: 'moves' } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      await page.goto(`${BASE_URL}/plots/${created.body.id}`);
+      await waitFirstFrame(page);
+      await page.selectOption('[data-testid=color-by]', { label: 'species' });
+      await page.waitForSelector('[data-testid=legend][data-column=species]');
+      const box = await page.locator('[data-testid=plot-canvas]').boundingBox();
+      const leftThird = async () => countColors(page, await canvasShot(page, { x: 0, y: 0, width: box.width / 3, height: box.height }), PALETTE);
+      await page.waitForTimeout(300);
+      const first = await leftThird();
+      assert.ok(first[PALETTE[0]] > 50 && first[PALETTE[2]] === 0, `frame 1, left block setosa: ${JSON.stringify(first)}`);
+      await page.click('button:has-text("Next ›")');
+      await page.waitForSelector('[data-testid=frame-number]:has-text("2 / 2")');
+      await page.waitForTimeout(800); // playback rests, the frame's column arrives
+      const second = await leftThird();
+      assert.ok(second[PALETTE[2]] > 50 && second[PALETTE[0]] === 0, `frame 2, left block virginica: ${JSON.stringify(second)}`);
     });
   });
 });

@@ -48,7 +48,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const isOwner = !!plot && plot.owner === username;
   const reclustering = useReclustering(plot, isOwner, setError);
   const search = useSearch(plotId, scene, setError);
-  const columns = useColumns(plotId, plot, scene, view.frame, ready, setError);
+  // The frame on screen: playback moves it outside the view state; read again when playback rests (its counts re-render).
+  const columns = useColumns(plotId, plot, scene, scene.frame?.index ?? view.frame, ready, setError);
   const trails = useTrails({
     plotId, frameCount: plot?.frames ?? 0, renderer: () => scene.renderer, peek: (f) => scene.store?.peek(f),
     currentFrame: () => scene.frame?.index ?? 0, onError: setError,
