@@ -54,7 +54,7 @@ Config parse_config(int argc, char** argv) {
            std::nullopt, {}},
           {"k", "K", "nearest in-sample points per out-of-sample point", "10", {}},
           {"dim", "L", "dimension of the points", "3", {}},
-          {"max-iterations", "I", "majorization updates per point at most", "100", {}},
+          {"max-iterations", "I", "majorization updates per point at most (few: see README)", "20", {}},
           {"threshold", "E", "stop when an update lowers the stress by less than this fraction", "1e-6", {}},
           {"big-endian", "", "the block is big-endian", std::nullopt, {}},
       });

@@ -22,7 +22,7 @@ void nearest_neighbours(const std::int16_t* row, std::int64_t n, int k, std::vec
 
 struct PlaceOptions {
   int dim = 3;
-  int max_iterations = 100;
+  int max_iterations = 20;
   // Stops when the stress falls by less than this fraction of itself in one update.
   double threshold = 1e-6;
 };
