@@ -84,9 +84,9 @@ def main():
     parser.add_argument("--align", action="store_true", help="run swg --query for the block (else cost it)")
     parser.add_argument("--placement", default="", help="M,M,...: also time interp placing M points into the full map")
     args = parser.parse_args()
-    out = os.path.join(OUT, f"n{args.n}")  # one folder per size: runs of several sizes may overlap
-    os.makedirs(out, exist_ok=True)
-    at = lambda name: os.path.join(out, name)
+    workdir = os.path.join(OUT, f"n{args.n}")  # one folder per size: runs of several sizes may overlap
+    os.makedirs(workdir, exist_ok=True)
+    at = lambda name: os.path.join(workdir, name)
     tool = lambda name: os.path.join(args.bin, name)
     n_total, n = args.n, args.sample
 
@@ -103,9 +103,9 @@ def main():
     rows = {}
     out, wall, cpu, mb = stage([tool("swg"), "--input", at("reads.fasta"), "--output", at("full.bin"),
                                 "--distance", "global"])
-    # DP cells of all pairs i < j of a set: ((Σl)² − Σl²)/2, no N×N array.
+    full_cells = float(json.loads(out.splitlines()[-1])["cells"])  # swg's own count of DP cells
+    # DP cells of all pairs i < j of a set (swg's count: length × length per pair), no N×N array.
     pair_cells = lambda l: float((l.sum() ** 2 - (l ** 2).sum()) / 2)
-    full_cells = pair_cells(lengths)
     cells_per_cpu_second = full_cells / cpu
     rows["full swg"] = (wall, cpu, mb, full_cells / cpu / 1e9)
     stored = np.fromfile(at("full.bin"), dtype="<i2").reshape(n_total, n_total)
@@ -136,8 +136,9 @@ def main():
         # swg's rectangular mode on the same reads: timed, and its block must equal the cut one.
         families.write_fasta(at("sample.fasta"), [records[i] for i in sample])
         families.write_fasta(at("rest.fasta"), [records[i] for i in outside])
-        _, wall, cpu, mb = stage([tool("swg"), "--input", at("sample.fasta"), "--query", at("rest.fasta"),
-                                  "--output", at("block-swg.bin"), "--distance", "global"])
+        out, wall, cpu, mb = stage([tool("swg"), "--input", at("sample.fasta"), "--query", at("rest.fasta"),
+                                    "--output", at("block-swg.bin"), "--distance", "global"])
+        block_cells = float(json.loads(out.splitlines()[-1])["cells"])
         assert open(at("block-swg.bin"), "rb").read() == open(at("block.bin"), "rb").read(), "swg --query block differs"
         rows["interp swg --query block"] = (wall, cpu, mb, block_cells / cpu / 1e9)
     else:
