@@ -38,6 +38,7 @@ describe('stage progress', () => {
     expect(stageTitle('swg')).toBe('Aligning sequences');
     expect(stageTitle('mds')).toBe('Mapping to 3D');
     expect(stageTitle('pwc')).toBe('Clustering');
+    expect(stageTitle('interp')).toBe('Placing the rest');
     expect(stageTitle('assemble')).toBe('Building the plot');
     expect(stageTitle('frames')).toBe('frames');
   });

@@ -12,6 +12,10 @@ const STAGE_TITLES: Readonly<Record<string, string>> = {
   swg: 'Aligning sequences',
   mds: 'Mapping to 3D',
   pwc: 'Clustering',
+  // An interpolating job (more points than sampleSize): the sample gets the stages above.
+  sample: 'Choosing a sample',
+  align: 'Aligning the rest to the sample',
+  interp: 'Placing the rest',
   assemble: 'Building the plot',
 };
 export const stageTitle = (name: string) => STAGE_TITLES[name] ?? name;
