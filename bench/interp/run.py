@@ -32,7 +32,7 @@ import families  # noqa: E402
 from run import cpu_model  # noqa: E402  (bench/clustering/run.py)
 
 OUT = os.path.join(ROOT, "bench", "out", "interp")
-RESULTS = os.path.join(ROOT, "bench", "results", "interp-n{n}.md")
+RESULTS = os.path.join(ROOT, "bench", "results", "interp-n{n}-s{sample}.md")
 REAL_READS = os.path.join(ROOT, "..", "shared", "data", "16s-4640.fasta")
 MAX_CLUSTERS = 8  # the gateway's default maxClusters
 
@@ -84,7 +84,7 @@ def main():
     parser.add_argument("--align", action="store_true", help="run swg --query for the block (else cost it)")
     parser.add_argument("--placement", default="", help="M,M,...: also time interp placing M points into the full map")
     args = parser.parse_args()
-    workdir = os.path.join(OUT, f"n{args.n}")  # one folder per size: runs of several sizes may overlap
+    workdir = os.path.join(OUT, f"n{args.n}-s{args.sample}")  # one folder per run: runs may overlap
     os.makedirs(workdir, exist_ok=True)
     at = lambda name: os.path.join(workdir, name)
     tool = lambda name: os.path.join(args.bin, name)
@@ -203,7 +203,7 @@ def write_results(args, n_total, full, inter, rows, interp_done, cells_per_cpu_s
         lines.append(f"| {name} | {fmt(wall)} | {fmt(cpu)} | {fmt(mb, 0)} | {fmt(gcups, 2)} |")
     lines += ["", f"CPU seconds in all: full {full_cpu:.1f}, interpolated {inter_cpu:.1f} "
               f"({full_cpu / inter_cpu:.2f}× less). swg ran at {cells_per_cpu_second / 1e9:.2f} GCUPS per CPU second.", ""]
-    with open(RESULTS.format(n=n_total), "w") as file:
+    with open(RESULTS.format(n=n_total, sample=args.sample), "w") as file:
         file.write("\n".join(lines))
     print("\n".join(lines))
 
