@@ -2,6 +2,7 @@
 // with a generated price CSV, watch its frames progress on the job page, open the plot and
 // play it.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,52 +10,30 @@ import { after, before, describe, test } from 'node:test';
 import { BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
 import { pixelDiff } from '../lib/pixels.mjs';
 
-const SECTORS = ['energy', 'finance', 'health', 'retail', 'tech', 'utilities'];
 // 150 tickers and a window every day (365 frames), so the series stage runs long enough to be
 // seen while its frames progress (48 tickers every 2 days took 0.3 s; 600 made the CSV slow to
 // check and convert).
-const PER_SECTOR = 25;
+const TICKERS = 150;
+const TRADING_DAYS = 520;  // ~2 years of weekdays
 const WINDOW_DAYS = 365;
 const STEP_DAYS = 1;
 const DAY_MS = 86_400_000;
-
-/** Deterministic uniform numbers in [0, 1) (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /**
- * Long-layout CSV of ~2 years of weekdays: each ticker follows a market factor, its sector's
- * factor and noise of its own, so sectors are what the map should show.
+ * The demo's generated market (server/src/cli/demo-data.ts, run through tsx): long-layout CSV
+ * where each ticker follows the market, its sector's factor and noise of its own. Returns it
+ * with its tickers' sectors and the number of windows it has.
  */
 function market() {
-  const next = random(14);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
-  const days = [];
-  for (let t = Date.UTC(2023, 0, 2); days.length < 520; t += DAY_MS) {
-    const weekday = new Date(t).getUTCDay();
-    if (weekday !== 0 && weekday !== 6) days.push(new Date(t).toISOString().slice(0, 10));
-  }
-  const tickers = SECTORS.flatMap((sector) => Array.from({ length: PER_SECTOR }, (_, k) => ({ symbol: `${sector.slice(0, 3).toUpperCase()}${k}`, sector })));
-  const logPrice = tickers.map(() => Math.log(20 + 80 * next()));
-  const rows = ['date,symbol,price,volume,sector'];
-  for (const day of days) {
-    const common = 0.006 * normal();
-    const bySector = Object.fromEntries(SECTORS.map((s) => [s, 0.012 * normal()]));
-    tickers.forEach(({ symbol, sector }, i) => {
-      logPrice[i] += common + bySector[sector] + 0.008 * normal();
-      rows.push(`${day},${symbol},${Math.exp(logPrice[i]).toFixed(4)},${Math.round(1e5 * (1 + i) * (0.5 + next()))},${sector}`);
-    });
-  }
-  const span = (Date.parse(days.at(-1)) - Date.parse(days[0])) / DAY_MS + 1;
-  return { csv: rows.join('\n') + '\n', tickers, windows: Math.floor((span - WINDOW_DAYS) / STEP_DAYS) + 1 };
+  const csv = execFileSync(process.execPath, ['--import', 'tsx', '-e',
+    `import('./server/src/cli/demo-data.ts').then((m) => process.stdout.write(m.stockMarketCsv(${TICKERS}, ${TRADING_DAYS})))`],
+  { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const sectors = new Map();
+  const rows = csv.trim().split('\n').slice(1).map((line) => line.split(','));
+  for (const [, symbol, , , sector] of rows) sectors.set(symbol, sector);
+  const span = (Date.parse(rows.at(-1)[0]) - Date.parse(rows[0][0])) / DAY_MS + 1;
+  return { csv, sectors, windows: Math.floor((span - WINDOW_DAYS) / STEP_DAYS) + 1 };
 }
 
 describe('stock time series end to end', () => {
@@ -69,7 +48,7 @@ describe('stock time series end to end', () => {
   after(async () => { await browser?.close(); });
 
   test('submit a price CSV, watch the frames progress, open and play the series', async (t) => {
-    const { csv, tickers, windows } = market();
+    const { csv, sectors, windows } = market();
     const input = path.join(tmp, 'prices.csv');
     await writeFile(input, csv);
 
@@ -127,9 +106,9 @@ describe('stock time series end to end', () => {
       await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]', { timeout: 120_000 });
       assert.equal(await page.textContent('[data-testid=frame-number]'), `1 / ${windows}`);
       const plot = (await apiAs(page, 'GET', `/plots/${plotId}`)).body;
-      assert.deepEqual(plot.clusters.map((c) => c.label).sort(), SECTORS);
+      assert.deepEqual(plot.clusters.map((c) => c.label).sort(), [...new Set(sectors.values())].sort());
       const labels = (await apiAs(page, 'GET', `/plots/${plotId}/frames/0/labels`)).body;
-      assert.deepEqual([...labels].sort(), tickers.map((k) => k.symbol).sort(), 'every ticker is a point labelled by its symbol');
+      assert.deepEqual([...labels].sort(), [...sectors.keys()].sort(), 'every ticker is a point labelled by its symbol');
     });
 
     await step(page, 'stock-play', async () => {
