@@ -10,6 +10,10 @@ bench/results/mdsseries.md.
 
     python3 bench/mdsseries/run.py [--sizes 500,2000,7000] [--bin DIR]
         [--steps markets,ours,peer,report] [--peer-frames 500:20]
+
+With --baseline-bin DIR (another build of mdsseries, e.g. the previous commit's) the
+"baseline" step runs the same mdsseries runs with it, interleaved with this build's in
+the same run, and the report compares the two (time, stress, frame-to-frame movement).
 """
 import argparse
 import datetime
@@ -66,12 +70,13 @@ def load(name):
         return json.load(file)
 
 
-def run_ours(args, n, weights, max_frames=0):
+def run_ours(args, n, weights, max_frames=0, build="ours"):
     """mdsseries over every window (or the first max_frames), 1 rank × 2 threads;
-    /usr/bin/time gives the peak RSS and the CPU seconds."""
+    /usr/bin/time gives the peak RSS and the CPU seconds. `build`: "ours" (--bin) or
+    "base" (--baseline-bin), each with its own frames file and record."""
     directory = market_dir(n)
-    output = os.path.join(OUT, f"frames-{n}-{weights}.txt")
-    command = [os.path.join(args.bin, "mdsseries"), "--prices", f"{directory}/prices.bin", "--volumes",
+    output = os.path.join(OUT, f"frames-{n}-{weights}{'' if build == 'ours' else '-' + build}.txt")
+    command = [os.path.join(args.bin if build == "ours" else args.baseline_bin, "mdsseries"), "--prices", f"{directory}/prices.bin", "--volumes",
                f"{directory}/volumes.bin", "--dates", f"{directory}/dates.txt", "--output", output,
                "--window-days", str(WINDOW_DAYS), "--step-days", str(STEP_DAYS), "--weights", weights,
                "--max-frames", str(max_frames)]
@@ -90,8 +95,8 @@ def run_ours(args, n, weights, max_frames=0):
               "cpu_s": float(rss_line[3]) + float(rss_line[4]), "done": lines[-1],
               "frames": [{k: f[k] for k in ("seconds", "iterations", "cg_iterations", "stress")} for f in frames],
               "load_before": load_before, "load_after": load_average()}
-    save(f"ours-{n}-{weights}.json", record)
-    print(f"ours n={n} weights={weights}: {wall:.1f} s, {len(frames)} frames, {record['maxrss_mb']:.0f} MB", flush=True)
+    save(f"{build}-{n}-{weights}.json", record)
+    print(f"{build} n={n} weights={weights}: {wall:.1f} s, {len(frames)} frames, {record['maxrss_mb']:.0f} MB", flush=True)
 
 
 # ---- the peer: what an analyst would write -------------------------------------------
@@ -150,7 +155,10 @@ def scaled_stress(target, points):
 
 
 def median_move(previous, current):
-    extent = np.sqrt(((previous[:, None, :] - previous[None, :, :]) ** 2).sum(-1)).max()
+    # The extent over at most ~2,000 of the points (all pairs of 7,000 would need a 1.2 GB
+    # array); every run measures it on the same points.
+    sample = previous[:: max(1, len(previous) // 2000)]
+    extent = np.sqrt(((sample[:, None, :] - sample[None, :, :]) ** 2).sum(-1)).max()
     return float(np.median(np.sqrt(((current - previous) ** 2).sum(-1))) / extent)
 
 
@@ -242,6 +250,68 @@ def mean(values):
     return sum(values) / len(values) if values else float("nan")
 
 
+def extrapolate(record):
+    """Adds wall_all_s and cpu_all_s: a run over the first frames only has its times
+    extrapolated to all frames from the mean of its warm frames; returns the mark "*" then."""
+    warm = record["frames"][1:]
+    frames = record["done"]["frames"]
+    record.setdefault("frames_total", frames)
+    missing = record["frames_total"] - frames
+    record["wall_all_s"] = record["wall_s"] + missing * mean(f["seconds"] for f in warm)
+    record["cpu_all_s"] = record["cpu_s"] * (1 + missing * mean(f["seconds"] for f in warm) / record["wall_s"])
+    return "*" if missing else ""
+
+
+def frames_movement(path, count):
+    """Median displacement of the stocks between consecutive frames (fraction of the extent),
+    averaged over up to 10 frame pairs spread over the first `count` frames."""
+    pairs = sorted(set(range(1, count, max(1, count // 10))))[:10]
+    frames = read_our_frames(path, set(pairs) | {k - 1 for k in pairs})
+    return mean(median_move(frames[k - 1][1], frames[k][1]) for k in pairs if k in frames and k - 1 in frames)
+
+
+def baseline_comparison(args):
+    rows = []
+    for n in args.sizes:
+        for weights in ("none", "tradedValue"):
+            ours, base = load(f"ours-{n}-{weights}.json"), load(f"base-{n}-{weights}.json")
+            if not ours or not base:
+                continue
+            cells = []
+            for record, suffix in ((base, "-base"), (ours, "")):
+                mark = extrapolate(record)
+                warm = record["frames"][1:]
+                t = record["done"]["timings"]
+                frames = record["done"]["frames"]
+                cells.append({
+                    "cpu": f"{record['cpu_all_s']:.0f}{mark}", "wall": f"{record['wall_all_s']:.0f}{mark}",
+                    "cpu_s": record["cpu_all_s"],
+                    "mds": f"{1000 * (t['mds'] - t['first_mds']) / max(1, frames - 1):.0f}",
+                    "its": f"{mean(f['iterations'] for f in warm):.1f} ({mean(f['cg_iterations'] for f in warm):.0f})",
+                    "stress": f"{mean(f['stress'] for f in warm):.5f}",
+                    "move": f"{frames_movement(os.path.join(OUT, f'frames-{n}-{weights}{suffix}.txt'), frames):.4f}",
+                    "frames": frames, "load": f"{record['load_before']:.1f}/{record['load_after']:.1f}"})
+            b, o = cells
+            rows.append(f"| {n} | {weights} | {b['frames']}, {o['frames']} | {b['wall']} → {o['wall']} | {b['cpu']} → {o['cpu']} | "
+                        f"{b['cpu_s'] / o['cpu_s']:.2f}× | {b['mds']} → {o['mds']} | {b['its']} → {o['its']} | "
+                        f"{b['stress']} → {o['stress']} | {b['move']} → {o['move']} | {b['load']}, {o['load']} |")
+    if not rows:
+        return []
+    return [
+        "",
+        f"## This build against the baseline build (`{args.baseline_bin}`), same run",
+        "",
+        "Each size and weighting ran with the baseline build, then with this one, back to back. Times of a run "
+        "over the first frames are extrapolated to all frames (marked *). Stress: mdsseries's normalised weighted "
+        "stress of the warm frames at T = 0, mean; movement: median displacement of the stocks between consecutive "
+        "frames as a fraction of the extent, mean over up to 10 frame pairs.",
+        "",
+        "| stocks | weights | frames run (base, this) | wall s | CPU s | CPU ratio | MDS ms per warm frame | warm iterations (CG) | "
+        "stress | movement | load start/end (base, this) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ] + rows
+
+
 def report(args):
     model, simd, cores = cpu_description()
     lines = [
@@ -273,13 +343,7 @@ def report(args):
             done, t = record["done"], record["done"]["timings"]
             frames = done["frames"]
             warm = record["frames"][1:]
-            # A run over the first frames only: its wall and CPU time extrapolated to all
-            # frames from the mean of its warm frames (marked *).
-            record.setdefault("frames_total", frames)
-            missing = record["frames_total"] - frames
-            record["wall_all_s"] = record["wall_s"] + missing * mean(f["seconds"] for f in warm)
-            record["cpu_all_s"] = record["cpu_s"] * (1 + missing * mean(f["seconds"] for f in warm) / record["wall_s"])
-            mark = "*" if missing else ""
+            mark = extrapolate(record)
             lines.append(
                 f"| {n} | {weights} | {frames} of {record['frames_total']} | {record['wall_all_s']:.0f}{mark} | "
                 f"{record['cpu_all_s']:.0f}{mark} | {1000 * t['distances'] / frames:.1f} | "
@@ -348,6 +412,7 @@ def report(args):
             "| stocks | frames evaluated | stress mdsseries | stress peer | displacement mdsseries | displacement peer |",
             "| --- | --- | --- | --- | --- | --- |",
         ] + quality
+    lines += baseline_comparison(args)
     lines.append("")
     with open(RESULTS, "w") as file:
         file.write("\n".join(lines))
@@ -361,7 +426,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="500,2000,7000")
     parser.add_argument("--bin", default=os.path.join(ROOT, "kernels", "build", "bin"))
-    parser.add_argument("--steps", default="markets,ours,peer,report")
+    parser.add_argument("--steps", default="markets,ours,peer,report",
+                        help="any of markets, baseline, ours, peer, report")
+    parser.add_argument("--baseline-bin", help="a second mdsseries build for the baseline step")
     parser.add_argument("--weights", default="none,tradedValue")
     parser.add_argument("--max-frames", type=int, default=0,
                         help="mdsseries runs only the first K windows (0: all); the report extrapolates")
@@ -371,13 +438,18 @@ def main():
     args.sizes = [int(v) for v in args.sizes.split(",")]
     steps = args.steps.split(",")
     os.makedirs(OUT, exist_ok=True)
-    if "markets" in steps or "ours" in steps or "peer" in steps:
+    if "baseline" in steps and not args.baseline_bin:
+        parser.error("the baseline step needs --baseline-bin")
+    if "markets" in steps or "ours" in steps or "peer" in steps or "baseline" in steps:
         for n in args.sizes:
             make_market(args, n)
-    if "ours" in steps:
+    if "ours" in steps or "baseline" in steps:
         for n in args.sizes:
             for weights in args.weights.split(","):
-                run_ours(args, n, weights, args.max_frames)
+                if "baseline" in steps:
+                    run_ours(args, n, weights, args.max_frames, build="base")
+                if "ours" in steps:
+                    run_ours(args, n, weights, args.max_frames)
     if "peer" in steps:
         limits = dict((int(a), int(b)) for a, b in (item.split(":") for item in args.peer_frames.split(",")))
         for n in args.sizes:
