@@ -132,16 +132,21 @@ Market generated(const MarketSpec& spec) {
   return market;
 }
 
+// The rolling sums of this rank's row block.
+RollingSums rank_sums(const Market& market) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return RollingSums(market, spidal::row_block(market.symbols, size, rank));
+}
+
 TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
   MarketSpec spec;
   spec.stocks = 41;
   spec.days = 700;
   spec.bad_stocks = true;
   const Market market = generated(spec);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  RollingSums sums(market, spidal::row_block(market.symbols, size, rank));
+  RollingSums sums = rank_sums(market);
   const std::vector<Window> windows = make_windows(market, 90, 7);
   ASSERT_GT(windows.size(), 100u);
   double worst = 0.0;
@@ -229,10 +234,7 @@ TEST(Rows, ProductWeightsSolvedInClosedFormMatchConjugateGradients) {
   spec.sectors = 6;
   spec.bad_stocks = true;
   const Market market = generated(spec);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  RollingSums sums(market, spidal::row_block(market.symbols, size, rank));
+  RollingSums sums = rank_sums(market);
   const Window window = make_windows(market, 200, 7).front();
   sums.move_to(window);
   const WindowSymbols symbols = window_symbols(market, window, 0.05, 0);
