@@ -72,7 +72,7 @@ RollingSums::Terms RollingSums::terms() const {
     terms.mean[s] = sum_[s] / m;
     terms.scaled_mean[s] = sum_[s];
     const double variance = sum_squares_[s] - sum_[s] * terms.mean[s];
-    terms.inverse_spread[s] = variance > 0.0 ? 1.0 / std::sqrt(variance) : 0.0;
+    terms.inverse_spread[s] = variance > kSteadyReturnVariance * m ? 1.0 / std::sqrt(variance) : 0.0;
   }
   return terms;
 }
@@ -97,7 +97,8 @@ double correlation_from_scratch(const Market& market, const Window& window, std:
     variance_i += a * a;
     variance_j += b * b;
   }
-  if (!(variance_i > 0.0) || !(variance_j > 0.0)) return 0.0;
+  const double steady = kSteadyReturnVariance * static_cast<double>(window.returns());
+  if (!(variance_i > steady) || !(variance_j > steady)) return 0.0;
   return std::clamp(covariance / std::sqrt(variance_i * variance_j), -1.0, 1.0);
 }
 

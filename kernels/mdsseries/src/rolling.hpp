@@ -24,7 +24,7 @@ class RollingSums {
 
   // The per-symbol terms of Pearson's r in the current window, so that
   // r_ij = (Σxy_ij − μ_i·m·μ_j)·s_i·s_j with μ the mean, m the number of returns and
-  // s = 1/√(Σx² − m·μ²) (0 for constant returns, giving r = 0); clamped to [−1, 1].
+  // s = 1/√(Σx² − m·μ²) (0 for steady returns, giving r = 0); clamped to [−1, 1].
   struct Terms {
     std::vector<double> mean;
     std::vector<double> scaled_mean;     // m·μ
@@ -61,6 +61,12 @@ class RollingSums {
   std::vector<double> sum_squares_;  // per symbol Σx²
   std::vector<double> pair_sums_;    // per kept pair Σxy
 };
+
+// Returns whose variance per return is below this count as steady (constant), r = 0 with
+// every symbol: a steady series such as the job's REF:+0.1%/day reference, stored as float32
+// prices, has rounding noise of ~1e-7 in its returns (variance ~1e-14), which would otherwise
+// correlate at random with the stocks; a real price moving by one tick in 250 days has ~1e-11.
+inline constexpr double kSteadyReturnVariance = 1e-12;
 
 // The definition the rolling sums are held to: r of symbols i and j over the window's
 // returns, two passes (means, then centred products), from the log prices.

@@ -183,6 +183,43 @@ TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
   EXPECT_GT(missing, 0);  // the two bad stocks' pairs
 }
 
+// A steady series (the job's REF:+0.1%/day reference) stored as float32 prices: its returns'
+// rounding noise must not correlate with the stocks; r = 0 with every symbol, rolling and
+// from scratch, while the stocks keep their correlations.
+TEST(Rolling, SteadySeriesCorrelateWithNothing) {
+  MarketSpec spec;
+  spec.stocks = 12;
+  spec.days = 300;
+  GeneratedMarket generated_market = generate_market(spec);
+  const std::int64_t steady = spec.stocks - 1;
+  for (std::int64_t t = 0; t < spec.days; ++t) {
+    generated_market.prices.values[steady * spec.days + t] = static_cast<float>(std::pow(1.001, t));
+  }
+  Market market = make_market(generated_market.prices, nullptr, "prices", "");
+  RollingSums sums = rank_sums(market);
+  const std::int64_t first_position = sums.halves().before(sums.block().begin);
+  int pairs = 0, correlated = 0;
+  for (const Window& window : make_windows(market, 100, 7)) {
+    sums.move_to(window);
+    const RollingSums::Terms terms = sums.terms();
+    for (std::int64_t i = sums.block().begin; i < sums.block().end; ++i) {
+      for (std::int64_t t = 0; t < sums.halves().length(i); ++t) {
+        const std::int64_t j = (i + 1 + t) % market.symbols;
+        const double r = sums.correlation(terms, i, j, sums.halves().before(i) - first_position + t);
+        if (i == steady || j == steady) {
+          EXPECT_EQ(r, 0.0);
+          EXPECT_EQ(correlation_from_scratch(market, window, i, j), 0.0);
+          ++pairs;
+        } else {
+          correlated += std::fabs(r) > 0.05;
+        }
+      }
+    }
+  }
+  EXPECT_GT(pairs, 0);
+  EXPECT_GT(correlated, 0);
+}
+
 TEST(Windows, CalendarDaysAndTheirTradingDays) {
   MarketSpec spec;
   spec.stocks = 5;
