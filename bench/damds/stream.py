@@ -200,7 +200,9 @@ def write_report(saved, memory_gb):
             f"({halves_gb(large['n']) * 1e3 / large['per_pass']:.0f} MB/s, "
             f"{halves_gb(large['n']) * 1e3 / large['per_pass'] / large['disk']:.0%} of the disk's bandwidth), "
             f"{large['per_iteration']:.0f} s per iteration, peak RSS {large['max_rss_gb']:.2f} GB, "
-            f"{large['disk_read_gb']:.0f} GB read from disk in all.",
+            f"{large['disk_read_gb']:.0f} GB read from disk in all (the passes' half-row reads bring some of "
+            f"the other halves in by readahead). The disk is probed once, before a run of many minutes on a "
+            f"shared disk, so this fraction is rougher than the one above (which two probes bracket).",
         ]
     with open(RESULTS, "w") as file:
         file.write("\n".join(lines) + "\n")
