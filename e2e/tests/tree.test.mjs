@@ -7,28 +7,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ARTIFACTS, BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
+import { countExactColors } from '../lib/pixels.mjs';
 
 const TREE_SAMPLE = path.resolve(import.meta.dirname, '../../../shared/data/tree_sample.pviz');
-
-/** Pixels of the PNG whose RGB is exactly one of `colors` ("r,g,b"), by colour, and pure white ones. */
-async function countColors(page, png, colors) {
-  return page.evaluate(async ({ base64, colors }) => {
-    const img = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
-    const canvas = new OffscreenCanvas(img.width, img.height);
-    const ctx = canvas.getContext('2d');
-    ctx.drawImage(img, 0, 0);
-    const data = ctx.getImageData(0, 0, img.width, img.height).data;
-    const wanted = new Set(colors);
-    const byColor = {};
-    let white = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      const rgb = `${data[i]},${data[i + 1]},${data[i + 2]}`;
-      if (rgb === '255,255,255') white++;
-      else if (wanted.has(rgb)) byColor[rgb] = (byColor[rgb] ?? 0) + 1;
-    }
-    return { byColor, white, total: data.length / 4 };
-  }, { base64: png.toString('base64'), colors });
-}
 
 describe('tree_sample.pviz as the original drew it', () => {
   let browser, page;
@@ -58,9 +39,11 @@ describe('tree_sample.pviz as the original drew it', () => {
       writeFileSync(path.join(ARTIFACTS, 'tree-sample.png'), png); // for a person to look at
       const leafColors = [...new Set(plot.clusters.filter((c) => c.shape !== 6).map((c) => `${c.color.r},${c.color.g},${c.color.b}`))]
         .filter((c) => c !== '255,255,255');
-      const { byColor, white, total } = await countColors(page, png, leafColors);
-      const leafPixels = Object.values(byColor).reduce((a, b) => a + b, 0);
-      const shownColors = Object.keys(byColor).length;
+      const counts = await countExactColors(page, png, [...leafColors, '255,255,255']);
+      const white = counts['255,255,255'];
+      const total = png.readUInt32BE(16) * png.readUInt32BE(20); // the PNG header's width × height
+      const leafPixels = leafColors.reduce((sum, c) => sum + counts[c], 0);
+      const shownColors = leafColors.filter((c) => counts[c] > 0).length;
       // Before: white cylinders of 20–36 px covered the leaves (many % of the canvas white).
       assert.ok(shownColors >= 0.8 * leafColors.length, `${shownColors} of ${leafColors.length} leaf colours on screen`);
       assert.ok(leafPixels > 1000, `${leafPixels} leaf-coloured pixels`);
