@@ -117,7 +117,10 @@ def cancel(args):
             if not lines or lines[-1]["phase"] != "frame":
                 raise Failure(f"no frame line before the end: {process.communicate()[1]}")
             signalled = time.monotonic()
-            process.send_signal(signal.SIGTERM)
+            # The whole process group, as the gateway's local backend cancels: every rank gets
+            # the signal itself. Signalled alone, mpirun aborts the job and may drop the ranks'
+            # last output (their "cancelled" line) while it tears them down.
+            os.killpg(process.pid, signal.SIGTERM)
             rest, errors = process.communicate(timeout=30)
             stopped = time.monotonic() - signalled
             last = [json.loads(line) for line in rest.splitlines() if line.strip()]
