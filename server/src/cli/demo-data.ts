@@ -36,6 +36,11 @@ const SECTORS = ['energy', 'technology', 'finance', 'health', 'utilities', 'cons
  * noise of its own; volumes vary by stock so traded-value weights matter. Weekdays only.
  */
 export function stockMarketCsv(stocks: number, tradingDays: number, seed = 11): string {
+  return [...stockMarketLines(stocks, tradingDays, seed)].join('\n') + '\n';
+}
+
+/** The lines of `stockMarketCsv` (header first) one at a time, for markets too big for one string. */
+export function* stockMarketLines(stocks: number, tradingDays: number, seed = 11): Generator<string> {
   const random = seededRandom(seed);
   const day = new Date(Date.UTC(2021, 0, 4));
   const dates: string[] = [];
@@ -45,7 +50,7 @@ export function stockMarketCsv(stocks: number, tradingDays: number, seed = 11): 
   }
   const market = dates.map(() => gaussian(random));
   const sectorMoves = SECTORS.map(() => dates.map(() => gaussian(random)));
-  const rows = ['date,symbol,price,volume,sector'];
+  yield 'date,symbol,price,volume,sector';
   for (let s = 0; s < stocks; s++) {
     const sector = s % SECTORS.length;
     const symbol = `${SECTORS[sector]!.slice(0, 3).toUpperCase()}${String(Math.floor(s / SECTORS.length)).padStart(3, '0')}`;
@@ -54,8 +59,7 @@ export function stockMarketCsv(stocks: number, tradingDays: number, seed = 11): 
     let price = 10 + 190 * random();
     for (let t = 0; t < dates.length; t++) {
       price *= Math.exp(0.006 * beta * market[t]! + 0.012 * loading * sectorMoves[sector]![t]! + 0.008 * gaussian(random));
-      rows.push(`${dates[t]},${symbol},${price.toFixed(3)},${volume},${SECTORS[sector]}`);
+      yield `${dates[t]},${symbol},${price.toFixed(3)},${volume},${SECTORS[sector]}`;
     }
   }
-  return rows.join('\n') + '\n';
 }

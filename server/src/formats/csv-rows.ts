@@ -5,6 +5,7 @@
 // csv-parse, streaming: RFC 4180 quoting ("a, b", doubled "" inside quotes,
 // line breaks inside quotes); a quote inside an unquoted field is kept as a
 // character; "\n", "\r\n" or "\r" line ends; blank lines are skipped.
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import { MAX_LINE_CHARS } from './chunks.ts';
@@ -32,16 +33,27 @@ export async function forEachCsvRow(
     max_record_size: MAX_LINE_CHARS,
   });
   try {
-    await pipeline(checkedUtf8(chunks, entry), parser, async (records: AsyncIterable<string[]>) => {
-      // Lines are counted here: csv-parse's own count comes with a fresh
-      // object per record (on_record, info), a fifth of the parse time.
-      // Blank lines arrive as records of one empty field.
-      for await (const fields of records) {
+    // A synchronous sink: consuming the records with `for await` cost a promise per record,
+    // four fifths of the read (a 2,750,000-row CSV: 27 s against 6 s).
+    const rows = new Writable({
+      objectMode: true,
+      highWaterMark: 1024,
+      write(fields: string[], _encoding, done) {
+        // Lines are counted here: csv-parse's own count comes with a fresh
+        // object per record (on_record, info), a fifth of the parse time.
+        // Blank lines arrive as records of one empty field.
         const line = next;
         next += 1 + newlinesIn(fields);
-        if (fields.length > 1 || fields[0].trim() !== '') onRow(fields, line);
-      }
+        try {
+          if (fields.length > 1 || fields[0]!.trim() !== '') onRow(fields, line);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        done();
+      },
     });
+    await pipeline(checkedUtf8(chunks, entry), parser, rows);
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
     throw csvError(error, next, entry);

@@ -1,0 +1,70 @@
+// The stock-timeseries job end to end (issue 14 §4's target: 7,000 stocks × 2,750 trading
+// days in ≤ 10 minutes on this machine): a generated market written as the long CSV an analyst
+// uploads (date,symbol,price,volume,sector), submitted through the API to a gateway on the real
+// FerretDB, RabbitMQ and mpirun, timed from the upload's start to the plot, with each stage's time.
+// Run:  bash bench/with-stack.sh node --import tsx bench/mdsseries/job.ts [STOCKS] [DAYS] [RANKS]
+import { createWriteStream } from 'node:fs';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { stockMarketLines } from '../../server/src/cli/demo-data.ts';
+import { Gateway, REAL_KERNELS, isTerminal, signedIn, submit, waitForJob } from '../../server/test/jobs/gateway.ts';
+
+const [stocks, days, ranks] = [7000, 2750, 2].map((fallback, i) => Number(process.argv[2 + i] ?? fallback));
+const csv = path.join(process.env.WPV_TEST_DIR ?? '/tmp', `market-${stocks}x${days}.csv`);
+
+async function writeMarket(): Promise<void> {
+  const out = createWriteStream(csv);
+  let batch: string[] = [];
+  for (const line of stockMarketLines(stocks, days)) {
+    batch.push(line);
+    if (batch.length === 100_000) {
+      if (!out.write(batch.join('\n') + '\n')) await new Promise((resolve) => out.once('drain', resolve));
+      batch = [];
+    }
+  }
+  out.end(batch.join('\n') + '\n');
+  await new Promise((resolve) => out.once('finish', resolve));
+}
+
+const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : NaN);
+
+await writeMarket();
+const bytes = (await stat(csv)).size;
+const gw = await Gateway.start({
+  kernels: process.env.KERNELS_BIN || REAL_KERNELS,
+  apiEnv: { JOB_MAX_INPUT_BYTES: String(2 * 1024 ** 3) }, // an 860 MB market: above the default 256 MiB
+});
+try {
+  const client = await signedIn(gw.url);
+  const loadAtStart = loadavg()[0]!.toFixed(1);
+  const content = new Uint8Array(await readFile(csv));
+  const started = performance.now();
+  const res = await submit(client, 'stock-timeseries', 'market.csv', content, { ranks });
+  const body = await res.json();
+  if (res.status !== 202) throw new Error(`submission: ${res.status} ${JSON.stringify(body)}`);
+  const accepted = (performance.now() - started) / 1000;
+  const job = await waitForJob(client, body.id, isTerminal, 3600_000);
+  const total = (performance.now() - started) / 1000;
+  if (job.state !== 'succeeded') throw new Error(`job ${job.state}: ${job.error}`);
+  const plot = await client.json('GET', `/plots/${job.plotId}`);
+  const lines = [
+    `### stock-timeseries job end to end: ${stocks.toLocaleString('en')} stocks × ${days.toLocaleString('en')} trading days`,
+    '',
+    `${new Date().toISOString().slice(0, 16)}Z, ${cpus()[0]!.model} × ${cpus().length}, load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end; ` +
+      `\`bash bench/with-stack.sh node --import tsx bench/mdsseries/job.ts ${stocks} ${days} ${ranks}\`. ` +
+      `Long CSV of ${(bytes / 1e6).toFixed(0)} MB (${(stocks * days).toLocaleString('en')} rows), default params (one-year windows by 7 days, traded-value weights), ranks ${ranks}.`,
+    '',
+    '| step | seconds |',
+    '| --- | ---: |',
+    `| upload and input check (until 202) | ${accepted.toFixed(1)} |`,
+    ...job.stages.map((s: any) => `| stage ${s.name} (queued → ended) | ${seconds(s.queuedAt ?? s.startedAt, s.endedAt).toFixed(1)} |`),
+    `| **total, upload to plot** | **${total.toFixed(1)}** |`,
+    '',
+    `Plot: ${plot.frames} frames, ${plot.points} points.`,
+  ];
+  console.log(lines.join('\n'));
+} finally {
+  await gw.close();
+  await rm(csv, { force: true });
+}
