@@ -20,7 +20,7 @@ describe('paramFields', () => {
 
   test('a new job type gets its form from its contract alone (stock-timeseries)', () => {
     const fields = paramFields('stock-timeseries');
-    expect(fields.map((f) => f.key)).toEqual(['windowDays', 'stepDays', 'maxMissing', 'distance', 'weights', 'clusterBy', 'referenceStocks', 'ranks', 'threads']);
+    expect(fields.map((f) => f.key)).toEqual(['windowDays', 'stepDays', 'maxMissing', 'distance', 'weights', 'clusterBy', 'referenceStocks', 'ranks', 'threads', 'nodes']);
     expect(fields.find((f) => f.key === 'windowDays')).toMatchObject({ kind: 'integer', placeholder: '365', min: 3 });
     expect(fields.find((f) => f.key === 'maxMissing')).toMatchObject({ kind: 'number', placeholder: '0.05', min: 0, max: 1 });
     expect(fields.find((f) => f.key === 'distance')).toMatchObject({ kind: 'choice', options: ['correlation', 'change'] });
