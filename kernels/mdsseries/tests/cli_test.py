@@ -98,6 +98,20 @@ def ranks_agree(args):
             check(worst_stress <= 1e-5, f"{key}: stress differs by {worst_stress:.3g}")
 
 
+def children(pid):
+    """The processes whose parent is `pid` (mpirun's ranks)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except OSError:
+                pass  # ended meanwhile
+    return found
+
+
 def cancel(args):
     """SIGTERM after the first frame: the run stops within seconds, says so on its last
     progress line, exits 143 and leaves neither the output nor its temporary file."""
@@ -117,10 +131,11 @@ def cancel(args):
             if not lines or lines[-1]["phase"] != "frame":
                 raise Failure(f"no frame line before the end: {process.communicate()[1]}")
             signalled = time.monotonic()
-            # The whole process group, as the gateway's local backend cancels: every rank gets
-            # the signal itself. Signalled alone, mpirun aborts the job and may drop the ranks'
-            # last output (their "cancelled" line) while it tears them down.
-            os.killpg(process.pid, signal.SIGTERM)
+            # To the program's processes, as Slurm's scancel signals every task. Not to mpirun:
+            # it would abort the job (its ranks each run in their own process group) and may
+            # drop their last output, the "cancelled" line, while it tears them down.
+            for pid in [process.pid] if ranks == 1 else children(process.pid):
+                os.kill(pid, signal.SIGTERM)
             rest, errors = process.communicate(timeout=30)
             stopped = time.monotonic() - signalled
             last = [json.loads(line) for line in rest.splitlines() if line.strip()]
