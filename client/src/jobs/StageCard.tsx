@@ -38,7 +38,7 @@ export function StageCard({ jobId, stage, index, total, revision }:
         {stage.backendJobId && <div><dt>backend job</dt><dd data-testid="backend-id">{stage.backendJobId}</dd></div>}
         {stage.attempts > 1 && <div><dt>attempts</dt><dd>{stage.attempts}</dd></div>}
       </dl>
-      <StressChart series={stage.series} />
+      <StressChart series={stage.series} progress={stage.progress} />
       {stage.state !== 'pending' && stage.state !== 'queued' &&
         <StageLogs jobId={jobId} stage={stage.name} revision={revision} initiallyOpen={stage.state === 'failed'} />}
     </section>

@@ -1,35 +1,66 @@
 import { describe, expect, test } from 'vitest';
 import {
-  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, progressFigures, stageFraction, stageTitle, stressChart,
+  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, progressFigures, stageFraction, stageTitle, stressChart, stressSeries,
 } from './jobProgress';
 
 const point = (iteration: number, stress: number | null, temperature: number | null = null) => ({ iteration, stress, temperature });
 const box = { width: 100, height: 50, left: 10, bottom: 10, pad: 5 };
 
+const xy = (series: ReturnType<typeof point>[]) => stressSeries(series, null).annealing;
+
 describe('stressChart', () => {
   test('maps the first iteration to the axis and the largest stress to the top of the plot area', () => {
-    const c = stressChart([point(0, 10), point(5, 4), point(10, 2)], box);
+    const c = stressChart(xy([point(0, 10, 1), point(5, 4, 1), point(10, 2, 1)]), box);
     // x from left=10 to width-pad=95, y from base=40 up to pad=5
     expect(c.path).toBe('M10.0,5.0 L52.5,31.3 L95.0,40.0');
-    expect(c.iterations).toEqual([0, 10]);
+    expect(c.xRange).toEqual([0, 10]);
     expect(c.stress).toEqual([2, 10]);
-    expect([c.firstStress, c.lastStress]).toEqual([10, 2]);
+    expect(c.lastStress).toBe(2);
     expect(c.marks).toHaveLength(3);
     expect(c.finalX).toBeNull();
   });
 
   test('marks the final loop from where the last temperature step ended', () => {
-    const c = stressChart([point(40, 0.3, 0.2), point(120, 0.1, 0.1), point(573, 0.04, 0)], box);
-    expect(c.iterations).toEqual([40, 573]);
+    const c = stressChart(xy([point(40, 0.3, 0.2), point(120, 0.1, 0.1), point(573, 0.04, 0)]), box);
+    expect(c.xRange).toEqual([40, 573]);
     expect(c.marks.map((m) => m.final)).toEqual([false, false, true]);
     expect(c.finalX).toBeCloseTo(10 + ((120 - 40) / (573 - 40)) * 85, 6);
   });
 
   test('skips points without stress and centres a single value', () => {
-    const single = stressChart([point(0, null), point(3, 1), point(4, null)], box);
+    const single = stressChart(xy([point(0, null, 1), point(3, 1, 1), point(4, null, 1)]), box);
     expect(single.path).toBe('M52.5,22.5');
-    expect([single.firstStress, single.lastStress]).toEqual([1, 1]);
-    expect(stressChart([point(0, null)], box).path).toBe('');
+    expect(single.lastStress).toBe(1);
+    expect(stressChart(xy([point(0, null, 1)]), box).path).toBe('');
+  });
+});
+
+describe('stressSeries: a stock series stage (first window annealed, then one line per frame)', () => {
+  // mdsseries's lines as the bridge records them: 3 annealing steps carry the DA-MDS iteration
+  // and temperature; frame lines carry neither and are numbered by the bridge's count of stress
+  // lines (4, 5, … for frames 1, 2, …), far below the annealing's iterations.
+  const annealing = [point(30, 0.001, 2), point(180, 0.004, 1), point(413, 0.02, 0)];
+  const frames = [point(4, 0.05), point(5, 0.06), point(6, 0.055), point(7, 0.07)];
+
+  test('charts the frames apart, against the frame number, so neither line jumps back', () => {
+    const split = stressSeries([...annealing, ...frames], { phase: 'frame', frame: 4, frames: 10 });
+    expect(split.annealing.map((p) => p.x)).toEqual([30, 180, 413]);
+    expect(split.frames.map((p) => p.x)).toEqual([1, 2, 3, 4]);
+    expect(split.frames.map((p) => p.stress)).toEqual([0.05, 0.06, 0.055, 0.07]);
+    for (const part of [split.annealing, split.frames]) {
+      const xs = [...stressChart(part, box).path.matchAll(/[ML]([\d.]+),/g)].map((m) => Number(m[1]));
+      expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    }
+  });
+
+  test('numbers frames from the last progress line even after the bridge thinned the series', () => {
+    // The bridge keeps every other point when the series fills: the first frame line went.
+    const thinned = [annealing[1]!, frames[1]!, frames[3]!];
+    expect(stressSeries(thinned, { phase: 'done', frames: 4 }).frames.map((p) => p.x)).toEqual([2, 4]);
+  });
+
+  test('a DA-MDS stage has no frame chart', () => {
+    expect(stressSeries(annealing, { phase: 'final' }).frames).toEqual([]);
   });
 });
 

@@ -96,38 +96,59 @@ export interface ChartBox {
 }
 
 export interface ChartGeometry {
-  /** SVG path of stress over iterations ('' with no finite point). */
+  /** SVG path of the values ('' with no finite point). */
   path: string;
-  iterations: [number, number];
+  /** First and last x (iteration or frame). */
+  xRange: [number, number];
   /** Lowest and highest stress (the chart's vertical range). */
   stress: [number, number];
-  /** Stress at the first and the last charted point. */
-  firstStress: number;
   lastStress: number;
-  /** One dot per temperature step (each series point ends one); `final` is the plain SMACOF loop. */
+  /** One dot per point; `final` marks DA-MDS's plain SMACOF loop (temperature 0). */
   marks: { x: number; y: number; final: boolean }[];
   /** Where the final (temperature 0) loop starts, in pixels; null while annealing. */
   finalX: number | null;
 }
 
-/** Scales the (iteration, stress) series into the plot area of `box`, left of and above the axes. */
-export function stressChart(series: JobStage['series'], box: ChartBox): ChartGeometry {
-  const points = series.filter((p): p is { iteration: number; stress: number; temperature: number | null } =>
-    p.stress !== null && Number.isFinite(p.stress) && Number.isFinite(p.iteration));
-  if (points.length === 0) {
-    return { path: '', iterations: [0, 0], stress: [0, 0], firstStress: 0, lastStress: 0, marks: [], finalX: null };
-  }
+type StressPoint = JobStage['series'][number] & { stress: number };
+
+/**
+ * A stage's stress series split by what its x counts. DA-MDS's lines (they carry a temperature)
+ * count iterations. A series program's per-frame lines (mdsseries: no temperature, no
+ * iteration) are numbered by the bridge, which counts every stress line, the first window's
+ * annealing lines included: drawn on one axis, the frames' numbers would restart below the
+ * annealing's iterations and the line would jump back across the chart. They are charted
+ * apart, against the frame: the latest progress line names the frame of the last point
+ * (`frame` while running, `frames` once done), which fixes the offset even after the bridge
+ * has thinned the series.
+ */
+export function stressSeries(series: JobStage['series'], progress: JobStage['progress']): {
+  annealing: { x: number; stress: number; temperature: number | null }[];
+  frames: { x: number; stress: number; temperature: null }[];
+} {
+  const points = series.filter((p): p is StressPoint => p.stress !== null && Number.isFinite(p.stress) && Number.isFinite(p.iteration));
+  const annealing = points.filter((p) => p.temperature !== null).map((p) => ({ x: p.iteration, stress: p.stress, temperature: p.temperature }));
+  const perFrame = points.filter((p) => p.temperature === null);
+  if (!perFrame.length) return { annealing, frames: [] };
+  const lastFrame = [progress?.frame, progress?.frames].find((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  const last = points[points.length - 1]!;
+  const offset = last.temperature === null && lastFrame !== undefined ? last.iteration - lastFrame : perFrame[0]!.iteration - 1;
+  return { annealing, frames: perFrame.map((p) => ({ x: p.iteration - offset, stress: p.stress, temperature: null })) };
+}
+
+/** Scales (x, stress) points, in order of x, into the plot area of `box`, left of and above the axes. */
+export function stressChart(points: readonly { x: number; stress: number; temperature: number | null }[], box: ChartBox): ChartGeometry {
+  if (points.length === 0) return { path: '', xRange: [0, 0], stress: [0, 0], lastStress: 0, marks: [], finalX: null };
   const { width, height, left, bottom, pad } = box;
-  const xs = points.map((p) => p.iteration), ys = points.map((p) => p.stress);
+  const xs = points.map((p) => p.x), ys = points.map((p) => p.stress);
   const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
   const right = width - pad, top = pad, base = height - bottom;
   // A single value (one point or a flat line) sits in the middle instead of dividing by zero.
   const sx = (x: number) => (x1 === x0 ? (left + right) / 2 : left + ((x - x0) / (x1 - x0)) * (right - left));
   const sy = (y: number) => (y1 === y0 ? (top + base) / 2 : base - ((y - y0) / (y1 - y0)) * (base - top));
-  const path = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${sx(p.iteration).toFixed(1)},${sy(p.stress).toFixed(1)}`).join(' ');
-  const marks = points.map((p) => ({ x: sx(p.iteration), y: sy(p.stress), final: p.temperature === 0 }));
+  const path = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${sx(p.x).toFixed(1)},${sy(p.stress).toFixed(1)}`).join(' ');
+  const marks = points.map((p) => ({ x: sx(p.x), y: sy(p.stress), final: p.temperature === 0 }));
   const firstFinal = points.findIndex((p) => p.temperature === 0);
   // The final loop starts where the last annealing step ended.
-  const finalX = firstFinal < 0 ? null : sx(firstFinal > 0 ? points[firstFinal - 1]!.iteration : x0);
-  return { path, iterations: [x0, x1], stress: [y0, y1], firstStress: ys[0]!, lastStress: ys[ys.length - 1]!, marks, finalX };
+  const finalX = firstFinal < 0 ? null : sx(firstFinal > 0 ? points[firstFinal - 1]!.x : x0);
+  return { path, xRange: [x0, x1], stress: [y0, y1], lastStress: ys[ys.length - 1]!, marks, finalX };
 }
