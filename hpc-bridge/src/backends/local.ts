@@ -1,7 +1,7 @@
-// Local backend: mpirun on this machine, one process group per stage (setsid), so a
-// cancel kills every rank and the programs outlive a bridge restart.
+// Local backend: mpirun on this machine, one session per stage (setsid), so a cancel
+// finds every rank and the programs outlive a bridge restart.
 import { spawn } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { STAGE_FILES, exists } from '@wpv/jobs/workdir';
 import { RUN_STAGE, mpirunArgv, stageEnv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
@@ -52,12 +52,20 @@ export class LocalBackend implements Backend {
   }
 
   async cancel(h: Handle): Promise<void> {
-    const group = -Number(h.id);
+    const leader = Number(h.id);
     if (!(await this.alive(h))) return;
-    signal(group, 'SIGTERM');
+    // SIGTERM to the program's own processes, as Slurm's scancel signals every task. Not to
+    // mpirun: Open MPI runs each rank in its own process group, and mpirun, signalled, aborts
+    // the job and may drop the ranks' last output (a "cancelled" line) and cut their cleanup.
+    // The ranks end, then mpirun, and the wrapper records the exit. Before the ranks exist
+    // (waiting for a slot, mpirun starting), the wrapper's group has nothing to lose.
+    const ranks = (await sessionMembers(leader)).filter((p) => p.group !== leader);
+    if (ranks.length) for (const p of ranks) signal(p.pid, 'SIGTERM');
+    else signal(-leader, 'SIGTERM');
     const deadline = Date.now() + KILL_GRACE_MS;
     while (Date.now() < deadline && (await this.alive(h))) await new Promise((r) => setTimeout(r, 100));
-    signal(group, 'SIGKILL');
+    // Whatever is left, ranks included: they are in the session, not in the wrapper's group.
+    for (const p of await sessionMembers(leader)) signal(p.pid, 'SIGKILL');
   }
 
   async find(s: Submission): Promise<string | null> {
@@ -70,6 +78,19 @@ export class LocalBackend implements Backend {
     const cmdline = await readFile(`/proc/${h.id}/cmdline`, 'utf8').catch(() => '');
     return cmdline.includes(RUN_STAGE) && cmdline.includes(h.dir);
   }
+}
+
+/** The processes of a session (a stage's wrapper leads its own): process group and state (Z: ended, not yet reaped). */
+export async function sessionMembers(session: number): Promise<{ pid: number; group: number; state: string }[]> {
+  const members: { pid: number; group: number; state: string }[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => ''); // ended meanwhile
+    // After the command name, which may hold spaces and parentheses: state ppid pgrp session …
+    const [state = '', , group, sid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(sid) === session) members.push({ pid: Number(entry), group: Number(group), state });
+  }
+  return members;
 }
 
 function signal(target: number, name: NodeJS.Signals): void {
