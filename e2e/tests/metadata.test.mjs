@@ -100,6 +100,47 @@ describe('metadata columns in the viewer', () => {
     });
   });
 
+  test('the link and a saved view keep the colour-by and label-by columns', async () => {
+    await step(page, 'metadata-view-state', async () => {
+      const chosen = async () => [await page.inputValue('[data-testid=color-by]'), await page.inputValue('[data-testid=label-by]')];
+      await page.selectOption('[data-testid=color-by]', { label: 'species' });
+      await page.waitForFunction(() => /colorby=species/.test(location.search) && /labelby=description/.test(location.search));
+      // A double-click saves once: the button waits while the view is saved.
+      const puts = [];
+      const countPut = (request) => { if (request.method() === 'PUT' && request.url().includes('/views/')) puts.push(request.url()); };
+      page.on('request', countPut);
+      await page.fill('input[placeholder="view name"]', 'by species');
+      await page.dblclick('[data-testid=save-view]');
+      await page.getByRole('button', { name: 'by species', exact: true }).waitFor();
+      page.off('request', countPut);
+      assert.equal(puts.length, 1, `one save: ${puts.join(' ')}`);
+
+      // The copied link reopens with both columns chosen, coloured and with the legend.
+      await page.reload();
+      await waitFirstFrame(page);
+      await page.waitForSelector('[data-testid=legend][data-column=species]');
+      assert.deepEqual(await chosen(), ['0', '2']);
+      await page.waitForTimeout(300);
+      const linked = await countColors(page, await canvasShot(page), PALETTE);
+      for (const color of PALETTE) assert.ok(linked[color] > 50, `colour ${color} from the link: ${linked[color]} px`);
+
+      // The saved view brings them back after they are changed.
+      await page.selectOption('[data-testid=color-by]', { label: 'clusters' });
+      await page.selectOption('[data-testid=label-by]', { label: 'label' });
+      await page.waitForSelector('[data-testid=legend]', { state: 'detached' });
+      await page.getByRole('button', { name: 'by species', exact: true }).click();
+      await page.waitForSelector('[data-testid=legend][data-column=species]');
+      assert.deepEqual(await chosen(), ['0', '2']);
+
+      // A link naming a column this plot lacks says so and colours by cluster.
+      await page.goto(`${BASE_URL}/plots/${plot.id}?colorby=height`);
+      await waitFirstFrame(page);
+      await page.waitForSelector('[data-testid=notice]:has-text("no column height")');
+      assert.deepEqual(await chosen(), ['', '']);
+      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+    });
+  });
+
   test('search finds points by a description, and by one chosen column', async () => {
     await step(page, 'metadata-search', async () => {
       await page.fill('[data-testid=label-search]', 'specimen 1');

@@ -58,7 +58,22 @@ describe('re-clustering from the viewer', () => {
       await row.locator('[data-testid=go-to-centre]').click();
       await page.waitForSelector('[data-testid=selection-count]:text-is("1")');
       assert.ok(await page.isVisible('[data-testid=recluster-selection]'), 'the selection panel offers a re-clustering');
-      await row.locator('[data-testid=recluster-cluster]').click();
+      // A double-click starts one job: the button waits while its request is in flight (held
+      // back here for a second so that the wait is seen).
+      let release;
+      const held = new Promise((resolve) => { release = resolve; });
+      await page.route('**/recluster', async (route) => { await held; await route.continue(); });
+      const button = row.locator('[data-testid=recluster-cluster]');
+      await button.dblclick();
+      await page.waitForTimeout(300);
+      assert.ok(await button.isDisabled(), 'the re-cluster button waits for its request');
+      assert.ok(await page.isDisabled('[data-testid=recluster-selection]'), 'so does the selection\'s');
+      release();
+      await page.waitForSelector('[data-testid=recluster-job]');
+      await page.unroute('**/recluster');
+      assert.ok(await button.isEnabled(), 'the button is back once the job is started');
+      const reclusterJobs = (await apiAs(page, 'GET', '/jobs')).body.items.filter((j) => j.type === 'recluster');
+      assert.equal(reclusterJobs.length, 1, `one click started one job: ${reclusterJobs.map((j) => j.id)}`);
       await page.click('[data-testid=recluster-job]');
       await page.waitForURL(/\/jobs\/[^/]+$/);
     });

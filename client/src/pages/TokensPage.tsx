@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { TokenCreated, TokenInfo } from '@wpv/schema';
 import { auth } from '../api/endpoints';
 import { useSession } from '../app/session';
+import { usePending } from '../app/usePending';
 import { ErrorMessage } from './ErrorMessage';
 
 export function TokensPage() {
@@ -11,6 +12,7 @@ export function TokensPage() {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>(null);
+  const creating = usePending();
 
   const reload = () => auth.tokens().then(setTokens, setError);
   useEffect(() => { if (username) void reload(); }, [username]);
@@ -18,7 +20,7 @@ export function TokensPage() {
   if (username === undefined) return <main className="page">Loading…</main>;
   if (username === null) return <main className="page"><p>Log in to manage API tokens.</p></main>;
 
-  async function create() {
+  const create = () => creating.run(async () => {
     setError(null);
     try {
       // Creating a token re-checks the password, as the API requires.
@@ -26,7 +28,7 @@ export function TokensPage() {
       setPassword('');
       await reload();
     } catch (e) { setError(e); }
-  }
+  });
   async function revoke(id: string) {
     try { await auth.revokeToken(id); await reload(); } catch (e) { setError(e); }
   }
@@ -38,7 +40,7 @@ export function TokensPage() {
       <form className="form row" onSubmit={(e) => { e.preventDefault(); void create(); }}>
         <input placeholder="token name" value={name} onChange={(e) => setName(e.target.value)} />
         <input type="password" placeholder="your password" value={password} onChange={(e) => setPassword(e.target.value)} />
-        <button type="submit">Create token</button>
+        <button type="submit" disabled={creating.pending}>Create token</button>
       </form>
       <ErrorMessage error={error} />
       {created && (

@@ -23,6 +23,8 @@ export interface ClusterActions {
   goToCentre?(index: number): void;
   /** starts a re-clustering of the cluster's points (owner, clustering job's plot) */
   recluster?(key: number): void;
+  /** a re-clustering being started: its buttons wait */
+  reclusterBusy?: boolean;
 }
 
 export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; actions: ClusterActions }) {
@@ -133,7 +135,7 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
             {s.centre !== undefined && actions.goToCentre &&
               <button title="go to the cluster's centre (its medoid, drawn as a large star)" aria-label="go to the centre" data-testid="go-to-centre" onClick={() => actions.goToCentre!(s.centre!)}>◎</button>}
             {actions.recluster &&
-              <button title="re-cluster this cluster's points: a new job on their part of the distance matrix" aria-label="re-cluster" data-testid="recluster-cluster" onClick={() => actions.recluster!(s.key)}>⋔</button>}
+              <button title="re-cluster this cluster's points: a new job on their part of the distance matrix" aria-label="re-cluster" data-testid="recluster-cluster" disabled={actions.reclusterBusy} onClick={() => actions.recluster!(s.key)}>⋔</button>}
           </div>
         )}
       />

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { decodeSelectionMask, type SelectionInfo } from '@wpv/schema';
 import { plots } from '../api/endpoints';
+import { usePending } from '../app/usePending';
 import { ErrorMessage } from '../pages/ErrorMessage';
 
 export function NamedSelections({ plotId, canSave, selection, frame, pointCount, apply }: {
@@ -17,6 +18,7 @@ export function NamedSelections({ plotId, canSave, selection, frame, pointCount,
   const [saved, setSaved] = useState<SelectionInfo[]>([]);
   const [name, setName] = useState('');
   const [error, setError] = useState<unknown>(null);
+  const saving = usePending();
   const reload = () => plots.selections(plotId).then(setSaved, setError);
   useEffect(() => { void reload(); }, [plotId]); // eslint-disable-line react-hooks/exhaustive-deps
 
@@ -27,11 +29,11 @@ export function NamedSelections({ plotId, canSave, selection, frame, pointCount,
     const s = await plots.selection(plotId, n);
     apply(decodeSelectionMask(s.mask ?? '', pointCount(s.frame)), s.frame);
   });
-  const save = () => run(async () => {
+  const save = () => saving.run(() => run(async () => {
     await plots.saveSelection(plotId, name.trim(), frame, selection, pointCount(frame));
     setName('');
     await reload();
-  });
+  }));
   const remove = (n: string) => run(async () => { await plots.deleteSelection(plotId, n); await reload(); });
 
   if (!saved.length && !(canSave && selection.length)) return null;
@@ -49,7 +51,7 @@ export function NamedSelections({ plotId, canSave, selection, frame, pointCount,
       {canSave && selection.length > 0 && (
         <form className="row" onSubmit={(e) => { e.preventDefault(); if (name.trim()) void save(); }}>
           <input placeholder="selection name" value={name} onChange={(e) => setName(e.target.value)} data-testid="selection-name" />
-          <button type="submit" data-testid="save-selection">Save selection</button>
+          <button type="submit" disabled={saving.pending} data-testid="save-selection">Save selection</button>
         </form>
       )}
       <ErrorMessage error={error} />

@@ -1,6 +1,7 @@
 // Named views saved on the server per plot (the owner saves; anyone who can read the plot applies).
 import { useEffect, useState } from 'react';
 import { plots } from '../api/endpoints';
+import { usePending } from '../app/usePending';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { decodeViewState, encodeViewState, type ViewState } from './viewState';
 
@@ -20,10 +21,11 @@ export function NamedViews({ plotId, canSave, current, apply }: {
   const [views, setViews] = useState<Record<string, unknown>>({});
   const [name, setName] = useState('');
   const [error, setError] = useState<unknown>(null);
+  const saving = usePending();
   const reload = () => plots.views(plotId).then(setViews, setError);
   useEffect(() => { void reload(); }, [plotId]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  async function save() {
+  const save = () => saving.run(async () => {
     if (!name.trim()) return;
     try {
       const stored: StoredView = { query: encodeViewState(current()).toString() };
@@ -31,7 +33,7 @@ export function NamedViews({ plotId, canSave, current, apply }: {
       setName('');
       await reload();
     } catch (e) { setError(e); }
-  }
+  });
   async function remove(n: string) {
     try { await plots.deleteView(plotId, n); await reload(); } catch (e) { setError(e); }
   }
@@ -55,7 +57,7 @@ export function NamedViews({ plotId, canSave, current, apply }: {
       {canSave && (
         <form className="row" onSubmit={(e) => { e.preventDefault(); void save(); }}>
           <input placeholder="view name" value={name} onChange={(e) => setName(e.target.value)} />
-          <button type="submit">Save view</button>
+          <button type="submit" disabled={saving.pending} data-testid="save-view">Save view</button>
         </form>
       )}
       <ErrorMessage error={error} />

@@ -5,10 +5,12 @@ import { useEffect, useState } from 'react';
 import type { Plot, ReclusterRequest } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { linkClick } from '../app/router';
+import { usePending } from '../app/usePending';
 
 export interface Reclustering {
-  /** Starts the job; undefined when the caller cannot (not the owner, or a plot without clusters' centres). */
+  /** Starts the job (not while one is being started); undefined when the caller cannot (not the owner, or a plot without clusters' centres). */
   start?: (body: ReclusterRequest) => Promise<void>;
+  /** a start in flight: the buttons are disabled */
   busy: boolean;
   /** the job started last */
   jobId: string | null;
@@ -19,20 +21,19 @@ export interface Reclustering {
  * which no upload has, so the buttons appear where the server will take the request.
  */
 export function useReclustering(plot: Plot | null, isOwner: boolean, fail: (e: unknown) => void): Reclustering {
-  const [busy, setBusy] = useState(false);
+  const { pending, run } = usePending();
   const [jobId, setJobId] = useState<string | null>(null);
   const possible = !!plot && isOwner && plot.clusters.some((c) => c.centre !== undefined);
   const start = async (body: ReclusterRequest) => {
-    setBusy(true);
-    try {
-      setJobId((await plots.recluster(plot!.id, body)).jobId);
-    } catch (e) {
-      fail(e);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => {
+      try {
+        setJobId((await plots.recluster(plot!.id, body)).jobId);
+      } catch (e) {
+        fail(e);
+      }
+    });
   };
-  return { start: possible ? start : undefined, busy, jobId };
+  return { start: possible ? start : undefined, busy: pending, jobId };
 }
 
 export function ReclusterStarted({ jobId }: { jobId: string }) {

@@ -11,8 +11,8 @@ export interface MakeCluster {
 
 export function SelectionPanel({ points, onClear, makeCluster, recluster }: {
   points: SelectedPoint[]; onClear: () => void; makeCluster?: MakeCluster;
-  /** starts a re-clustering of the selected points (owner, clustering job's plot) */
-  recluster?: () => void;
+  /** starts a re-clustering of the selected points (owner, clustering job's plot); `busy` while one is being started */
+  recluster?: { start(): void; busy: boolean };
 }) {
   if (!points.length) return null;
   const download = () => {
@@ -28,7 +28,7 @@ export function SelectionPanel({ points, onClear, makeCluster, recluster }: {
         <button onClick={() => void navigator.clipboard.writeText(points.map((p) => p.label).join('\n'))}>Copy labels</button>
         <button onClick={download} data-testid="export-csv">Download CSV</button>
         <button onClick={onClear}>Clear</button>
-        {recluster && <button onClick={recluster} data-testid="recluster-selection" title="a new job clustering these points on their part of the distance matrix">Re-cluster</button>}
+        {recluster && <button onClick={recluster.start} disabled={recluster.busy} data-testid="recluster-selection" title="a new job clustering these points on their part of the distance matrix">Re-cluster</button>}
       </div>
       {makeCluster && <MakeClusterForm {...makeCluster} />}
       <ul className="selection-list">

@@ -1,6 +1,6 @@
 // The plot viewer's page: it composes the data hooks (loading, view state, playback, search,
 // trails, cluster edits) with the components that render them. Panels plug into the sidebar.
-import { useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { encodeSelectionMask } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { useSession } from '../app/session';
@@ -49,7 +49,11 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const reclustering = useReclustering(plot, isOwner, setError);
   const search = useSearch(plotId, scene, setError);
   // The frame on screen: playback moves it outside the view state; read again when playback rests (its counts re-render).
-  const columns = useColumns(plotId, plot, scene, scene.frame?.index ?? view.frame, ready, setError);
+  const columns = useColumns(plotId, plot, scene, scene.frame?.index ?? view.frame, ready, setError, view, update);
+  const unknownColumns = columns.unknown.join(', ');
+  useEffect(() => {
+    if (unknownColumns) setNotice(`This plot has no column ${unknownColumns}: the points keep their own colours and labels`);
+  }, [unknownColumns]);
   const trails = useTrails({
     plotId, frameCount: plot?.frames ?? 0, renderer: () => scene.renderer, peek: (f) => scene.store?.peek(f),
     currentFrame: () => scene.frame?.index ?? 0, onError: setError,
@@ -79,6 +83,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     ...(isOwner && { deletable: edits.made, remove: edits.remove, undo: edits.last && { what: edits.last, run: edits.undo } }),
     goToCentre: (i) => { select([i], scene.frame?.index ?? 0); scene.renderer?.flyTo([i]); },
     recluster: reclustering.start && ((key) => void reclustering.start!({ cluster: key })),
+    reclusterBusy: reclustering.busy,
   };
   const canvasState = labelsLoaded ? 'complete' : ready ? 'drawn' : 'loading';
   const selectedPoints = useMemo(() => {
@@ -148,7 +153,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             {isOwner && Object.keys(view.overrides).length > 0 &&
               <button onClick={() => void edits.saveStyles(styles).then((saved) => saved && update({ overrides: {} }))}>Save cluster styles to the plot</button>}
             <SelectionPanel points={selectedPoints} onClear={() => update({ selection: [] })}
-              recluster={reclustering.start && !reclustering.busy ? () => void reclustering.start!({ mask: encodeSelectionMask(view.selection, plot.points) }) : undefined}
+              recluster={reclustering.start && { start: () => void reclustering.start!({ mask: encodeSelectionMask(view.selection, plot.points) }), busy: reclustering.busy }}
               makeCluster={isOwner && labelsLoaded ? { defaultName: nextSelectionName(clusters.map((c) => c.label)), make: (label) => edits.make(label, view.selection) } : undefined} />
             <NamedSelections plotId={plotId} canSave={isOwner} selection={view.selection} frame={scene.selectionFrame}
               pointCount={(f) => plot.frameList[f]?.points ?? 0}

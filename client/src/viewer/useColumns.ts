@@ -1,12 +1,16 @@
 // The plot's metadata columns in the viewer: their values in the frame on screen (fetched once
 // per frame and column), the column the points are coloured by (its colours handed to the
-// renderer, its legend) and the column they are labelled by.
+// renderer, its legend) and the column they are labelled by. Both choices live in the view state,
+// by column name, so that a link or a saved view restores them.
 import { columnArray, columnText, type Plot } from '@wpv/schema';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { plots } from '../api/endpoints';
 import type { SelectedPoint } from './csv';
 import { columnColors, columnLegend, pointValues, type ColumnData, type LegendRow } from './metadata';
 import type { Scene } from './scene';
+import type { ViewState } from './viewState';
+
+type ColumnChoice = Pick<ViewState, 'colorBy' | 'labelBy'>;
 
 export interface Columns {
   /** index of the column colouring the points; null: the clusters' colours */
@@ -23,12 +27,20 @@ export interface Columns {
   label(i: number, fallback: string): string;
   /** a point as the tooltip shows it: labelled by the labelling column, with every column's value */
   describe(point: SelectedPoint): SelectedPoint;
+  /** column names the view asks for that the plot does not have (a link from another plot) */
+  unknown: string[];
 }
 
-export function useColumns(plotId: string, plot: Plot | null, scene: Scene, frame: number, ready: boolean, fail: (e: unknown) => void): Columns {
+export function useColumns(plotId: string, plot: Plot | null, scene: Scene, frame: number, ready: boolean, fail: (e: unknown) => void,
+  chosen: ColumnChoice, choose: (patch: Partial<ColumnChoice>) => void): Columns {
   const columns = useMemo(() => plot?.columns ?? [], [plot]);
-  const [colorBy, setColorBy] = useState<number | null>(null);
-  const [labelBy, setLabelBy] = useState<number | null>(null);
+  const indexOf = (name: string | null) => {
+    const k = name === null ? -1 : columns.findIndex((c) => c.name === name);
+    return k < 0 ? null : k;
+  };
+  const colorBy = indexOf(chosen.colorBy), labelBy = indexOf(chosen.labelBy);
+  const nameOf = (k: number | null) => (k === null ? null : columns[k]?.name ?? null);
+  const unknown = plot ? [chosen.colorBy, chosen.labelBy].filter((n): n is string => n !== null && indexOf(n) === null) : [];
   const [data, setData] = useState<{ frame: number; columns: ColumnData[] } | null>(null);
   const cache = useRef(new Map<string, Promise<ColumnData>>());
 
@@ -63,7 +75,9 @@ export function useColumns(plotId: string, plot: Plot | null, scene: Scene, fram
     return d && i < d.length ? columnText(columns[labelBy!]!, d, i) || fallback : fallback;
   };
   return {
-    colorBy, setColorBy, labelBy, setLabelBy, legend, values, label,
+    colorBy, labelBy, legend, values, label, unknown,
+    setColorBy: (k) => choose({ colorBy: nameOf(k) }),
+    setLabelBy: (k) => choose({ labelBy: nameOf(k) }),
     describe: (p) => ({ ...p, label: label(p.index, p.label), columns: values(p.index) }),
   };
 }

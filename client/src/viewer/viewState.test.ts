@@ -27,12 +27,22 @@ describe('view state in the URL', () => {
     frame: 12,
     edges: false,
     axes: true,
+    colorBy: 'sector & size=big',
+    labelBy: 'symbol',
   };
   it('round-trips every field through a query string', () => {
     const query = encodeViewState(full).toString();
     const { state, problems } = decodeViewState(new URLSearchParams(query));
     expect(problems).toEqual([]);
     expect(state).toEqual(full);
+  });
+  it('carries the colour-by and label-by columns by name (a shared link or saved view restores them)', () => {
+    const query = encodeViewState({ ...DEFAULT_VIEW, colorBy: 'sector & size=big', labelBy: 'symbol' });
+    expect(query.get('colorby')).toBe('sector & size=big');
+    expect(query.toString()).toBe('colorby=sector+%26+size%3Dbig&labelby=symbol');
+    const { state } = decodeViewState(new URLSearchParams(query.toString()));
+    expect([state.colorBy, state.labelBy]).toEqual(['sector & size=big', 'symbol']);
+    expect(decodeViewState(new URLSearchParams('colorby=&labelby=')).state).toMatchObject({ colorBy: null, labelBy: null });
   });
   it('writes nothing for the default view', () => {
     expect(encodeViewState(DEFAULT_VIEW).toString()).toBe('');

@@ -29,10 +29,15 @@ export interface ViewState {
   frame: number;
   edges: boolean;
   axes: boolean;
+  /** the metadata column colouring the points, by name; null: the clusters' colours */
+  colorBy: string | null;
+  /** the metadata column labelling the points, by name; null: their labels */
+  labelBy: string | null;
 }
 
 export const DEFAULT_VIEW: ViewState = {
   camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 4, glyphSize: 4, glyphs: true, selection: [], frame: 0, edges: true, axes: false,
+  colorBy: null, labelBy: null,
 };
 
 /** Overrides with `changes` merged in; an undefined field drops that override, an empty one the cluster's entry. */
@@ -128,6 +133,8 @@ export function encodeViewState(s: ViewState, defaults: ViewState = DEFAULT_VIEW
   if (s.frame !== 0) p.set('f', String(s.frame));
   if (s.edges !== defaults.edges) p.set('edges', s.edges ? '1' : '0');
   if (s.axes !== defaults.axes) p.set('axes', s.axes ? '1' : '0');
+  if (s.colorBy !== null) p.set('colorby', s.colorBy);
+  if (s.labelBy !== null) p.set('labelby', s.labelBy);
   return p;
 }
 
@@ -178,5 +185,8 @@ export function decodeViewState(params: URLSearchParams, defaults: ViewState = D
   });
   field('edges', (v) => { s.edges = v !== '0'; });
   field('axes', (v) => { s.axes = v === '1'; });
+  // Columns by name: a link stays right if the plot's columns are reordered (one the plot lacks is reported by the viewer).
+  field('colorby', (v) => { s.colorBy = v || null; });
+  field('labelby', (v) => { s.labelBy = v || null; });
   return { state: s, problems };
 }
