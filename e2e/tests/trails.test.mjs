@@ -116,6 +116,35 @@ describe('trails', () => {
       await page.waitForSelector('[data-testid=trail-not-found]:has-text("AAPL")');
       await page.waitForSelector('[data-testid=trail-following]:has-text("following 1")');
       assert.deepEqual(await page.locator('[data-testid=trail-tag]').allTextContents(), ['T05']);
+
+      // Smooth playback: between frames the head glides with its point, on the step from the
+      // frame shown towards the next (it once stayed put while the point moved on).
+      await page.fill('[data-testid=trail-labels]', 'T00');
+      await page.press('[data-testid=trail-labels]', 'Enter');
+      await page.waitForSelector('[data-testid=trail-following]:has-text("following 1")');
+      await page.locator('[data-testid=timebar] label:has-text("Speed") select').selectOption('1');
+      await page.check('[data-testid=timebar] label:has-text("smooth") input');
+      const frameShown = () => page.textContent('[data-testid=frame-number]');
+      const startFrame = await frameShown();
+      await page.click('[data-testid=play]');
+      await page.waitForFunction((f) => document.querySelector('[data-testid=frame-number]')?.textContent !== f, startFrame);
+      await page.waitForTimeout(450); // about half way to the next frame at 1 frame/s
+      await page.click('[data-testid=pause]');
+      const from = parseInt(await frameShown(), 10) - 1;
+      await page.waitForTimeout(400); // the link carries the camera
+      const glideCamera = projector(cameraFromUrl(page.url()), box.width, box.height);
+      const canvasBox = await page.locator('[data-testid=plot-canvas]').boundingBox();
+      const tagBox = await page.locator('[data-testid=trail-tag]').boundingBox();
+      // TrailTags puts a tag 8 px right of and above its head.
+      const head = [tagBox.x - canvasBox.x - 8, tagBox.y - canvasBox.y + 8];
+      const [a, b] = [from, (from + 1) % FRAMES].map((f) => glideCamera(position(0, f)));
+      const along = ((head[0] - a[0]) * (b[0] - a[0]) + (head[1] - a[1]) * (b[1] - a[1])) / ((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2);
+      const off = Math.abs((head[0] - a[0]) * (b[1] - a[1]) - (head[1] - a[1]) * (b[0] - a[0])) / Math.hypot(b[0] - a[0], b[1] - a[1]);
+      const glide = `head at ${head.map(Math.round)}, frame ${from + 1} at ${a.slice(0, 2).map(Math.round)}, next at ${b.slice(0, 2).map(Math.round)}`;
+      assert.ok(along > 0.1 && along < 0.95, `the head is between the frames, ${along.toFixed(2)} of the way: ${glide}`);
+      assert.ok(off < 2.5, `the head is on the step, ${off.toFixed(1)} px off: ${glide}`);
+      writeFileSync(path.join(ARTIFACTS, 'trails-glide.png'), await canvasShot(page));
+
       await page.click('[data-testid=trails-clear]');
       await page.waitForSelector('[data-testid=trail-tag]', { state: 'detached' });
       await page.waitForTimeout(300);

@@ -4,8 +4,8 @@
 import type { FrameData, FrameStore } from './timeSeries';
 
 export interface PlaybackTarget {
-  /** Shows `frame`; `next` is given when interpolation wants a blend target. */
-  show(frame: number, data: FrameData, next?: FrameData): void;
+  /** Shows `frame`; `next` (the frame after it) is given when interpolation wants a blend target. */
+  show(frame: number, data: FrameData, next?: { frame: number; data: FrameData }): void;
   setBlend(t: number): void;
 }
 
@@ -65,7 +65,7 @@ export class Playback {
   private present(frame: number, data: FrameData): void {
     const nextFrame = this.interpolate ? this.following(frame) : null;
     const next = nextFrame === null ? undefined : this.store.peek(nextFrame);
-    this.target.show(frame, data, next);
+    this.target.show(frame, data, next && { frame: nextFrame!, data: next });
     this.target.setBlend(0);
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { blendTargets } from './timeSeries';
 import { MAX_TRAILS, TRAIL_COLORS, computePaths, missingLabels, trailLabels, trailScene, type TrailFrame, type TrailSettings } from './trails';
 
 const frame = (labels: string[], xs: number[]): TrailFrame => ({ labels, positions: new Float32Array(xs.flatMap((x) => [x, 0, 0])) });
@@ -64,6 +65,26 @@ describe('trail scene', () => {
     // a is absent from frame 2: only b has a head there
     expect(on.heads.map((h) => [h.label, h.xyz[0]])).toEqual([['b', 12]]);
     expect(trailScene(paths, labels, 3, settings(), BLACK).heads.map((h) => h.label)).toEqual(['a', 'b']);
+  });
+  it('while playback glides to the next frame, heads sit where the shader draws their points and the line grows to them', () => {
+    const t = 0.25;
+    const s = trailScene(paths, labels, 0, settings(), BLACK, { to: 1, t });
+    // The points' blend target (what the shader mixes towards) for frame 0's points a, b.
+    const target = blendTargets({ ...frames[0]!, clusters: new Uint32Array(2) } as never, { ...frames[1]!, clusters: new Uint32Array(2) } as never);
+    expect(s.heads.map((h) => h.xyz[0])).toEqual([0, 1].map((i) => frames[0]!.positions[3 * i]! + (target[3 * i]! - frames[0]!.positions[3 * i]!) * t));
+    expect(s.heads.map((h) => h.xyz[0])).toEqual([0.25, 10.25]);
+    // One growing segment per trail, from the frame shown to the head, in the head's colour.
+    expect(xs(s.segments, 3)).toEqual([0, 0.25, 10, 10.25]);
+    expect(s.segmentColors[3]).toBeCloseTo(TRAIL_COLORS[0]![0] / 255);
+    // b glides into frame 2, where a is absent: a's head stays, as its point does.
+    const partial = trailScene(paths, labels, 1, settings(), BLACK, { to: 2, t: 0.5 });
+    expect(partial.heads.map((h) => [h.label, h.xyz[0]])).toEqual([['a', 1], ['b', 11.5]]);
+    expect(xs(partial.segments, 3)).toEqual([0, 1, 10, 11, 11, 11.5]);
+    // Looping back to the first frame moves the head but draws no line across the plot; t = 0 is the frame itself.
+    const loop = trailScene(paths, labels, 3, settings(), BLACK, { to: 0, t: 0.5 });
+    expect(loop.heads.map((h) => h.xyz[0])).toEqual([1.5, 11.5]);
+    expect(loop.segments).toEqual(trailScene(paths, labels, 3, settings(), BLACK).segments);
+    expect(trailScene(paths, labels, 0, settings(), BLACK, { to: 1, t: 0 })).toEqual(trailScene(paths, labels, 0, settings(), BLACK));
   });
   it('gives each trail its own contrasting colour', () => {
     const heads = trailScene(paths, labels, 3, settings(), BLACK).heads;

@@ -88,15 +88,28 @@ export interface TrailScene {
   heads: TrailHead[];
 }
 
+/** Playback gliding from the frame shown towards frame `to`: `t` of the way (0–1). */
+export interface TrailBlend {
+  to: number;
+  t: number;
+}
+
 /**
  * The trails as drawn at frame `upTo`: segments between consecutive frames of the last
  * `length` steps (a frame without the label breaks the line), the colour of frame g mixed
- * with the background by its age, so the oldest steps fade out.
+ * with the background by its age, so the oldest steps fade out. While playback glides towards
+ * the next frame (`blend`), each head sits where its point is drawn, `t` of the way there, and
+ * the line grows to it from the frame shown (a loop back to the first frame moves the head
+ * without a line across the plot).
  */
-export function trailScene(paths: readonly Float32Array[], labels: readonly string[], upTo: number, settings: TrailSettings, background: Rgb): TrailScene {
+export function trailScene(paths: readonly Float32Array[], labels: readonly string[], upTo: number, settings: TrailSettings, background: Rgb,
+  blend?: TrailBlend): TrailScene {
   const first = Math.max(0, upTo - settings.length);
   const frames = paths.length ? Math.min(upTo, paths[0]!.length / 3 - 1) : -1; // the last frame drawn
-  const present = (path: Float32Array, g: number) => !Number.isNaN(path[3 * g]!);
+  const present = (path: Float32Array, g: number) => g >= 0 && 3 * g < path.length && !Number.isNaN(path[3 * g]!);
+  // The shader mixes a point's two positions when the label is in both frames (else it stays put): so do the heads.
+  const gliding = (path: Float32Array) => !!blend && blend.t > 0 && frames === upTo && present(path, upTo) && present(path, blend.to);
+  const growing = (path: Float32Array) => gliding(path) && blend!.to === upTo + 1;
   // Counted first, then written: this runs on every frame switch.
   let segmentCount = 0, markCount = 0;
   for (const path of paths)
@@ -105,6 +118,7 @@ export function trailScene(paths: readonly Float32Array[], labels: readonly stri
       markCount++;
       if (g < upTo && g + 1 <= frames && present(path, g + 1)) segmentCount++;
     }
+  for (const path of paths) if (growing(path)) segmentCount++;
   const segments = new Float32Array(6 * segmentCount), segmentColors = new Float32Array(6 * segmentCount);
   const marks = new Float32Array(settings.marks ? 3 * markCount : 0), markColors = new Float32Array(marks.length);
   const heads: TrailHead[] = [];
@@ -129,8 +143,17 @@ export function trailScene(paths: readonly Float32Array[], labels: readonly stri
         shade(g + 1, segmentColors, 6 * s++ + 3);
       }
     }
-    if (frames === upTo && present(path, upTo))
-      heads.push({ trail: t, label: labels[t]!, xyz: [path[3 * upTo]!, path[3 * upTo + 1]!, path[3 * upTo + 2]!], color });
+    if (frames !== upTo || !present(path, upTo)) return;
+    const at = (k: number) => path[3 * upTo + k]!;
+    const xyz: [number, number, number] = gliding(path)
+      ? [0, 1, 2].map((k) => at(k) + (path[3 * blend!.to + k]! - at(k)) * blend!.t) as [number, number, number]
+      : [at(0), at(1), at(2)];
+    if (growing(path)) {
+      segments.set([at(0), at(1), at(2), ...xyz], 6 * s);
+      shade(upTo, segmentColors, 6 * s);
+      shade(upTo, segmentColors, 6 * s++ + 3);
+    }
+    heads.push({ trail: t, label: labels[t]!, xyz, color });
   });
   return { segments, segmentColors, marks, markColors, heads };
 }

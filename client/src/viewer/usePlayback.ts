@@ -7,14 +7,15 @@ import { Playback } from './playback';
 import type { Scene } from './scene';
 import { followLabels } from './selection';
 import { blendTargets, type FrameData, type FrameStore } from './timeSeries';
+import type { TrailBlend } from './trails';
 
 export interface FrameFollowers {
   selection: readonly number[];
   matches: readonly number[];
   /** the selection and the hits moved onto the frame about to be shown (its look is updated already) */
   followed(selection: number[], matches: number[]): void;
-  /** the trails, drawn up to a frame */
-  drawTrails(frame: number): void;
+  /** the trails, drawn up to a frame, `blend` of the way to the next while playback glides */
+  drawTrails(frame: number, blend?: TrailBlend): void;
   /** the frame changed (the link follows) */
   moved(): void;
 }
@@ -32,6 +33,8 @@ export function usePlayback(scene: Scene, plot: Plot | null, store: FrameStore |
   const [playback, setPlayback] = useState<Playback | null>(null);
   const [frameCounts, setFrameCounts] = useState<Map<number, number> | null>(null);
   const countsTimer = useRef<number | undefined>(undefined);
+  /** the frames playback glides between (null: it does not) */
+  const glide = useRef<{ from: number; to: number } | null>(null);
   const on = useRef(followers);
   useEffect(() => { on.current = followers; });
 
@@ -51,12 +54,13 @@ export function usePlayback(scene: Scene, plot: Plot | null, store: FrameStore |
   }, [scene]);
 
   /** Puts a time-series frame on screen: the work timed as "main-thread ms per frame switch". */
-  const show = useCallback((index: number, data: FrameData, next?: FrameData) => {
+  const show = useCallback((index: number, data: FrameData, next?: { frame: number; data: FrameData }) => {
     const start = performance.now();
     if (!scene.renderer || !plot) return;
     follow(index, data.labels);
+    glide.current = next ? { from: index, to: next.frame } : null;
     scene.show({ index, positions: data.positions, clusters: data.clusters, labels: data.labels }, plot.bbox,
-      next && (() => blendTargets(data, next)));
+      next && (() => blendTargets(data, next.data)));
     scene.renderer.setEdges(data.edges);
     // Counted once playback rests on a frame, not on every frame it passes.
     clearTimeout(countsTimer.current);
@@ -70,7 +74,12 @@ export function usePlayback(scene: Scene, plot: Plot | null, store: FrameStore |
 
   useEffect(() => {
     if (!store) return;
-    const p = new Playback(store, { show: (f, d, n) => showLatest.current(f, d, n), setBlend: (t) => scene.renderer?.setBlend(t) }, scene.frame?.index ?? 0);
+    const setBlend = (t: number) => {
+      scene.renderer?.setBlend(t);
+      // The trails' heads glide with the points (t = 0 is the frame itself, drawn on the switch).
+      if (glide.current && t > 0) on.current.drawTrails(glide.current.from, { to: glide.current.to, t });
+    };
+    const p = new Playback(store, { show: (f, d, n) => showLatest.current(f, d, n), setBlend }, scene.frame?.index ?? 0);
     setPlayback(p);
     if (scene.frame) setFrameCounts(countByCluster(scene.frame.clusters));
     return () => {

@@ -1,12 +1,13 @@
 // The trails an analyst follows through a time series: which labels, their paths loaded from
 // every frame (frames already in the playback cache are not fetched again), and drawing them
-// at the frame on screen. The page calls `drawAt` on every frame switch.
+// at the frame on screen. The page calls `drawAt` on every frame switch, and on every step of
+// playback's glide between frames (the heads follow the points).
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { plots } from '../api/endpoints';
 import type { PlotRenderer } from './renderer';
 import {
   DEFAULT_TRAIL_SETTINGS, addFrameToPaths, emptyPaths, missingLabels, trailLabels, trailScene,
-  type Rgb, type TrailFrame, type TrailHead, type TrailSettings,
+  type Rgb, type TrailBlend, type TrailFrame, type TrailHead, type TrailSettings,
 } from './trails';
 
 /** The canvas's clear colour, which old trail steps fade towards. */
@@ -47,8 +48,8 @@ export interface TrailsController {
   follow(labels: string[]): void;
   clear(): void;
   configure(patch: Partial<TrailSettings>): void;
-  /** Draws the trails as they are at `frame` (called on every frame switch). */
-  drawAt(frame: number): void;
+  /** Draws the trails as they are at `frame` (called on every frame switch), `blend` of the way to the next. */
+  drawAt(frame: number, blend?: TrailBlend): void;
 }
 
 export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, onError }: {
@@ -74,9 +75,10 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
   const latest = useRef({ renderer, peek, currentFrame, onError });
   latest.current = { renderer, peek, currentFrame, onError };
 
-  const drawAt = useCallback((frame: number) => {
+  const drawAt = useCallback((frame: number, blend?: TrailBlend) => {
     const t = loaded.current;
-    const scene = t ? trailScene(t.paths, t.labels, frame, settingsRef.current, TRAIL_BACKGROUND) : null;
+    if (!t && blend) return; // nothing to glide: no work on each animation frame
+    const scene = t ? trailScene(t.paths, t.labels, frame, settingsRef.current, TRAIL_BACKGROUND, blend) : null;
     latest.current.renderer()?.setTrails(scene);
     heads.set(scene?.heads ?? []);
   }, [heads]);
