@@ -3,11 +3,11 @@
 // play it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
+import { ARTIFACTS, BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
 import { pixelDiff } from '../lib/pixels.mjs';
 
 // 150 tickers and a window every day (365 frames), so the series stage runs long enough to be
@@ -94,6 +94,23 @@ describe('stock time series end to end', () => {
       const percents = seriesBars.map((text) => Number(/^(\d+) %/.exec(text)?.[1])).filter(Number.isFinite);
       assert.ok(percents.some((p) => p > 0 && p < 100), `series bar texts seen: ${[...new Set(seriesBars)]}`);
       assert.ok(seriesBars.some((text) => /about .* left/.test(text)), `no ETA among ${[...new Set(seriesBars)]}`);
+      // The series stage's stress: the first window's annealing against iteration, and each
+      // frame's fit against the frame, each line running left to right (once one line that
+      // jumped back from the annealing's last iteration to the frames' numbering).
+      const charts = await page.evaluate(() => Object.fromEntries(['stress-chart', 'frame-stress-chart'].map((id) => {
+        const svg = document.querySelector(`[data-testid=stage-series] [data-testid=${id}]`);
+        const xs = [...(svg?.querySelector('path')?.getAttribute('d') ?? '').matchAll(/[ML]([\d.]+),/g)].map((m) => Number(m[1]));
+        return [id, { xs, ticks: [...(svg?.querySelectorAll('text.tick') ?? [])].map((t) => t.textContent) }];
+      })));
+      for (const [id, { xs }] of Object.entries(charts)) {
+        assert.ok(xs.length > 1, `${id} has a line`);
+        assert.ok(xs.every((x, i) => i === 0 || x >= xs[i - 1]), `${id} runs left to right: ${xs.join(' ')}`);
+      }
+      // From frame 1 (2 when the bridge's thinning of a long series dropped the first) to the last.
+      const [firstFrame, lastFrame] = charts['frame-stress-chart'].ticks.slice(2).map(Number);
+      assert.ok(firstFrame <= 2 && lastFrame === windows, `frame chart spans frames ${firstFrame}–${lastFrame} of ${windows}`);
+      await mkdir(ARTIFACTS, { recursive: true });
+      await page.locator('[data-testid=stage-series]').screenshot({ path: path.join(ARTIFACTS, 'stock-stress.png') });
       await page.click('[data-testid=stage-series] .logs summary');
       await page.waitForSelector(`[data-testid=logs-series-stdout]:has-text('"frames":${windows}')`);
     });
