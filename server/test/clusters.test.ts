@@ -2,17 +2,15 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { categoricalColor, encodeSelectionMask } from '@wpv/schema';
-import { Client, bytes, startServer, type TestServer, zipOf } from './harness.ts';
+import { Client, bytes, expectReply, signedIn, startServer, type TestServer, zipOf } from './harness.ts';
 
 let server: TestServer;
 let alice: Client;
 let bob: Client;
 before(async () => {
   server = await startServer();
-  alice = new Client(server.url);
-  await alice.signUp('alice');
-  bob = new Client(server.url);
-  await bob.signUp('bob');
+  alice = await signedIn(server.url, 'alice');
+  bob = await signedIn(server.url, 'bob');
 });
 after(() => server.close());
 // Replaced key blobs' chunks are deleted after the reply: none may be left behind.
@@ -28,28 +26,15 @@ const uints = (data: Uint8Array) => new Uint32Array(data.buffer, data.byteOffset
 const keysOf = async (id: string, frame = 0) => [...uints(await bytes(await alice.request('GET', `/plots/${id}/frames/${frame}/clusters`)))];
 const countsOf = (plot: any) => Object.fromEntries(plot.clusters.map((c: any) => [c.label, c.count]));
 
-async function upload(client: Client, name: string, content: string | Uint8Array<ArrayBuffer>, fields: Record<string, string> = {}) {
-  const res = await client.upload(name, content, fields);
-  const body = await res.json();
-  assert.equal(res.status, 201, JSON.stringify(body));
-  return body;
-}
-
 async function eventually(condition: () => Promise<boolean>, timeoutMs = 20_000) {
   for (const start = Date.now(); !(await condition()); await new Promise((r) => setTimeout(r, 100))) {
     assert.ok(Date.now() - start < timeoutMs, `not within ${timeoutMs} ms`);
   }
 }
 
-async function expectError(res: Response, status: number, field?: string) {
-  const body = await res.json();
-  assert.equal(res.status, status, JSON.stringify(body));
-  if (field) assert.equal(body.error.field, field, JSON.stringify(body));
-}
-
 describe('making a cluster from chosen points', () => {
   test('the points get a new key, counts move, and a reload sees it', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     const before = await alice.request('GET', `/plots/${plot.id}/frames/0/clusters`);
     const etag = before.headers.get('etag')!;
 
@@ -76,7 +61,7 @@ describe('making a cluster from chosen points', () => {
   });
 
   test('a cluster left without points stays with count 0; a second cluster takes the next key', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'just f', points: [5] }, 201);
     assert.equal(made.cluster.key, 4);
     assert.deepEqual(countsOf(made.plot), { '1': 2, '2': 3, '3': 0, 'just f': 1 });
@@ -87,7 +72,7 @@ describe('making a cluster from chosen points', () => {
   });
 
   test('the same points again answer 409 naming the made cluster, and leave no empty duplicate', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'Selection 1', points: [0, 2] }, 201);
     const again = await alice.request('POST', `/plots/${plot.id}/clusters`, { label: 'Selection 2', points: [2, 0] });
     const body = await again.json();
@@ -101,7 +86,7 @@ describe('making a cluster from chosen points', () => {
   });
 
   test('concurrent requests on one plot get distinct keys', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     const made = await Promise.all([0, 1, 2].map((i) => alice.json('POST', `/plots/${plot.id}/clusters`, { label: `c${i}`, points: [i] }, 201)));
     assert.deepEqual(made.map((m) => m.cluster.key).sort(), [4, 5, 6]);
     const reloaded = await alice.json('GET', `/plots/${plot.id}`);
@@ -109,44 +94,44 @@ describe('making a cluster from chosen points', () => {
   });
 
   test('the pviz export carries the new cluster', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'exported', points: [1, 4] }, 201);
     const exported = await alice.request('GET', `/plots/${plot.id}/export?format=pviz`);
     assert.equal(exported.status, 200);
-    const again = await upload(alice, 'again.pviz', await bytes(exported));
+    const again = await alice.uploaded('again.pviz', await bytes(exported));
     assert.deepEqual(countsOf(again), { '1': 1, '2': 2, '3': 1, exported: 2 });
     assert.deepEqual(await keysOf(again.id), [1, 4, 2, 2, 4, 3]);
   });
 
   test('bad requests answer 400 naming the field and change nothing', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     const post = (body: unknown) => alice.request('POST', `/plots/${plot.id}/clusters`, body);
-    await expectError(await post({ label: 'x', points: [0, 6] }), 400, 'points');
-    await expectError(await post({ label: 'x', points: [1, 2, 1] }), 400, 'points');
-    await expectError(await post({ label: 'x', points: [-1] }), 400, 'points.0');
-    await expectError(await post({ label: 'x', points: [] }), 400, 'points');
-    await expectError(await post({ label: '  ', points: [0] }), 400, 'label');
-    await expectError(await post({ label: 'x', points: [0], frame: 1 }), 400, 'frame');
-    await expectError(await post({ label: 'x', points: [0], colour: 'red' }), 400);
+    await expectReply(await post({ label: 'x', points: [0, 6] }), 400, 'points');
+    await expectReply(await post({ label: 'x', points: [1, 2, 1] }), 400, 'points');
+    await expectReply(await post({ label: 'x', points: [-1] }), 400, 'points.0');
+    await expectReply(await post({ label: 'x', points: [] }), 400, 'points');
+    await expectReply(await post({ label: '  ', points: [0] }), 400, 'label');
+    await expectReply(await post({ label: 'x', points: [0], frame: 1 }), 400, 'frame');
+    await expectReply(await post({ label: 'x', points: [0], colour: 'red' }), 400);
     const reloaded = await alice.json('GET', `/plots/${plot.id}`);
     assert.deepEqual(reloaded.clusters, plot.clusters);
     assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 3]);
   });
 
   test('only the owner: others get 404 on a private plot, 403 on a public one; anonymous callers 401', async () => {
-    const secret = await upload(alice, 'six.txt', SIX);
-    const shared = await upload(alice, 'six.txt', SIX, { visibility: 'public' });
+    const secret = await alice.uploaded('six.txt', SIX);
+    const shared = await alice.uploaded('six.txt', SIX, { visibility: 'public' });
     const body = { label: 'mine now', points: [0] };
-    await expectError(await bob.request('POST', `/plots/${secret.id}/clusters`, body), 404);
-    await expectError(await bob.request('POST', `/plots/${shared.id}/clusters`, body), 403);
-    await expectError(await new Client(server.url).request('POST', `/plots/${shared.id}/clusters`, body), 401);
+    await expectReply(await bob.request('POST', `/plots/${secret.id}/clusters`, body), 404);
+    await expectReply(await bob.request('POST', `/plots/${shared.id}/clusters`, body), 403);
+    await expectReply(await new Client(server.url).request('POST', `/plots/${shared.id}/clusters`, body), 401);
     assert.deepEqual(await keysOf(shared.id), [1, 1, 2, 2, 2, 3]);
   });
 });
 
 describe('choosing the points with a mask', () => {
   test('a base64 bitset over the frame chooses the same points as their indices', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     // Points 0, 2 and 3: bits 0, 2 and 3 of the one byte, 0b1101.
     const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'masked', mask: 'DQ==' }, 201);
     assert.deepEqual(countsOf(made.plot), { '1': 1, '2': 1, '3': 1, masked: 3 });
@@ -155,11 +140,11 @@ describe('choosing the points with a mask', () => {
 
   test('175,000 of 200,000 points, past what indices fit in a request body', async () => {
     const count = 200_000;
-    const plot = await upload(alice, 'large.txt', Array.from({ length: count }, (_, i) => `${i} ${i} 0 0 ${1 + (i % 3)}\n`).join(''));
+    const plot = await alice.uploaded('large.txt', Array.from({ length: count }, (_, i) => `${i} ${i} 0 0 ${1 + (i % 3)}\n`).join(''));
     const stays = (i: number) => i % 8 === 0;
     const chosen = Array.from({ length: count }, (_, i) => i).filter((i) => !stays(i));
     assert.equal(chosen.length, 175_000);
-    await expectError(await alice.request('POST', `/plots/${plot.id}/clusters`, { label: 'as indices', points: chosen }), 413);
+    await expectReply(await alice.request('POST', `/plots/${plot.id}/clusters`, { label: 'as indices', points: chosen }), 413);
 
     const mask = encodeSelectionMask(chosen, count);
     const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'seven in eight', mask }, 201);
@@ -170,17 +155,17 @@ describe('choosing the points with a mask', () => {
   });
 
   test('bad masks answer 400 naming the field and change nothing', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     const post = (body: unknown) => alice.request('POST', `/plots/${plot.id}/clusters`, body);
-    await expectError(await post({ label: 'x', mask: 'AQI=' }), 400, 'mask'); // 2 bytes for 6 points
-    await expectError(await post({ label: 'x', mask: '' }), 400, 'mask');
-    await expectError(await post({ label: 'x', mask: 'AQ' }), 400, 'mask'); // unpadded
-    await expectError(await post({ label: 'x', mask: 'A$==' }), 400, 'mask');
-    await expectError(await post({ label: 'x', mask: 5 }), 400, 'mask');
-    await expectError(await post({ label: 'x', mask: 'QA==' }), 400, 'mask'); // bit 6: a seventh point
-    await expectError(await post({ label: 'x', mask: 'AA==' }), 400, 'mask'); // no point
-    await expectError(await post({ label: 'x', points: [0], mask: 'AQ==' }), 400, 'mask');
-    await expectError(await post({ label: 'x' }), 400, 'points');
+    await expectReply(await post({ label: 'x', mask: 'AQI=' }), 400, 'mask'); // 2 bytes for 6 points
+    await expectReply(await post({ label: 'x', mask: '' }), 400, 'mask');
+    await expectReply(await post({ label: 'x', mask: 'AQ' }), 400, 'mask'); // unpadded
+    await expectReply(await post({ label: 'x', mask: 'A$==' }), 400, 'mask');
+    await expectReply(await post({ label: 'x', mask: 5 }), 400, 'mask');
+    await expectReply(await post({ label: 'x', mask: 'QA==' }), 400, 'mask'); // bit 6: a seventh point
+    await expectReply(await post({ label: 'x', mask: 'AA==' }), 400, 'mask'); // no point
+    await expectReply(await post({ label: 'x', points: [0], mask: 'AQ==' }), 400, 'mask');
+    await expectReply(await post({ label: 'x' }), 400, 'points');
     const reloaded = await alice.json('GET', `/plots/${plot.id}`);
     assert.deepEqual(reloaded.clusters, plot.clusters);
     assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 3]);
@@ -195,7 +180,7 @@ describe('in a time series', () => {
       '2.txt': '0 0 1 0 2 d\n1 1 1 0 2 c\n2 2 1 0 1 b\n3 3 1 0 1 a\n',
       '3.txt': '0 0 2 0 1 a\n1 1 2 0 2 z\n2 2 2 0 2 c\n3 3 2 0 2 d\n',
     });
-    const plot = await upload(alice, 'series.zip', zip);
+    const plot = await alice.uploaded('series.zip', zip);
     assert.equal(plot.frames, 3);
     // Chosen in frame 1 (the second): "b" and "c".
     const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'b and c', points: [2, 1], frame: 1 }, 201);
@@ -208,7 +193,7 @@ describe('in a time series', () => {
 
   test('a mask chooses in its frame and the cluster follows by label', async () => {
     const zip = await zipOf({ '1.txt': '0 0 0 0 1 a\n1 1 0 0 1 b\n2 2 0 0 1 c\n', '2.txt': '0 0 1 0 1 c\n1 1 1 0 1 b\n2 2 1 0 1 a\n' });
-    const plot = await upload(alice, 'series.zip', zip);
+    const plot = await alice.uploaded('series.zip', zip);
     // Points 0 and 1 of frame 1: "c" and "b".
     const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'b and c', mask: 'Aw==', frame: 1 }, 201);
     assert.equal(made.cluster.count, 4);
@@ -218,7 +203,7 @@ describe('in a time series', () => {
 
   test('a repeated label: the point at the same index when it is there, else the first with the label', async () => {
     const zip = await zipOf({ '1.txt': '0 0 0 0 1 a\n1 1 0 0 1 b\n2 2 0 0 1 a\n', '2.txt': '0 0 1 0 1 b\n1 1 1 0 1 a\n2 2 1 0 1 a\n', '3.txt': '0 0 1 0 1 a\n1 1 1 0 1 a\n2 2 1 0 1 b\n' });
-    const plot = await upload(alice, 'series.zip', zip);
+    const plot = await alice.uploaded('series.zip', zip);
     await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'second a', points: [2] }, 201);
     assert.deepEqual(await keysOf(plot.id, 0), [1, 1, 2]);
     assert.deepEqual(await keysOf(plot.id, 1), [1, 1, 2]);
@@ -227,7 +212,7 @@ describe('in a time series', () => {
 
   test('unlabelled points are matched by their index', async () => {
     const zip = await zipOf({ '1.txt': '0 0 0 0 1\n1 1 0 0 1\n2 2 0 0 1\n', '2.txt': '0 0 1 0 1\n1 1 1 0 1\n2 2 1 0 1\n' });
-    const plot = await upload(alice, 'series.zip', zip);
+    const plot = await alice.uploaded('series.zip', zip);
     await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'middle', points: [1] }, 201);
     assert.deepEqual(await keysOf(plot.id, 0), [1, 2, 1]);
     assert.deepEqual(await keysOf(plot.id, 1), [1, 2, 1]);
@@ -238,7 +223,7 @@ describe('deleting a made cluster and undoing cluster edits', () => {
   const edits = (id: string) => alice.json('GET', `/plots/${id}/clusters/edits`);
 
   test("a deleted cluster's points return to the clusters they had before it; undo brings it back", async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     const a = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'A', points: [0, 2, 3] }, 201);
     assert.deepEqual(await keysOf(plot.id), [4, 1, 4, 4, 2, 3]);
     let list = await edits(plot.id);
@@ -263,7 +248,7 @@ describe('deleting a made cluster and undoing cluster edits', () => {
     assert.deepEqual(await keysOf(plot.id), [1, 1, 2, 2, 2, 3]);
     list = await edits(plot.id);
     assert.deepEqual(list, { edits: [], made: [] });
-    await expectError(await alice.request('POST', `/plots/${plot.id}/clusters/undo`, { edit: 'x' }), 409, 'edit');
+    await expectReply(await alice.request('POST', `/plots/${plot.id}/clusters/undo`, { edit: 'x' }), 409, 'edit');
     // Its key is free again; no edit blob is left (afterEach checks chunks).
     assert.equal((await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'B', points: [1] }, 201)).cluster.key, 4);
     const blobs = await server.store.blobs.meta.countDocuments({ plotId: plot.id, _id: { $regex: 'cluster-(origins|edits)' } });
@@ -271,7 +256,7 @@ describe('deleting a made cluster and undoing cluster edits', () => {
   });
 
   test('a cluster made over part of another: deleting the older one, then the newer, ends where it began', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'A', points: [0, 1, 2] }, 201); // key 4
     await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'B', points: [1, 2, 5] }, 201); // key 5, over part of A
     assert.deepEqual(await keysOf(plot.id), [4, 5, 5, 2, 2, 5]);
@@ -288,7 +273,7 @@ describe('deleting a made cluster and undoing cluster edits', () => {
       '1.txt': '0 0 0 0 1 a\n1 1 0 0 1 b\n2 2 0 0 2 c\n3 3 0 0 2 d\n',
       '2.txt': '0 0 1 0 2 d\n1 1 1 0 2 c\n2 2 1 0 2 b\n3 3 1 0 1 a\n',
     });
-    const plot = await upload(alice, 'series.zip', zip);
+    const plot = await alice.uploaded('series.zip', zip);
     const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'b and c', points: [1, 2] }, 201);
     assert.deepEqual([await keysOf(plot.id, 0), await keysOf(plot.id, 1)], [[1, 3, 3, 2], [2, 3, 3, 1]]);
     const deleted = await alice.json('DELETE', `/plots/${plot.id}/clusters/${made.cluster.key}`);
@@ -297,7 +282,7 @@ describe('deleting a made cluster and undoing cluster edits', () => {
   });
 
   test("undo names the edit it means: another tab's newer edit is not undone by mistake", async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     const first = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'tab 1', points: [0] }, 201);
     const seen = (await edits(plot.id)).edits.at(-1).id; // what tab 1 would undo
     await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'tab 2', points: [5] }, 201);
@@ -310,7 +295,7 @@ describe('deleting a made cluster and undoing cluster edits', () => {
   });
 
   test('undo keeps the last 20 edits; older made clusters can still be deleted', async () => {
-    const plot = await upload(alice, 'six.txt', SIX);
+    const plot = await alice.uploaded('six.txt', SIX);
     for (let i = 0; i < 22; i++) await alice.json('POST', `/plots/${plot.id}/clusters`, { label: `c${i}`, points: [i % 6, (i + 1) % 6] }, 201);
     const list = await edits(plot.id);
     assert.equal(list.edits.length, 20);
@@ -319,15 +304,15 @@ describe('deleting a made cluster and undoing cluster edits', () => {
   });
 
   test('file clusters cannot be deleted; bad keys name the field; only the owner edits', async () => {
-    const plot = await upload(alice, 'six.txt', SIX, { visibility: 'public' });
-    await expectError(await alice.request('DELETE', `/plots/${plot.id}/clusters/1`), 422, 'key');
-    await expectError(await alice.request('DELETE', `/plots/${plot.id}/clusters/99`), 404, 'key');
-    await expectError(await alice.request('DELETE', `/plots/${plot.id}/clusters/one`), 400, 'key');
-    await expectError(await alice.request('POST', `/plots/${plot.id}/clusters/undo`, {}), 400, 'edit');
+    const plot = await alice.uploaded('six.txt', SIX, { visibility: 'public' });
+    await expectReply(await alice.request('DELETE', `/plots/${plot.id}/clusters/1`), 422, 'key');
+    await expectReply(await alice.request('DELETE', `/plots/${plot.id}/clusters/99`), 404, 'key');
+    await expectReply(await alice.request('DELETE', `/plots/${plot.id}/clusters/one`), 400, 'key');
+    await expectReply(await alice.request('POST', `/plots/${plot.id}/clusters/undo`, {}), 400, 'edit');
     const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'mine', points: [0] }, 201);
-    await expectError(await bob.request('DELETE', `/plots/${plot.id}/clusters/${made.cluster.key}`), 403);
-    await expectError(await bob.request('GET', `/plots/${plot.id}/clusters/edits`), 403);
-    await expectError(await new Client(server.url).request('POST', `/plots/${plot.id}/clusters/undo`, { edit: 'x' }), 401);
+    await expectReply(await bob.request('DELETE', `/plots/${plot.id}/clusters/${made.cluster.key}`), 403);
+    await expectReply(await bob.request('GET', `/plots/${plot.id}/clusters/edits`), 403);
+    await expectReply(await new Client(server.url).request('POST', `/plots/${plot.id}/clusters/undo`, { edit: 'x' }), 401);
     assert.deepEqual(await keysOf(plot.id), [4, 1, 2, 2, 2, 3]);
   });
 });

@@ -10,28 +10,19 @@ import { FILES } from '@wpv/jobs/workdir';
 import type { JobDoc } from '@wpv/jobs/model';
 import { columnArray, type Plot, type PlotColumn } from '@wpv/schema';
 import { JOB_MODULES } from '../src/jobtypes/index.ts';
-import { Client, bytes, startServer, zipOf, type TestServer } from './harness.ts';
+import { Client, bytes, signedIn, startServer, zipOf, type TestServer } from './harness.ts';
 
 let server: TestServer;
 let alice: Client;
 let bob: Client;
 before(async () => {
   server = await startServer({ MAX_COLUMNS: '3', MAX_COLUMN_CATEGORIES: '4' });
-  alice = new Client(server.url);
-  bob = new Client(server.url);
-  await alice.signUp('alice');
-  await bob.signUp('bob');
+  alice = await signedIn(server.url, 'alice');
+  bob = await signedIn(server.url, 'bob');
 });
 after(() => server.close());
 
 const IRIS = 'x,y,label,species,petal length,site\n0,0,p0,setosa,1.4,A\n1,1,p1,versicolor,4.7,B\n2,2,p2,setosa,,A\n3,3,p3,virginica,6.0,C\n';
-
-async function upload(name: string, content: string | Uint8Array<ArrayBuffer>, fields: Record<string, string> = {}): Promise<Plot> {
-  const res = await alice.upload(name, content, fields);
-  const body = await res.json();
-  assert.equal(res.status, 201, JSON.stringify(body));
-  return body;
-}
 
 async function columnValues(client: Client, plot: Plot, frame: number, column: PlotColumn): Promise<(string | number)[]> {
   const res = await client.request('GET', `/plots/${plot.id}/frames/${frame}/columns/${plot.columns.indexOf(column)}`);
@@ -42,7 +33,7 @@ async function columnValues(client: Client, plot: Plot, frame: number, column: P
 }
 
 test('a CSV upload lists its extra columns and serves each as a typed blob', async () => {
-  const plot = await upload('iris.csv', IRIS);
+  const plot = await alice.uploaded('iris.csv', IRIS);
   assert.deepEqual(plot.columns, [
     { name: 'species', kind: 'category', categories: ['setosa', 'versicolor', 'virginica'], codeBytes: 2 },
     { name: 'petal length', kind: 'number', min: Math.fround(1.4), max: 6 },
@@ -62,7 +53,7 @@ test('a CSV upload lists its extra columns and serves each as a typed blob', asy
 });
 
 test('search: labels and category columns by default, or one named column', async () => {
-  const plot = await upload('iris.csv', IRIS);
+  const plot = await alice.uploaded('iris.csv', IRIS);
   const search = (query: string) => alice.json('GET', `/plots/${plot.id}/search?${query}`);
   assert.deepEqual((await search('label=SETOSA')).indices, [0, 2]);
   assert.deepEqual((await search('label=p3')).indices, [3]);
@@ -76,7 +67,7 @@ test('search: labels and category columns by default, or one named column', asyn
 
 test('a time series keeps its columns per frame, with one dictionary', async () => {
   const zip = await zipOf({ 'f1.csv': 'x,y,sector\n0,0,tech\n1,1,energy\n', 'f2.csv': 'x,y,sector\n0,0,energy\n1,1,energy\n2,2,retail\n' });
-  const plot = await upload('series.zip', zip);
+  const plot = await alice.uploaded('series.zip', zip);
   const [sector] = plot.columns;
   assert.deepEqual(sector!.categories, ['tech', 'energy', 'retail']);
   assert.deepEqual(await columnValues(alice, plot, 0, sector!), ['tech', 'energy']);
@@ -84,11 +75,11 @@ test('a time series keeps its columns per frame, with one dictionary', async () 
 });
 
 test('the PlotViz export keeps the columns as point properties, and re-uploads alike', async () => {
-  const plot = await upload('iris.csv', IRIS);
+  const plot = await alice.uploaded('iris.csv', IRIS);
   const xml = await (await alice.request('GET', `/plots/${plot.id}/export`)).text();
   assert.match(xml, /<property name="species">versicolor<\/property>/);
   assert.match(xml, /<property name="petal length">4\.7<\/property>/, 'numbers written shortest');
-  const back = await upload('back.pviz', xml);
+  const back = await alice.uploaded('back.pviz', xml);
   assert.deepEqual(back.columns.map((c) => [c.name, c.kind, c.categories]), plot.columns.map((c) => [c.name, c.kind, c.categories]));
   assert.deepEqual(await columnValues(alice, back, 0, back.columns[0]!), ['setosa', 'versicolor', 'setosa', 'virginica']);
 });

@@ -1,8 +1,10 @@
 // Starts the real app in-process against the test stack's FerretDB and RabbitMQ
 // (MONGODB_URI / AMQP_URL exported by scripts/test.sh), one database per test file.
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Plot } from '@wpv/schema';
 import { createApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { configureTimeouts } from '../src/http/timeouts.ts';
@@ -23,6 +25,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const uri = new URL(base);
   uri.pathname = `/wpvtest_${randomBytes(6).toString('hex')}`;
   const config = loadConfig({ ...process.env, MONGODB_URI: uri.toString(), DATA_DIR: `${process.env.WPV_TEST_DIR ?? '/tmp'}/server-data`, ...env });
+  const api = await startApi(config);
+  return { url: api.url, keepAliveTimeout: api.server.keepAliveTimeout, store: api.store, config, close: () => api.close(5000) };
+}
+
+/** The app as main.ts runs it, on a free port of 127.0.0.1, with its own store and broker link. */
+export async function startApi(config: Config) {
   const store = await openStore(config.mongodbUri);
   const amqp = new AmqpLink(config.amqpUrl);
   await amqp.start();
@@ -34,14 +42,13 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    keepAliveTimeout: server.keepAliveTimeout,
+    server,
     store,
-    config,
-    async close() {
-      // Let requests in flight finish before the store closes under them (streams get 5 s).
+    /** Lets requests in flight finish before the store closes under them (streams get `graceMs`); drops the test database. */
+    async close(graceMs: number) {
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
-      const force = setTimeout(() => server.closeAllConnections(), 5000);
+      const force = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(force);
       await jobs.close(); // the job broker link, opened by a first submission
@@ -95,6 +102,27 @@ export class Client {
     form.set('file', new Blob([content]), name);
     return this.request('POST', '/plots', form);
   }
+
+  /** An upload that must succeed: the new plot. */
+  async uploaded(name: string, content: string | Uint8Array<ArrayBuffer>, fields: Record<string, string> = {}): Promise<Plot> {
+    return expectReply(await this.upload(name, content, fields), 201);
+  }
+}
+
+/** A client of its own, signed up and logged in as `username`. */
+export async function signedIn(url: string, username = `user${randomBytes(3).toString('hex')}`): Promise<Client> {
+  const client = new Client(url);
+  await client.signUp(username);
+  return client;
+}
+
+/** The JSON body of a reply that must have this status (an error's: naming this field, with this code). */
+export async function expectReply(res: Response, status: number, field?: string, code?: string): Promise<any> {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  if (field) assert.equal(body.error.field, field, JSON.stringify(body));
+  if (code) assert.equal(body.error.code, code, JSON.stringify(body));
+  return body;
 }
 
 export const bytes = async (res: Response) => new Uint8Array(await res.arrayBuffer());

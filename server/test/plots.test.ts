@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client, bytes, startServer, type TestServer } from './harness.ts';
+import { Client, bytes, signedIn, startServer, type TestServer } from './harness.ts';
 
 const TREE_SAMPLE = path.resolve(import.meta.dirname, '../../../shared/data/tree_sample.pviz');
 const TEXT5 = '# index x y z cluster\n0 1.5 2 3 1\n1 -1 0.25 4 2\n2 7 8 9 1\n';
@@ -12,20 +12,13 @@ let alice: Client;
 let bob: Client;
 before(async () => {
   server = await startServer({ MAX_UPLOAD_BYTES: String(4 * 1024 * 1024) });
-  alice = new Client(server.url);
-  await alice.signUp('alice');
-  bob = new Client(server.url);
-  await bob.signUp('bob');
+  alice = await signedIn(server.url, 'alice');
+  bob = await signedIn(server.url, 'bob');
 });
 after(() => server.close());
 
 const floats = (data: Uint8Array) => new Float32Array(data.buffer, data.byteOffset, data.byteLength / 4);
 const uints = (data: Uint8Array) => new Uint32Array(data.buffer, data.byteOffset, data.byteLength / 4);
-async function created(res: Response) {
-  const body = await res.json();
-  assert.equal(res.status, 201, JSON.stringify(body));
-  return body;
-}
 async function storedCounts() {
   return {
     plots: await server.store.plots.countDocuments({}),
@@ -36,7 +29,7 @@ async function storedCounts() {
 
 describe('upload and read back', () => {
   test('a DA-MDS text file: positions are the file coordinates as Float32, the cluster column is honoured', async () => {
-    const plot = await created(await alice.upload('points.txt', TEXT5, { name: 'five columns', tags: 'mds, demo' }));
+    const plot = await alice.uploaded('points.txt', TEXT5, { name: 'five columns', tags: 'mds, demo' });
     assert.equal(plot.points, 3);
     assert.equal(plot.frames, 1);
     assert.equal(plot.visibility, 'private');
@@ -51,7 +44,7 @@ describe('upload and read back', () => {
   });
 
   test('tree_sample.pviz: points, one-point clusters, polyline edges and labels', async () => {
-    const plot = await created(await alice.upload('tree_sample.pviz', await readFile(TREE_SAMPLE)));
+    const plot = await alice.uploaded('tree_sample.pviz', await readFile(TREE_SAMPLE));
     assert.equal(plot.points, 3640);
     assert.equal(plot.clusters.length, 3640);
     assert.equal(plot.frameList[0].edges, 1819);
@@ -69,14 +62,14 @@ describe('upload and read back', () => {
 
   test('CSV with a header and string clusters', async () => {
     const csv = 'id,x,y,z,cluster,label\n1,0,0,0,setosa,a\n2,1,1,1,virginica,b\n3,2,2,2,setosa,"c, quoted"\n';
-    const plot = await created(await alice.upload('iris.csv', csv));
+    const plot = await alice.uploaded('iris.csv', csv);
     assert.equal(plot.format, 'csv');
     assert.deepEqual(plot.clusters.map((c: any) => [c.label, c.count]).sort(), [['setosa', 2], ['virginica', 1]]);
     assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/frames/0/labels`), ['a', 'b', 'c, quoted']);
   });
 
   test('binary frames support ETag revalidation and byte ranges', async () => {
-    const plot = await created(await alice.upload('points.txt', TEXT5));
+    const plot = await alice.uploaded('points.txt', TEXT5);
     const url = `/plots/${plot.id}/frames/0/positions`;
     const full = await alice.request('GET', url);
     const etag = full.headers.get('etag')!;
@@ -91,7 +84,7 @@ describe('upload and read back', () => {
 
   test('label search is a case-insensitive substring match', async () => {
     const csv = 'x,y,z,label\n0,0,0,Seq_ABC\n1,1,1,other\n2,2,2,abc-2\n';
-    const plot = await created(await alice.upload('s.csv', csv));
+    const plot = await alice.uploaded('s.csv', csv);
     assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/search?label=aBc`), { frame: 0, indices: [0, 2], truncated: false });
     assert.equal((await alice.request('GET', `/plots/${plot.id}/search`)).status, 400);
   });
@@ -108,7 +101,7 @@ describe('time series', () => {
     zip.end();
     const parts: Buffer[] = [];
     for await (const chunk of zip.outputStream) parts.push(chunk as Buffer);
-    const plot = await created(await alice.upload('series.zip', new Uint8Array(Buffer.concat(parts))));
+    const plot = await alice.uploaded('series.zip', new Uint8Array(Buffer.concat(parts)));
     assert.equal(plot.format, 'zip');
     assert.deepEqual(plot.frameList.map((f: any) => f.title), ['b', 'a']);
     const second = floats(await bytes(await alice.request('GET', `/plots/${plot.id}/frames/1/positions`)));
@@ -116,7 +109,7 @@ describe('time series', () => {
     assert.equal((await alice.request('GET', `/plots/${plot.id}/frames/2/positions`)).status, 404);
     const exported = await alice.request('GET', `/plots/${plot.id}/export`);
     assert.match(exported.headers.get('content-disposition')!, /\.zip/);
-    const again = await created(await alice.upload('again.zip', await bytes(exported)));
+    const again = await alice.uploaded('again.zip', await bytes(exported));
     assert.equal(again.frames, 2);
     for (const n of [0, 1]) {
       assert.deepEqual(
@@ -132,7 +125,7 @@ describe('crash recovery', () => {
   test('start-up removes plots whose ingest never finished, with their blobs', async () => {
     const { Plots } = await import('../src/services/plots.ts');
     const before = await storedCounts();
-    const plot = await created(await alice.upload('half.txt', TEXT5));
+    const plot = await alice.uploaded('half.txt', TEXT5);
     // As if the server died before flipping the plot to ready, long ago.
     await server.store.plots.updateOne({ _id: plot.id }, { $set: { state: 'ingesting', createdAt: new Date(0) } });
     assert.equal((await alice.request('GET', `/plots/${plot.id}`)).status, 404);
@@ -144,11 +137,11 @@ describe('crash recovery', () => {
 
 describe('round trip', () => {
   test('upload → export as PlotViz XML → re-upload gives the same plot', async () => {
-    const first = await created(await alice.upload('tree_sample.pviz', await readFile(TREE_SAMPLE)));
+    const first = await alice.uploaded('tree_sample.pviz', await readFile(TREE_SAMPLE));
     const exported = await alice.request('GET', `/plots/${first.id}/export?format=pviz`);
     assert.equal(exported.status, 200);
     const xml = await bytes(exported);
-    const second = await created(await alice.upload('again.pviz', xml));
+    const second = await alice.uploaded('again.pviz', xml);
     for (const kind of ['positions', 'clusters']) {
       const a = await bytes(await alice.request('GET', `/plots/${first.id}/frames/0/${kind}`));
       const b = await bytes(await alice.request('GET', `/plots/${second.id}/frames/0/${kind}`));
@@ -168,16 +161,16 @@ describe('round trip', () => {
   test('text labels with spaces survive upload, PlotViz export and re-upload', async () => {
     const labels = ['Homo sapiens', 'Mus  musculus\tB6', 'A & B <c> "d"', 'été  ünï'];
     const text = labels.map((label, i) => `${i} ${i} 0 0 1 ${label}  \n`).join('');
-    const plot = await created(await alice.upload('species.txt', text));
+    const plot = await alice.uploaded('species.txt', text);
     assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/frames/0/labels`), labels);
     const xml = Buffer.from(await bytes(await alice.request('GET', `/plots/${plot.id}/export?format=pviz`)));
     assert.match(xml.toString(), /<label>A &amp; B &lt;c&gt; &quot;d&quot;<\/label>/);
-    const again = await created(await alice.upload('species.pviz', xml));
+    const again = await alice.uploaded('species.pviz', xml);
     assert.deepEqual(await alice.json('GET', `/plots/${again.id}/frames/0/labels`), labels);
   });
 
   test('format=original returns the uploaded bytes', async () => {
-    const plot = await created(await alice.upload('points.txt', TEXT5));
+    const plot = await alice.uploaded('points.txt', TEXT5);
     const res = await alice.request('GET', `/plots/${plot.id}/export?format=original`);
     assert.equal(Buffer.from(await bytes(res)).toString(), TEXT5);
     assert.match(res.headers.get('content-disposition')!, /points\.txt/);
@@ -234,7 +227,7 @@ describe('bad input answers 4xx and stores nothing', () => {
 
 describe('sharing and ownership', () => {
   test('a private plot is 404 to others and anonymous callers, everywhere', async () => {
-    const plot = await created(await alice.upload('secret.txt', TEXT5, { name: 'secret' }));
+    const plot = await alice.uploaded('secret.txt', TEXT5, { name: 'secret' });
     const anon = new Client(server.url);
     for (const c of [bob, anon]) {
       for (const p of ['', '/frames/0/positions', '/frames/0/labels', '/search?label=a', '/export', '/views']) {
@@ -248,7 +241,7 @@ describe('sharing and ownership', () => {
   });
 
   test('making a plot public shares it read-only', async () => {
-    const plot = await created(await alice.upload('shared.txt', TEXT5, { name: 'shared one' }));
+    const plot = await alice.uploaded('shared.txt', TEXT5, { name: 'shared one' });
     const patched = await alice.json('PATCH', `/plots/${plot.id}`, { visibility: 'public', description: 'look' });
     assert.equal(patched.visibility, 'public');
     const anon = new Client(server.url);
@@ -260,7 +253,7 @@ describe('sharing and ownership', () => {
   });
 
   test('PATCH validates fields and edits clusters by key', async () => {
-    const plot = await created(await alice.upload('c.txt', TEXT5));
+    const plot = await alice.uploaded('c.txt', TEXT5);
     const res = await alice.request('PATCH', `/plots/${plot.id}`, { owner: 'bob' });
     assert.equal(res.status, 400);
     const edited = await alice.json('PATCH', `/plots/${plot.id}`, {
@@ -273,7 +266,7 @@ describe('sharing and ownership', () => {
 
   test('delete removes the plot and all its data', async () => {
     const before = await storedCounts();
-    const plot = await created(await alice.upload('gone.txt', TEXT5));
+    const plot = await alice.uploaded('gone.txt', TEXT5);
     assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 204);
     assert.equal((await alice.request('GET', `/plots/${plot.id}`)).status, 404);
     assert.deepEqual(await storedCounts(), before);
@@ -286,7 +279,7 @@ describe('library queries, collections, tags, views and thumbnails', () => {
     await carol.signUp('carol');
     const col = await carol.json('POST', '/collections', { name: 'Fungi' }, 201);
     for (let i = 0; i < 5; i++) {
-      await created(await carol.upload('p.txt', TEXT5, { name: `fungus ${i}`, tags: i % 2 ? 'odd' : 'even', collection: i < 2 ? col.id : '' }));
+      await carol.uploaded('p.txt', TEXT5, { name: `fungus ${i}`, tags: i % 2 ? 'odd' : 'even', collection: i < 2 ? col.id : '' });
     }
     const page1 = await carol.json('GET', '/plots?scope=mine&pageSize=2&sort=name');
     assert.equal(page1.total, 5);
@@ -308,7 +301,7 @@ describe('library queries, collections, tags, views and thumbnails', () => {
   });
 
   test('named views are saved by the owner and readable with the plot', async () => {
-    const plot = await created(await alice.upload('v.txt', TEXT5));
+    const plot = await alice.uploaded('v.txt', TEXT5);
     const view = { camera: [1, 2, 3], hidden: [2] };
     assert.equal((await alice.request('PUT', `/plots/${plot.id}/views/overview`, view)).status, 204);
     assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/views`), { overview: view });
@@ -319,7 +312,7 @@ describe('library queries, collections, tags, views and thumbnails', () => {
   });
 
   test('simultaneous edits of one plot all stick (renames and saved views are not lost)', async () => {
-    const plot = await created(await alice.upload('c.txt', TEXT5));
+    const plot = await alice.uploaded('c.txt', TEXT5);
     const edits = [
       alice.request('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 1, label: 'first' }] }),
       alice.request('PUT', `/plots/${plot.id}/views/a`, { camera: [1] }),
@@ -335,7 +328,7 @@ describe('library queries, collections, tags, views and thumbnails', () => {
   });
 
   test('thumbnails accept PNG only, within the size limit', async () => {
-    const plot = await created(await alice.upload('t.txt', TEXT5));
+    const plot = await alice.uploaded('t.txt', TEXT5);
     assert.equal((await alice.request('GET', `/plots/${plot.id}/thumbnail`)).status, 404);
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
     assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, png, { 'content-type': 'image/png' })).status, 204);
@@ -364,7 +357,7 @@ describe('limits, odd names and caching', () => {
   after(() => capped.close());
 
   test('views named like object built-ins are saved, listed and deleted like any other', async () => {
-    const plot = await created(await alice.upload('proto.txt', TEXT5));
+    const plot = await alice.uploaded('proto.txt', TEXT5);
     for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
       assert.equal((await alice.request('PUT', `/plots/${plot.id}/views/${name}`, { camera: [name.length] })).status, 204, name);
     }
@@ -377,7 +370,7 @@ describe('limits, odd names and caching', () => {
   });
 
   test('saved views are capped in size (413) and number (422), never a 500', async () => {
-    const plot = await created(await owner.upload('caps.txt', TEXT5));
+    const plot = await owner.uploaded('caps.txt', TEXT5);
     const big = { note: 'x'.repeat(60 * 1024) };
     for (const name of ['a', 'b', 'c']) assert.equal((await owner.request('PUT', `/plots/${plot.id}/views/${name}`, big)).status, 204);
     const tooBig = await owner.request('PUT', `/plots/${plot.id}/views/d`, big);
@@ -393,7 +386,7 @@ describe('limits, odd names and caching', () => {
   });
 
   test('privacy changes take effect at once, though plot lookups are cached', async () => {
-    const plot = await created(await alice.upload('flip.txt', TEXT5));
+    const plot = await alice.uploaded('flip.txt', TEXT5);
     await alice.json('PATCH', `/plots/${plot.id}`, { visibility: 'public' });
     const anon = new Client(server.url);
     for (let round = 0; round < 3; round++) {
@@ -449,7 +442,7 @@ describe('security headers', () => {
   });
 
   test('?embed=1 lets any site frame a public plot, and only a public one', async () => {
-    const plot = await created(await alice.upload('embed.txt', TEXT5));
+    const plot = await alice.uploaded('embed.txt', TEXT5);
     const embed = () => fetch(`${server.url}/plots/${plot.id}?embed=1`);
     let res = await embed();
     assert.match(res.headers.get('content-security-policy')!, /frame-ancestors 'none'/);

@@ -4,15 +4,14 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { Client, bytes, startServer, type TestServer } from '../harness.ts';
+import { Client, bytes, signedIn, startServer, type TestServer } from '../harness.ts';
 import { tempPath } from './helpers.ts';
 
 let server: TestServer;
 let alice: Client;
 before(async () => {
   server = await startServer();
-  alice = new Client(server.url);
-  await alice.signUp('alice');
+  alice = await signedIn(server.url, 'alice');
 });
 after(() => server.close());
 

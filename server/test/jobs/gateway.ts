@@ -5,14 +5,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import path from 'node:path';
-import { createApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { AmqpLink } from '../../src/storage/amqp.ts';
-import { openStore, type Store } from '../../src/storage/db.ts';
-import { Client } from '../harness.ts';
+import type { Store } from '../../src/storage/db.ts';
+import { Client, startApi } from '../harness.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
 export const FAKE_KERNELS = path.join(import.meta.dirname, 'fixtures/bin');
@@ -63,21 +59,9 @@ export class Gateway {
     // The API reads the job settings from its own environment: this process is one test file.
     Object.assign(process.env, { JOB_QUEUE_PREFIX: env.JOB_QUEUE_PREFIX }, options.apiEnv);
     const config = loadConfig({ ...process.env, ...env });
-    const store = await openStore(config.mongodbUri);
-    const amqp = new AmqpLink(config.amqpUrl);
-    await amqp.start();
-    const { app, jobs } = createApp({ config, store, amqp });
-    const server: Server = await new Promise((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    const { port } = server.address() as AddressInfo;
-    const gateway = new Gateway(`http://127.0.0.1:${port}`, store, config, env, async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await jobs.close();
-      await amqp.close();
-      await store.db.dropDatabase();
-      await store.client.close();
+    const api = await startApi(config);
+    const gateway = new Gateway(api.url, api.store, config, env, async () => {
+      await api.close(0);
       await rm(dataDir, { recursive: true, force: true });
     });
     for (let i = 0; i < (options.workers ?? 1); i++) await gateway.startWorker();
@@ -201,8 +185,4 @@ export async function submit(client: Client, type: string, name: string, content
   return client.request('POST', '/jobs', form);
 }
 
-export async function signedIn(url: string, name = `user${randomBytes(3).toString('hex')}`): Promise<Client> {
-  const client = new Client(url);
-  await client.signUp(name);
-  return client;
-}
+export { signedIn } from '../harness.ts';

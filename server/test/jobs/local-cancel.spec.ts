@@ -1,8 +1,9 @@
-// The local backend's cancel with the real mpirun and the real mdsseries (kernels/build/bin;
-// KERNELS_BIN overrides): the ranks get the SIGTERM themselves, so a program that handles it
+// The local backend's cancel with the real mpirun and the real mdsseries on a market of
+// mdsseries-market (kernels/build/bin; KERNELS_BIN overrides): the ranks get the SIGTERM themselves, so a program that handles it
 // ends on its own terms; ranks that ignore it are killed with the rest after the grace.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { STAGE_FILES } from '@wpv/jobs/workdir';
@@ -30,21 +31,6 @@ async function until(condition: () => boolean, what: string, timeoutMs = 60_000)
   }
 }
 
-/** A random-walk market in mdsseries's WPVTSMAT layout (symbols × days, float64), seeded. */
-function prices(file: string, symbols: number, days: number): void {
-  const header = Buffer.alloc(32);
-  header.write('WPVTSMAT', 0, 'latin1');
-  header.writeUInt32LE(1, 8);
-  header.writeUInt32LE(8, 12);
-  header.writeBigUInt64LE(BigInt(symbols), 16);
-  header.writeBigUInt64LE(BigInt(days), 24);
-  const values = new Float64Array(symbols * days);
-  let seed = 11;
-  const step = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.04;
-  for (let s = 0; s < symbols; s++) for (let t = 0, price = 50; t < days; t++) values[s * days + t] = price *= Math.exp(step());
-  writeFileSync(file, Buffer.concat([header, Buffer.from(values.buffer)]));
-}
-
 describe('cancelling a local mpirun stage', () => {
   after(async () => {
     // Nothing of a failed test may outlive the suite.
@@ -54,10 +40,9 @@ describe('cancelling a local mpirun stage', () => {
   });
 
   test('mdsseries on 2 ranks ends with its own "cancelled" line, exit 143 recorded, no partial output, nothing left running', async () => {
-    prices(path.join(root, 'prices.bin'), 60, 1200);
-    const output = path.join(root, 'frames.txt');
-    const mdsseries = path.join(process.env.KERNELS_BIN || REAL_KERNELS, 'mdsseries');
-    const { id, dir } = await start([mdsseries, '--prices', path.join(root, 'prices.bin'), '--output', output,
+    const bin = process.env.KERNELS_BIN || REAL_KERNELS;
+    execFileSync(path.join(bin, 'mdsseries-market'), ['--directory', root, '--stocks', '60', '--days', '1200']);
+    const { id, dir } = await start([path.join(bin, 'mdsseries'), '--prices', path.join(root, 'prices.bin'), '--output', path.join(root, 'frames.txt'),
       '--window-days', '365', '--step-days', '7', '--alpha', '0.5', '--max-iterations-per-temperature', '10']);
     // After a first frame, the output's temporary file holds a partial series.
     await until(() => /"phase":"frame"/.test(stdoutOf(dir)), 'first frame');
