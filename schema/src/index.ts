@@ -253,6 +253,7 @@ export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
 export const Health = z.object({ mongo: z.string(), amqp: z.string() });
 export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } from './palette.ts';
 export { matchByLabel } from './labels.ts';
+export { ApiError } from './errors.ts';
 export { columnArray, columnText, columnValue, ColumnKind, float32Text, PlotColumn } from './columns.ts';
 export { decodeSelectionMask, encodeSelectionMask, SelectionMaskError } from './selectionMask.ts';
 export { Selection, SelectionInfo, SelectionInput, SelectionName, SelectionQuery } from './selections.ts';

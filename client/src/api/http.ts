@@ -1,19 +1,9 @@
 // One place that talks HTTP to /api/v1: CSRF header on cookie-authenticated
 // writes, JSON error bodies turned into ApiError, replies checked with zod.
-import { API_PREFIX, ErrorBody } from '@wpv/schema';
+import { API_PREFIX, ApiError, ErrorBody } from '@wpv/schema';
 import type { z } from 'zod';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-    readonly line?: number,
-  ) {
-    super(message);
-  }
-}
+export { ApiError };
 
 let csrfToken: string | undefined;
 export function setCsrfToken(token: string | undefined): void {

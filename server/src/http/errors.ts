@@ -1,19 +1,14 @@
 // Every failure leaves the API as {"error":{code,message,field?,line?,file?,requestId?}}.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ApiError as SharedApiError } from '@wpv/schema';
 import { ZodError } from 'zod';
 import { InputError } from '../formats/types.ts';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-    /** Extra response headers (Retry-After of a 429). */
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
+/** The shared API error, with extra response headers (Retry-After of a 429). */
+export class ApiError extends SharedApiError {
+  constructor(status: number, code: string, message: string, field?: string, readonly headers: Record<string, string> = {}) {
+    super(status, code, message, field);
   }
 }
 
