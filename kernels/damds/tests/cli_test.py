@@ -14,18 +14,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../common/tests"))
+from checks import check, run_case  # noqa: E402
+
 MPI_FLAGS = ["--allow-run-as-root", "--oversubscribe"]
 REFERENCE = ["--alpha", "0.95", "--tmin-factor", "0.5", "--threshold", "1e-6", "--cg-iterations", "100",
              "--cg-threshold", "1e-5", "--dim", "3", "--big-endian", "--seed", "1"]
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 def run_damds(args, arguments, ranks=1, threads=1, expect_ok=True):
@@ -292,12 +286,7 @@ def main():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix=f"damds-{args.case}-") as work:
         args.work = work
-        try:
-            CASES[args.case](args)
-        except Failure as failure:
-            print(f"FAIL {args.case}: {failure}", file=sys.stderr)
-            return 1
-    return 0
+        return run_case(args.case, CASES[args.case], args)
 
 
 if __name__ == "__main__":

@@ -16,16 +16,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../common/tests"))
+from checks import Failure, check, run_case  # noqa: E402
+
 MPI_FLAGS = ["--allow-run-as-root", "--oversubscribe"]
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 def environment(threads):
@@ -211,13 +205,7 @@ def main():
     parser.add_argument("--market", required=True)
     parser.add_argument("--mpiexec", required=True)
     args = parser.parse_args()
-    try:
-        {"ranks-agree": ranks_agree, "cancel": cancel, "bad-inputs": bad_inputs}[args.case](args)
-    except Failure as failure:
-        print(f"FAIL {args.case}: {failure}")
-        return 1
-    print(f"PASS {args.case}")
-    return 0
+    return run_case(args.case, {"ranks-agree": ranks_agree, "cancel": cancel, "bad-inputs": bad_inputs}[args.case], args)
 
 
 if __name__ == "__main__":

@@ -21,18 +21,12 @@ import tempfile
 
 import parasail
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../common/tests"))
+from checks import check, run_case  # noqa: E402
+
 DNA, PROTEIN = "ACGT", "ARNDCQEGHILKMFPSTWYV"
 # Issue 15's co-optimal example: 7 exact matches (35) inside 25 columns with 15 matches (35).
 ISSUE_15 = ("AAAACCCCCTTTTTTTCCCCCAAAA", "AAAAGGGGGTTTTTTTGGGGGAAAA")
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 def make_pairs(letters, count, seed):
@@ -123,12 +117,7 @@ def main():
         theirs = parasail.sw_stats_striped_32(*ISSUE_15, 16, 4, parasail.nuc44)
         print(f"issue 15 example: swg score 35, 15 identical of 25 columns; parasail score {theirs.score}, "
               f"{theirs.matches} matches of {theirs.length} columns")
-    print("PASSED")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as failure:
-        print(f"FAILED: {failure}", file=sys.stderr)
-        sys.exit(1)
+    sys.exit(run_case("swg vs parasail", main))
