@@ -30,43 +30,26 @@ export function launch(job: JobDoc, config: JobConfig, program: string) {
 
 /** The stages "mds" (DA-MDS points) and "pwc" (DA-PWC clusters) on a job's matrix (its sample's, when it interpolates). */
 export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: Matrix): StageCommand {
+  if (stage !== 'mds' && stage !== 'pwc') throw new Error(`stage ${stage} of a ${job.type} job is not an MPI program`);
   const p = job.params as Record<string, any>;
-  const endian = matrix.bigEndian ? ['--big-endian'] : [];
   const files = analysisFiles(job);
-  const points = String(files.points);
-  if (stage === 'mds') {
-    const { bin, layout, at } = launch(job, config, 'damds');
-    return {
-      ...layout,
-      argv: [
-        bin,
-        '--distances', matrix.file,
-        '--points', points,
-        '--output', at(files.mdsOutput),
-        '--dim', String(p.dimension ?? 3),
-        ...(files.weights ? ['--weights', at(files.weights)] : []),
-        ...optional('--seed', p.seed),
-        ...endian,
-      ],
-      outputs: [files.mdsOutput],
-    };
-  }
-  if (stage === 'pwc') {
-    const { bin, layout, at } = launch(job, config, 'dapwc');
-    return {
-      ...layout,
-      argv: [
-        bin,
-        '--distances', matrix.file,
-        '--points', points,
-        '--output', at(files.pwcOutput),
-        '--centers', at(files.centers),
-        '--max-clusters', String(p.maxClusters ?? 8),
-        ...optional('--min-cluster-size', p.minClusterSize),
-        ...endian,
-      ],
-      outputs: [files.pwcOutput, files.centers],
-    };
-  }
-  throw new Error(`stage ${stage} of a ${job.type} job is not an MPI program`);
+  const { bin, layout, at } = launch(job, config, stage === 'mds' ? 'damds' : 'dapwc');
+  const own =
+    stage === 'mds'
+      ? {
+          output: files.mdsOutput,
+          options: ['--dim', String(p.dimension ?? 3), ...(files.weights ? ['--weights', at(files.weights)] : []), ...optional('--seed', p.seed)],
+          outputs: [files.mdsOutput],
+        }
+      : {
+          output: files.pwcOutput,
+          options: ['--centers', at(files.centers), '--max-clusters', String(p.maxClusters ?? 8), ...optional('--min-cluster-size', p.minClusterSize)],
+          outputs: [files.pwcOutput, files.centers],
+        };
+  return {
+    ...layout,
+    // Both programs read the matrix and write their output alike (issue 3's contract); then their own options.
+    argv: [bin, '--distances', matrix.file, '--points', String(files.points), '--output', at(own.output), ...own.options, ...(matrix.bigEndian ? ['--big-endian'] : [])],
+    outputs: own.outputs,
+  };
 }
