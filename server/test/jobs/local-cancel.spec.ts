@@ -3,7 +3,7 @@
 // ends on its own terms; ranks that ignore it are killed with the rest after the grace.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { STAGE_FILES } from '@wpv/jobs/workdir';
@@ -37,6 +37,7 @@ describe('cancelling a local mpirun stage', () => {
     for (const dir of readdirSync(root).map((d) => path.join(root, d)).filter((d) => existsSync(path.join(d, STAGE_FILES.launch)))) {
       await backend.cancel({ id: String(JSON.parse(readFileSync(path.join(dir, STAGE_FILES.launch), 'utf8')).pid), dir });
     }
+    rmSync(root, { recursive: true, force: true });
   });
 
   test('mdsseries on 2 ranks ends with its own "cancelled" line, exit 143 recorded, no partial output, nothing left running', async () => {
