@@ -2,7 +2,7 @@
 // each temperature step and the final (plain SMACOF) loop shaded. A series program (stock time
 // series) also gets stress against frame: one warm-started fit per sliding window.
 import type { JobStage } from '@wpv/schema';
-import { stressChart, stressSeries, type ChartGeometry } from './jobProgress';
+import { stressChart, stressSeries, stressTick, type ChartGeometry } from './jobProgress';
 
 const BOX = { width: 360, height: 150, left: 48, bottom: 28, pad: 8 };
 
@@ -40,8 +40,8 @@ function ChartFigure({ chart, xLabel, testId, children }: { chart: ChartGeometry
         {chart.finalX !== null && <rect x={chart.finalX} y={pad} width={width - pad - chart.finalX} height={base - pad} className="final" />}
         <path d={chart.path} className="line" />
         {chart.marks.map((m, i) => <circle key={i} cx={m.x} cy={m.y} r={2} className={m.final ? 'mark final' : 'mark'} />)}
-        <text x={left - 4} y={pad + 8} className="tick" textAnchor="end">{chart.stress[1].toPrecision(2)}</text>
-        <text x={left - 4} y={base} className="tick" textAnchor="end">{chart.stress[0].toPrecision(2)}</text>
+        <text x={left - 4} y={pad + 8} className="tick" textAnchor="end">{stressTick(chart.stress[1])}</text>
+        <text x={left - 4} y={base} className="tick" textAnchor="end">{stressTick(chart.stress[0])}</text>
         <text x={left} y={base + 12} className="tick" textAnchor="start">{chart.xRange[0]}</text>
         <text x={width - pad} y={base + 12} className="tick" textAnchor="end">{chart.xRange[1]}</text>
         <text x={(left + width - pad) / 2} y={height - 3} className="axis" textAnchor="middle">{xLabel}</text>

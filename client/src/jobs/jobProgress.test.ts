@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import {
-  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, progressFigures, stageFraction, stageTitle, stressChart, stressSeries,
+  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, progressFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
 } from './jobProgress';
 
 const point = (iteration: number, stress: number | null, temperature: number | null = null) => ({ iteration, stress, temperature });
@@ -33,6 +33,10 @@ describe('stressChart', () => {
     expect(single.lastStress).toBe(1);
     expect(stressChart(xy([point(0, null, 1)]), box).path).toBe('');
   });
+});
+
+test('stress ticks stay short enough for the axis margin', () => {
+  expect([stressTick(0.0168), stressTick(3.2e-6), stressTick(0), stressTick(1.25)]).toEqual(['0.017', '3.2e-6', '0.0', '1.3']);
 });
 
 describe('stressSeries: a stock series stage (first window annealed, then one line per frame)', () => {

@@ -135,6 +135,9 @@ export function stressSeries(series: JobStage['series'], progress: JobStage['pro
   return { annealing, frames: perFrame.map((p) => ({ x: p.iteration - offset, stress: p.stress, temperature: null })) };
 }
 
+/** A stress axis label that fits left of the axis: 0.017, 3.2e-6 (not 0.0000032). */
+export const stressTick = (v: number) => (v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential(1) : v.toPrecision(2));
+
 /** Scales (x, stress) points, in order of x, into the plot area of `box`, left of and above the axes. */
 export function stressChart(points: readonly { x: number; stress: number; temperature: number | null }[], box: ChartBox): ChartGeometry {
   if (points.length === 0) return { path: '', xRange: [0, 0], stress: [0, 0], lastStress: 0, marks: [], finalX: null };
