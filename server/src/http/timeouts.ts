@@ -19,7 +19,8 @@ export function configureTimeouts(server: Server): void {
 /** Ends the connection of a non-multipart request whose body is not whole after `ms` (a slow JSON or PNG sender). */
 export function bodyDeadline(ms: number): RequestHandler {
   return (req, res, next) => {
-    if (req.complete || req.is('multipart/form-data')) return next();
+    // req.is: null when the request has no body (a GET), which has nothing to wait for: no timer per read.
+    if (req.complete || req.is('multipart/form-data') !== false) return next();
     const timer = setTimeout(() => {
       if (!req.complete) req.socket.destroy();
     }, ms);
