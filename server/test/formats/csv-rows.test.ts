@@ -2,6 +2,7 @@
 // vectors job's input check and its distances stage read a file alike.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parse as parseSync } from 'csv-parse/sync';
 import { readVectors } from '../../../workers/src/distances.ts';
 import { fileChunks } from '../../src/formats/chunks.ts';
 import { forEachCsvRow } from '../../src/formats/csv-rows.ts';
@@ -28,6 +29,23 @@ test('rows: quotes, quoted line breaks, blank lines, CRLF and CR, a byte-order m
 test('rows: a record cut by chunk ends anywhere, UTF-8 characters included', async () => {
   const label = 'é'.repeat(700_000); // 1.4 MB: crosses the 1 MiB chunk end, inside a character
   assert.deepEqual(await rows(`x,"${label}\n${label}"\n1,2\n`), [[1, ['x', `${label}\n${label}`]], [3, ['1', '2']]]);
+});
+
+test('rows: lines split before the first quote or CR give the records csv-parse gives, with the same lines, across chunk and slice ends', async () => {
+  // ~3 MB of plain lines (UTF-8 labels of 1 to 40 characters, empty fields, blank lines), then a
+  // quoted field with a line break, plain lines again, a CR line end, and no final line end.
+  const plain: string[] = [];
+  for (let i = 0; i < 60_000; i++) plain.push(i % 997 === 0 ? '' : `${i},${'éa'.repeat(i % 20)},,${i % 7 === 0 ? 'x'.repeat(30) : i / 8}`);
+  const text = `\uFEFFid,label,empty,value\n${plain.join('\n')}\n1,"two\nlines",3\n${plain.slice(0, 1000).join('\n')}\r\nlast,row`;
+  const expected = parseSync(text, { bom: true, relax_quotes: true, relax_column_count: true }).filter((r: string[]) => r.length > 1 || r[0] !== '');
+  const seen = await rows(text);
+  assert.deepEqual(seen.map(([, fields]) => fields), expected);
+  const at = (fields: string[]) => seen.find(([, f]) => f.join() === fields.join())?.[0];
+  assert.equal(seen[0]![0], 1);
+  assert.equal(at(['1', 'two\nlines', '3']), 60_002, 'the quoted record starts on the line after the plain ones');
+  assert.equal(seen.at(-1)![0], 60_003 + 1 + 1000, 'lines are counted on across the hand-over to csv-parse');
+  assert.deepEqual((await rows('a,b\n\n1,2')).map(([line]) => line), [1, 3], 'a blank line is counted and skipped; the last line needs no line end');
+  await assertInputError(rows(`a,b\n1,2\n3,${'x'.repeat(17 << 20)}\n`), { code: 'bad_csv', line: 3 });
 });
 
 test('rows: an unclosed quote is an error at the line the record starts on; UTF-16 asks for UTF-8', async () => {
