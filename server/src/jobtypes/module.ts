@@ -14,6 +14,8 @@ export interface InputCheck {
   /** Parsed params: a check may complete them (a detected alphabet); the job stores them as left. */
   params: Record<string, any>;
   config: JobConfig;
+  /** The job's directory, where a check may leave what it read for the stages (its type's checkOutputs); removed when the check fails. */
+  workdir: string;
 }
 
 export interface JobTypeModule {
@@ -22,6 +24,8 @@ export interface JobTypeModule {
   inputName: string;
   /** Rejects a bad input before anything is queued (InputError/ApiError, 4xx); returns its number of points. */
   checkInput(check: InputCheck): Promise<number>;
+  /** Files checkInput leaves in the job directory: a retry links them with the input. */
+  checkOutputs?: string[];
   /** Worker stages of this type by stage name (run by the workers; `assemble` is every type's, and `toPlot` its part). */
   workerStages?: Record<string, (job: JobDoc) => Promise<Record<string, unknown>>>;
   /**

@@ -47,12 +47,15 @@ export class Jobs {
     if (active >= this.config.maxActivePerUser) throw this.tooManyJobs();
     this.checkLayout(params);
     const parts = Object.fromEntries(Object.entries(upload.files).map(([part, f]) => [part, f!.path]));
-    const points = await module.checkInput({ file: file.path, parts, params, config: this.config });
-
     const id = randomBytes(12).toString('base64url');
     const workdir = path.join(this.config.jobsDir, id);
-    const inputName = module.inputName;
     await mkdir(workdir, { recursive: true });
+    const points = await module.checkInput({ file: file.path, parts, params, config: this.config, workdir }).catch(async (err) => {
+      await rm(workdir, { recursive: true, force: true });
+      throw err;
+    });
+
+    const inputName = module.inputName;
     await moveFile(file.path, path.join(workdir, inputName));
     const input: JobInput = { originalName: file.originalName, bytes: file.bytes, file: inputName, points };
     // Beyond sampleSize points only a sample gets the full pipeline (the type's interpolatedStages).
@@ -117,7 +120,8 @@ export class Jobs {
     const newId = randomBytes(12).toString('base64url');
     const workdir = path.join(this.config.jobsDir, newId);
     await mkdir(workdir, { recursive: true });
-    for (const file of [old.input.file, old.input.weights?.file].filter((f) => f !== undefined)) {
+    const files = [old.input.file, old.input.weights?.file, ...(JOB_MODULES[old.type].checkOutputs ?? [])];
+    for (const file of files.filter((f) => f !== undefined)) {
       await link(path.join(old.workdir, file), path.join(workdir, file)).catch(() => copyFile(path.join(old.workdir, file), path.join(workdir, file)));
     }
     return this.enqueue(this.newRecord(newId, owner, old.type, old.name, old.params, old.input, workdir, old._id));

@@ -3,6 +3,8 @@
 // a constant-price stock and a stock missing 30 % of its days becomes a time-series
 // plot, one aligned frame per window; bad inputs answer 4xx and queue nothing.
 import assert from 'node:assert/strict';
+import { readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Gateway, REAL_KERNELS, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
 
@@ -120,9 +122,25 @@ describe('the stock-timeseries job', () => {
     }
   });
 
+  test('the CSV is read once, by the input check: a retry of the job runs from its records with the CSV emptied', async () => {
+    const client = await signedIn(gw.url);
+    const res = await submit(client, 'stock-timeseries', 'market.csv', market().csv, { windowDays: 90, stepDays: 75 });
+    assert.equal(res.status, 202, await res.clone().text());
+    const { id } = await res.json();
+    await client.json('POST', `/jobs/${id}/cancel`);
+    const cancelled = (await gw.store.jobs.findOne({ _id: id }))!;
+    await writeFile(path.join(cancelled.workdir, cancelled.input.file), 'date,symbol,price\n');
+    const retry = await client.json('POST', `/jobs/${id}/retry`, undefined, 202);
+    const job = await waitForJob(client, retry.id, isTerminal, 240_000);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${gw.logOf('worker0')}`);
+    assert.equal((await client.json('GET', `/plots/${job.plotId}`)).frames, 3, 'prepare placed the records the check wrote');
+  });
+
   test('bad inputs answer 4xx naming the line or field, and queue nothing', async () => {
     const client = await signedIn(gw.url);
     const before = await gw.store.jobs.countDocuments();
+    const jobDirs = async () => (await readdir(path.join(gw.env.DATA_DIR!, 'jobs')).catch(() => [])).sort();
+    const dirsBefore = await jobDirs();
     const good = (rows: string[]) => ['date,symbol,price', ...rows].join('\n') + '\n';
     const three = ['01', '02', '03'].flatMap((d, t) => ['A', 'B', 'C'].map((sym, i) => `2020-01-${d},${sym},${i + 1 + t / 10}`));
     const cases: [string, object, number, RegExp][] = [
@@ -147,6 +165,7 @@ describe('the stock-timeseries job', () => {
       assert.match(body.error.message, message);
     }
     assert.equal(await gw.store.jobs.countDocuments(), before, 'nothing queued');
+    assert.deepEqual(await jobDirs(), dirsBefore, 'no job directory left by a failed check');
     // The wide layout (one column per symbol, empty cells for missing days) is accepted.
     const wide = await submit(client, 'stock-timeseries', 'wide.csv', 'date,A,B,C\n2020-01-01,1,2,3\n2020-01-02,1.1,,3.3\n2020-01-03,1.2,2.2,3.1\n', { windowDays: 3 });
     assert.equal(wide.status, 202, await wide.clone().text());
