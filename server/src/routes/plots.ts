@@ -94,12 +94,12 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     const doc = await readable(req);
     const file = await plots.frameBlob(doc, Number(req.params.frame), spec.kind);
     // Cluster keys change when the owner makes a cluster: revalidated by ETag, never cached for good.
-    sendBlob(req, res, blobs, file, spec.type, spec.kind !== 'clusters');
+    await sendBlob(req, res, blobs, file, spec.type, spec.kind !== 'clusters');
   });
 
   router.get('/:id/frames/:frame/columns/:column', async (req, res) => {
     const doc = await readable(req);
-    sendBlob(req, res, blobs, await plots.columnBlob(doc, Number(req.params.frame), Number(req.params.column)), 'application/octet-stream');
+    await sendBlob(req, res, blobs, await plots.columnBlob(doc, Number(req.params.frame), Number(req.params.column)), 'application/octet-stream');
   });
 
   router.get('/:id/search', async (req, res) => {
@@ -131,7 +131,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     const doc = await readable(req);
     const file = doc.hasThumbnail ? await blobs.find(plotBlobName(doc._id, 'thumbnail')) : null;
     if (!file) throw notFound('thumbnail');
-    sendBlob(req, res, blobs, file, 'image/png', false);
+    await sendBlob(req, res, blobs, file, 'image/png', false);
   });
 
   router.put(
@@ -189,7 +189,7 @@ function parseTags(raw: string | undefined): unknown {
  * and edges never change for a plot id, so clients may cache them for good;
  * `private` keeps shared caches from holding data that may become private.
  */
-function sendBlob(req: Request, res: Response, blobs: BlobStore, file: BlobInfo, type: string, immutable = true): void {
+async function sendBlob(req: Request, res: Response, blobs: BlobStore, file: BlobInfo, type: string, immutable = true): Promise<void> {
   const etag = `"${file.version}"`;
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', immutable ? 'private, max-age=31536000, immutable' : 'private, no-cache');
@@ -217,6 +217,11 @@ function sendBlob(req: Request, res: Response, blobs: BlobStore, file: BlobInfo,
   res.setHeader('Content-Length', end - start);
   if (req.method === 'HEAD') {
     res.end();
+    return;
+  }
+  const bytes = await blobs.cachedSlice(file, start, end);
+  if (bytes) {
+    res.end(bytes);
     return;
   }
   const stream = blobs.open(file, start, end);

@@ -171,6 +171,14 @@ export class BlobStore {
     return Readable.from((async function* () { yield (await whole).subarray(start, end); })(), { objectMode: false });
   }
 
+  /**
+   * Bytes [start, end) of a blob small enough to cache, from the cache; null for a larger one
+   * (`open` streams it). A response sends them in one write, without a stream's round trips.
+   */
+  async cachedSlice(info: BlobInfo, start = 0, end = info.length): Promise<Buffer | null> {
+    return info.length > CACHE_ENTRY_MAX_BYTES ? null : (await this.cached(info)).subarray(start, end);
+  }
+
   private streamChunks(info: BlobInfo, start: number, end: number): Readable {
     const chunks = this.chunks;
     async function* bytes() {
