@@ -13,53 +13,40 @@ RollingSums::RollingSums(const Market& market, spidal::RowBlock block)
       sum_squares_(market.symbols, 0.0),
       pair_sums_(static_cast<std::size_t>(halves_.before(block.end) - halves_.before(block.begin)), 0.0) {}
 
-void RollingSums::move_to(const Window& window) {
+void RollingSums::stage(const Window& window) {
   const std::int64_t begin = window.first + 1;
   const std::int64_t end = window.last + 1;
+  staged_returns_.clear();
+  staged_signs_.clear();
   if (begin >= end_ || end <= begin_) {
     // No day in common (or the first window): start over, so no rounding carries on.
     std::fill(sum_.begin(), sum_.end(), 0.0);
     std::fill(sum_squares_.begin(), sum_squares_.end(), 0.0);
     std::fill(pair_sums_.begin(), pair_sums_.end(), 0.0);
-    add_days(begin, end, 1.0);
+    stage_days(begin, end, 1.0);
   } else {
-    add_days(begin_, begin, -1.0);
-    add_days(end_, end, 1.0);
+    stage_days(begin_, begin, -1.0);
+    stage_days(end_, end, 1.0);
   }
   begin_ = begin;
   end_ = end;
 }
 
-void RollingSums::add_days(std::int64_t from, std::int64_t to, double sign) {
-  if (from >= to) return;
+void RollingSums::move_to(const Window& window) {
+  stage(window);
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::int64_t i = block_.begin; i < block_.end; ++i) update_row(i);
+}
+
+void RollingSums::stage_days(std::int64_t from, std::int64_t to, double sign) {
   const std::int64_t n = market_.symbols;
-  const std::int64_t count = to - from;
-  std::vector<double> returns(static_cast<std::size_t>(count * n));  // day-major
-  for (std::int64_t d = 0; d < count; ++d) {
+  for (std::int64_t day = from; day < to; ++day) {
+    staged_signs_.push_back(sign);
     for (std::int64_t s = 0; s < n; ++s) {
-      const double x = market_.centred_return(from + d, s);
-      returns[d * n + s] = x;
+      const double x = market_.centred_return(day, s);
+      staged_returns_.push_back(x);
       sum_[s] += sign * x;
       sum_squares_[s] += sign * x * x;
-    }
-  }
-  const std::int64_t first_position = halves_.before(block_.begin);
-  // Row i's pairs are columns i+1 … i+length (mod n): at most two contiguous runs. The
-  // row's sums stay in cache while every changed day is added to them.
-#pragma omp parallel for schedule(dynamic, 16)
-  for (std::int64_t i = block_.begin; i < block_.end; ++i) {
-    double* row = pair_sums_.data() + (halves_.before(i) - first_position);
-    const std::int64_t length = halves_.length(i);
-    const std::int64_t before_wrap = std::min(length, n - (i + 1));
-    for (std::int64_t d = 0; d < count; ++d) {
-      const double* x = returns.data() + d * n;
-      const double coefficient = sign * x[i];
-      const double* right = x + i + 1;
-#pragma omp simd
-      for (std::int64_t t = 0; t < before_wrap; ++t) row[t] += coefficient * right[t];
-      double* wrapped = row + before_wrap;
-#pragma omp simd
-      for (std::int64_t t = 0; t < length - before_wrap; ++t) wrapped[t] += coefficient * x[t];
     }
   }
 }

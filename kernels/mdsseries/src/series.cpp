@@ -37,7 +37,10 @@ std::array<double, 3> offset_direction(std::int64_t symbol, std::int64_t day) {
 
 damds::Config mds_config(const Config& config, bool first) {
   damds::Config out = config.solver;
-  if (!first) out.max_iterations_per_temperature = config.warm_iterations;
+  if (!first) {
+    out.max_iterations_per_temperature = config.warm_iterations;
+    out.threshold = config.warm_threshold;
+  }
   return out;
 }
 
@@ -112,7 +115,6 @@ SeriesTimings run_series(const Config& config, const Market& market, const std::
     const auto frame_start = std::chrono::steady_clock::now();
 
     auto start = std::chrono::steady_clock::now();
-    sums.move_to(window);
     const WindowSymbols symbols = window_symbols(market, window, config.max_missing, config.references);
     if (symbols.count < 3) {
       throw spidal::InputError("window ending on day " + std::to_string(window.last) + " keeps " +
@@ -121,7 +123,7 @@ SeriesTimings run_series(const Config& config, const Market& market, const std::
     }
     const std::vector<double> weights = symbol_weights(config.weights, symbols);
     const bool weighted = config.weights == WeightKind::traded_value || symbols.count < n;
-    fill_window_rows(config.distance, sums, symbols, weights, weighted, rows, comm);
+    fill_window_rows(config.distance, sums, window, symbols, weights, weighted, rows, comm);
     timings.distances += seconds_since(start);
 
     start = std::chrono::steady_clock::now();

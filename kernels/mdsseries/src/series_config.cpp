@@ -34,6 +34,8 @@ Config parse_config(int argc, const char* const* argv) {
        {"WarmTemperature"}},
       {"warm-iterations", "K", "later windows: cap on Guttman iterations per temperature", "20",
        {"WarmIterations"}},
+      {"warm-threshold", "F", "later windows: stop when an update lowers the normalised stress by less than F", "3e-6",
+       {"WarmThreshold"}},
       {"neighbours", "K", "a symbol new to a window starts at the mean of its K nearest known symbols", "3",
        {"Neighbours"}},
   };
@@ -77,6 +79,7 @@ Config parse_config(int argc, const char* const* argv) {
   damds::read_solver_options(options, config.solver);
   config.warm_temperature = options.get_double("warm-temperature", 0.0, 1.0);
   config.warm_iterations = options.get_int("warm-iterations", 1, std::numeric_limits<std::int32_t>::max());
+  config.warm_threshold = options.get_double("warm-threshold", 0.0, 1.0);
   config.neighbours = static_cast<int>(options.get_int("neighbours", 1, 100));
   return config;
 }

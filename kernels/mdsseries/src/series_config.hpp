@@ -29,9 +29,11 @@ struct Config {
   // the first window.
   damds::Config solver;
   // Later windows: the schedule starts at warm_temperature · alpha · T_max (0: plain
-  // SMACOF at T = 0), each temperature capped at warm_iterations Guttman updates.
+  // SMACOF at T = 0), each temperature capped at warm_iterations Guttman updates and
+  // ended when an update lowers the normalised stress by less than warm_threshold.
   double warm_temperature = 0.0;
   std::int64_t warm_iterations = 20;
+  double warm_threshold = 3e-6;
   int neighbours = 3;  // known symbols a new one is placed among
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "series_config.hpp"
+#include "spidal/cpu.hpp"
 #include "local_rows.hpp"
 #include "market.hpp"
 #include "rolling.hpp"
@@ -32,9 +33,16 @@ struct RowsSummary {
   double max_distance = 0.0;  // the normalisation of `change` (1 for correlation)
 };
 
-// Fills `rows` (distances as value·32767 in [0, 1], weights) from the sums, then runs
-// damds::prepare_local_rows. Collective.
-RowsSummary fill_window_rows(DistanceKind kind, const RollingSums& sums, const WindowSymbols& symbols,
-                            const std::vector<double>& weights, bool weighted, damds::LocalRows& rows, MPI_Comm comm);
+// The widest variant of fill_window_rows's pass this CPU runs (avx2 or generic).
+spidal::Isa fastest_fill_isa();
+
+// Moves `sums` to `window` and fills `rows` (distances as value·32767 in [0, 1], weights)
+// in one pass over the rank's rows: each row's pair sums take the window's changed days
+// and give the row's distances while in cache (`change` takes a pass for the largest
+// distance first). Then runs damds::prepare_local_rows. Collective. `isa`: the compiled
+// variant of the pass (tests compare them).
+RowsSummary fill_window_rows(DistanceKind kind, RollingSums& sums, const Window& window, const WindowSymbols& symbols,
+                             const std::vector<double>& weights, bool weighted, damds::LocalRows& rows, MPI_Comm comm,
+                             spidal::Isa isa = fastest_fill_isa());
 
 }  // namespace mdsseries

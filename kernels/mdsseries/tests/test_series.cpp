@@ -17,7 +17,9 @@
 #include "points_io.hpp"
 #include "series.hpp"
 #include "smacof.hpp"
+#include "spidal/cpu.hpp"
 #include "spidal/errors.hpp"
+#include "spidal/matrix.hpp"
 #include "window_rows.hpp"
 #include "spidal/mpi_env.hpp"
 #include "spidal/progress.hpp"
@@ -154,12 +156,11 @@ TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
   std::int64_t missing = 0;
   damds::LocalRows rows;
   for (const Window& window : windows) {
-    sums.move_to(window);
-    const RollingSums::Terms terms = sums.terms();
-    // The stored distances the solver gets, from the same sums.
+    // The stored distances the solver gets, from the same sums (moved by the fill).
     const WindowSymbols symbols = window_symbols(market, window, 0.05, 0);
-    fill_window_rows(DistanceKind::correlation, sums, symbols, symbol_weights(WeightKind::none, symbols), true, rows,
-                     MPI_COMM_WORLD);
+    fill_window_rows(DistanceKind::correlation, sums, window, symbols, symbol_weights(WeightKind::none, symbols), true,
+                     rows, MPI_COMM_WORLD);
+    const RollingSums::Terms terms = sums.terms();
     const std::int64_t first_position = sums.halves().before(sums.block().begin);
     for (std::int64_t i = sums.block().begin; i < sums.block().end; ++i) {
       for (std::int64_t t = 0; t < sums.halves().length(i); ++t) {
@@ -181,6 +182,67 @@ TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
   // Rounding to stored units can only differ where r's last bits straddle a half unit.
   EXPECT_LE(worst_stored, 1);
   EXPECT_GT(missing, 0);  // the two bad stocks' pairs
+}
+
+// The fill's fused pass (the staged days added to each row's sums, then its distances and
+// weights from them), in each variant this CPU runs, against the sums moved on their own
+// (RollingSums::move_to) and the distances computed from them pair by pair.
+TEST(Rolling, FusedFillEqualsThePlainSums) {
+  MarketSpec spec;
+  spec.stocks = 53;
+  spec.days = 500;
+  spec.bad_stocks = true;
+  const Market market = generated(spec);
+  const std::vector<Window> windows = make_windows(market, 120, 7);
+  ASSERT_GT(windows.size(), 40u);
+  std::vector<spidal::Isa> variants = {spidal::Isa::generic};
+  if (spidal::cpu_supports(spidal::Isa::avx2)) variants.push_back(spidal::Isa::avx2);
+  for (const DistanceKind kind : {DistanceKind::correlation, DistanceKind::change}) {
+    for (const spidal::Isa isa : variants) {
+      SCOPED_TRACE(std::string(spidal::isa_name(isa)) + (kind == DistanceKind::change ? " change" : " correlation"));
+      RollingSums fused = rank_sums(market), plain = rank_sums(market);
+      const std::int64_t first_position = plain.halves().before(plain.block().begin);
+      damds::LocalRows rows;
+      std::int64_t pairs = 0, differing = 0;
+      int worst = 0;
+      for (const Window& window : windows) {
+        const WindowSymbols symbols = window_symbols(market, window, 0.05, 0);
+        const std::vector<double> weights = symbol_weights(WeightKind::traded_value, symbols);
+        const RowsSummary summary = fill_window_rows(kind, fused, window, symbols, weights, true, rows, MPI_COMM_WORLD, isa);
+        plain.move_to(window);
+        const RollingSums::Terms terms = plain.terms();
+        for (std::int64_t i = plain.block().begin; i < plain.block().end; ++i) {
+          for (std::int64_t t = 0; t < plain.halves().length(i); ++t) {
+            const std::int64_t j = (i + 1 + t) % market.symbols;
+            const std::int64_t position = plain.halves().before(i) - first_position + t;
+            const bool in = symbols.included[i] && symbols.included[j];
+            // Stored units as the fill rounds them: scaled by 1/max, then half up.
+            const double stored =
+                pair_distance(kind, plain.correlation(terms, i, j, position), change_length(symbols.log_change[i]),
+                              change_length(symbols.log_change[j])) *
+                ((1.0 / summary.max_distance) * spidal::kMatrixScale);
+            const int expected = in ? static_cast<int>(std::min(stored, spidal::kMatrixScale) + 0.5) : -1;
+            const int difference = std::abs(rows.distances[position] - expected);
+            worst = std::max(worst, difference);
+            differing += difference != 0;
+            ++pairs;
+            EXPECT_EQ(rows.weights[position],
+                      in ? static_cast<std::int16_t>(std::sqrt(weights[i]) * spidal::kMatrixScale * std::sqrt(weights[j]) + 0.5)
+                         : 0);
+          }
+        }
+      }
+      EXPECT_GT(pairs, 0);
+      // The generic variant does the plain sums' arithmetic in their order: equal. AVX2's
+      // fused multiply-adds round differently, which can move a distance across a half unit.
+      if (isa == spidal::Isa::generic) {
+        EXPECT_EQ(differing, 0);
+      } else {
+        EXPECT_LE(worst, 1);
+        EXPECT_LT(differing, pairs / 1000 + 1);
+      }
+    }
+  }
 }
 
 // A steady series (the job's REF:+0.1%/day reference) stored as float32 prices: its returns'
@@ -273,12 +335,11 @@ TEST(Rows, ProductWeightsSolvedInClosedFormMatchConjugateGradients) {
   const Market market = generated(spec);
   RollingSums sums = rank_sums(market);
   const Window window = make_windows(market, 200, 7).front();
-  sums.move_to(window);
   const WindowSymbols symbols = window_symbols(market, window, 0.05, 0);
   ASSERT_EQ(symbols.count, 60);
   damds::LocalRows rows;
-  fill_window_rows(DistanceKind::correlation, sums, symbols, symbol_weights(WeightKind::traded_value, symbols), true,
-                   rows, MPI_COMM_WORLD);
+  fill_window_rows(DistanceKind::correlation, sums, window, symbols, symbol_weights(WeightKind::traded_value, symbols),
+                   true, rows, MPI_COMM_WORLD);
   ASSERT_EQ(rows.weight_factors.size(), 62u);
   damds::Config solver;
   solver.dimension = 3;
