@@ -47,6 +47,35 @@ def disk_read_bandwidth(path, limit_bytes):
     return int(copied) / float(seconds) / 1e6
 
 
+def run_measured(command, program):
+    """Runs `command` on 1 rank × 2 OpenMP threads under /usr/bin/time: its JSON stdout lines,
+    its peak RSS in GB and the GB the kernel read from the device for it."""
+    environment = dict(os.environ, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive")
+    result = subprocess.run(["/usr/bin/time", "-f", "rusage %M %I"] + command, capture_output=True, text=True,
+                            env=environment)
+    if result.returncode != 0:
+        raise RuntimeError(f"{program} failed: {result.stderr[-2000:]}")
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    max_rss_kb, input_blocks = re.search(r"rusage (\d+) (\d+)", result.stderr).groups()
+    return lines, int(max_rss_kb) / 1e6, int(input_blocks) * 512 / 1e9
+
+
+# How a streamed pass reads and how the disk is probed, for the reports.
+STREAMING = ("with explicit `pread`s, the next block of rows on a second thread while the pass runs on the current "
+             "one, and drops each block from the page cache (`posix_fadvise DONTNEED`), so every pass reads the "
+             "disk. Disk bandwidth: `dd iflag=direct bs=16M` over the same file (O_DIRECT: no page cache), before "
+             "and after the streamed run.")
+
+
+def bandwidth_sentence(figures, megabytes, seconds, what):
+    """The disk probes and the streamed pass's share of their mean bandwidth."""
+    disk = (figures["disk_before"] + figures["disk_after"]) / 2
+    rate = megabytes / seconds
+    return (f"Disk sequential read: {figures['disk_before']:.0f} MB/s before, {figures['disk_after']:.0f} MB/s "
+            f"after. The streamed pass reads {rate:.0f} MB/s of {what}: **{rate / disk:.0%} of the disk's read "
+            f"bandwidth** (a pass bound by the disk alone would take {megabytes / disk:.2f} s)")
+
+
 def run_damds(args, path, n, iterations, limit=None):
     """`iterations` Guttman iterations at T = 0 (as bench/damds/run.py times them)."""
     command = [args.damds, "--distances", path, "--points", str(n), "--output", os.path.join(args.dir, "points.txt"),
@@ -54,15 +83,9 @@ def run_damds(args, path, n, iterations, limit=None):
                "--seed", "1"]
     if limit:
         command += ["--memory-limit", limit]
-    environment = dict(os.environ, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive")
-    result = subprocess.run(["/usr/bin/time", "-f", "rusage %M %I"] + command, capture_output=True, text=True,
-                            env=environment)
-    if result.returncode != 0:
-        raise RuntimeError(f"damds failed: {result.stderr[-2000:]}")
-    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    lines, max_rss_gb, disk_read_gb = run_measured(command, "damds")
     loaded = next(line for line in lines if line["phase"] == "loaded")
     done = lines[-1]
-    max_rss_kb, input_blocks = re.search(r"rusage (\d+) (\d+)", result.stderr).groups()
     timings = done["timings"]
     return {
         "streamed": loaded["streamed"],
@@ -70,8 +93,8 @@ def run_damds(args, path, n, iterations, limit=None):
         "per_iteration": timings["per_iteration"],
         "per_pass": timings["passes"] / done["pass_count"],
         "passes": done["pass_count"],
-        "max_rss_gb": int(max_rss_kb) / 1e6,
-        "disk_read_gb": int(input_blocks) * 512 / 1e9,  # what the kernel read from the device for damds
+        "max_rss_gb": max_rss_gb,
+        "disk_read_gb": disk_read_gb,  # what the kernel read from the device for damds
     }
 
 
@@ -151,8 +174,6 @@ def write_report(saved, memory_gb):
     mid = saved["mid"]
     n = mid["n"]
     in_memory, streamed = mid["in_memory"], mid["streamed"]
-    disk = (mid["disk_before"] + mid["disk_after"]) / 2
-    io_bound = halves_gb(n) * 1e3 / disk  # seconds per pass if the disk were the only limit
     lines = [
         "# Out-of-core DA-MDS benchmark",
         "",
@@ -163,10 +184,7 @@ def write_report(saved, memory_gb):
         "Matrices: N random points in the unit cube, distances as little-endian SPIDAL int16, unit weights "
         "(`bench/damds/generate_matrix.cpp`), deleted after the run. damds runs "
         f"{mid['iterations']} Guttman iterations at T = 0 on 1 rank × 2 OpenMP threads. A streamed pass reads "
-        "each row's circular upper half (half the file) with explicit `pread`s, the next block of rows on a "
-        "second thread while the pass runs on the current one, and drops each block from the page cache "
-        "(`posix_fadvise DONTNEED`), so every pass reads the disk. Disk bandwidth: `dd iflag=direct bs=16M` "
-        "over the same file (O_DIRECT: no page cache), before and after the streamed run.",
+        f"each row's circular upper half (half the file) {STREAMING}",
         "",
         f"## Streamed against in-memory, N = {n:,} ({halves_gb(n):.2f} GB of halves per pass)",
         "",
@@ -178,10 +196,7 @@ def write_report(saved, memory_gb):
                      f"{run['max_rss_gb']:.2f} | {run['disk_read_gb']:.1f} |")
     lines += [
         "",
-        f"Disk sequential read: {mid['disk_before']:.0f} MB/s before, {mid['disk_after']:.0f} MB/s after. The "
-        f"streamed pass reads {halves_gb(n) * 1e3 / streamed['per_pass']:.0f} MB/s of halves: "
-        f"**{halves_gb(n) * 1e3 / streamed['per_pass'] / disk:.0%} of the disk's read bandwidth** "
-        f"(a pass bound by the disk alone would take {io_bound:.2f} s); the streamed pass takes "
+        bandwidth_sentence(mid, halves_gb(n) * 1e3, streamed["per_pass"], "halves") + "; the streamed pass takes "
         f"**{streamed['per_pass'] / in_memory['per_pass']:.1f}×** the in-memory pass's time.",
     ]
     large = saved.get("large")

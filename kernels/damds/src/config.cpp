@@ -4,26 +4,9 @@
 
 #include "spidal/errors.hpp"
 #include "spidal/options.hpp"
+#include "spidal/row_stream.hpp"
 
 namespace damds {
-namespace {
-
-// "1048576", "512K", "300M", "24G" (powers of 1024) → bytes.
-std::int64_t parse_bytes(const std::string& text) {
-  std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  const std::string suffix = text.substr(digits);
-  const int shift = suffix.empty() ? 0 : suffix == "K" || suffix == "k" ? 10 : suffix == "M" || suffix == "m" ? 20
-                                                        : suffix == "G" || suffix == "g" ? 30 : -1;
-  if (digits == 0 || digits > 12 || shift < 0 || std::stoll(text.substr(0, digits)) == 0) {
-    throw spidal::UsageError("--memory-limit must be a positive byte count with an optional K, M or G suffix, got '" +
-                             text + "'");
-  }
-  return std::stoll(text.substr(0, digits)) << shift;
-}
-
-}  // namespace
-
 std::vector<spidal::OptionSpec> solver_options() {
   return {
       {"alpha", "A", "cooling factor per temperature", "0.95", {"Alpha"}},
@@ -88,7 +71,7 @@ Config parse_config(int argc, const char* const* argv) {
   config.dimension = static_cast<int>(options.get_int("dim", 1, kMaxDimension));
   read_solver_options(options, config);
   config.byte_order = options.get_flag("big-endian") ? spidal::ByteOrder::big : spidal::ByteOrder::little;
-  if (options.has("memory-limit")) config.memory_limit = parse_bytes(options.get_string("memory-limit"));
+  if (options.has("memory-limit")) config.memory_limit = spidal::parse_memory_limit(options.get_string("memory-limit"));
   return config;
 }
 

@@ -8,6 +8,7 @@
 
 #include "row_stream.hpp"
 #include "spidal/errors.hpp"
+#include "spidal/row_stream.hpp"
 
 namespace damds {
 
@@ -109,10 +110,8 @@ LocalRows load_local_rows(const Config& config, MPI_Comm comm) {
   rows.halves = {rows.n};
   // Halves that take more than ¾ of the memory given (the rest holds the points, the
   // passes' sums and MPI's buffers) are streamed from the files.
-  const std::int64_t budget = memory_budget(config, comm);
-  int stream = halves_bytes(config, rows.block) > budget / 4 * 3 ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &stream, 1, MPI_INT, MPI_MAX, comm);  // one path on every rank: both are collective
-  if (stream) {
+  const std::int64_t budget = spidal::memory_budget(config.memory_limit, comm);
+  if (spidal::must_stream(halves_bytes(config, rows.block), budget, comm)) {
     load_streamed_rows(config, budget, rows, comm);
     return rows;
   }

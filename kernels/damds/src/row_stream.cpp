@@ -3,14 +3,11 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <exception>
-#include <fstream>
-#include <limits>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "spidal/errors.hpp"
+#include "spidal/row_stream.hpp"
 
 namespace damds {
 namespace {
@@ -19,16 +16,6 @@ namespace {
 std::int64_t half_row_bytes(const Config& config) {
   const std::int64_t files = config.weights_path ? 2 : 1;
   return std::max<std::int64_t>(1, (config.points - 1) / 2 + 1) * static_cast<std::int64_t>(sizeof(std::int16_t)) * files;
-}
-
-// A block's halves take at most a quarter of the budget (see load_streamed_rows) and
-// 256 MiB: larger blocks are read no faster and would only crowd the machine.
-constexpr std::int64_t kMaxBlockBytes = std::int64_t{256} << 20;
-
-std::int64_t stream_block_rows(const Config& config, std::int64_t budget, spidal::RowBlock block) {
-  const std::int64_t fitting = std::min(budget / 4, kMaxBlockBytes) / half_row_bytes(config);
-  const std::int64_t rounded = std::max(kBlockRowMultiple, fitting / kBlockRowMultiple * kBlockRowMultiple);
-  return std::min(rounded, std::max<std::int64_t>(block.rows(), 1));
 }
 
 // Weights as load_local_rows leaves them: a weight file's clipped at 0, synthesised
@@ -129,24 +116,6 @@ std::int64_t halves_bytes(const Config& config, spidal::RowBlock block) {
   return block.rows() * half_row_bytes(config);
 }
 
-std::int64_t memory_budget(const Config& config, MPI_Comm comm) {
-  if (config.memory_limit > 0) return config.memory_limit;
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_ranks = 1;
-  MPI_Comm_size(node, &node_ranks);
-  MPI_Comm_free(&node);
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::int64_t kilobytes = 0;
-  std::string unit;
-  while (meminfo >> key >> kilobytes >> unit) {
-    if (key == "MemAvailable:") return kilobytes * 1024 / node_ranks;
-  }
-  // No /proc/meminfo (not Linux): never stream unless asked to.
-  return std::numeric_limits<std::int64_t>::max();
-}
-
 RowStream::RowStream(const Config& config, std::int64_t block_rows, bool weighted,
                      std::int16_t smallest_positive)
     : distances_(config.distances_path, config.points, config.byte_order),
@@ -180,7 +149,7 @@ void load_streamed_rows(const Config& config, std::int64_t budget, LocalRows& ro
   std::optional<spidal::MatrixReader> weight_file;
   if (config.weights_path) weight_file.emplace(*config.weights_path, n, config.byte_order);
 
-  const std::int64_t block_rows = stream_block_rows(config, budget, rows.block);
+  const std::int64_t block_rows = spidal::stream_block_rows(budget, half_row_bytes(config), kBlockRowMultiple, rows.block.rows());
   std::vector<std::int16_t> full_distances;
   std::vector<std::int16_t> full_weights;
   SymmetryPrints prints(n, rows.block);
@@ -231,34 +200,9 @@ void for_each_block(const LocalRows& rows, const std::function<void(const LocalR
     return;
   }
   const RowStream& stream = *rows.stream;
-  const std::int64_t total = rows.block.rows();
-  const std::int64_t step = stream.block_rows();
-  LocalRows current;
-  LocalRows next;
-  stream.read(rows, 0, std::min(step, total), current);
-  for (std::int64_t first = 0; first < total; first += step) {
-    const std::int64_t next_first = first + step;
-    std::exception_ptr failure;
-    std::thread reader;
-    if (next_first < total) {
-      reader = std::thread([&] {
-        try {
-          stream.read(rows, next_first, std::min(total, next_first + step), next);
-        } catch (...) {
-          failure = std::current_exception();
-        }
-      });
-    }
-    try {
-      visit(current);
-    } catch (...) {
-      if (reader.joinable()) reader.join();
-      throw;
-    }
-    if (reader.joinable()) reader.join();
-    if (failure) std::rethrow_exception(failure);
-    std::swap(current, next);
-  }
+  spidal::for_each_streamed_block<LocalRows>(
+      rows.block.rows(), stream.block_rows(),
+      [&](std::int64_t first, std::int64_t last, LocalRows& into) { stream.read(rows, first, last, into); }, visit);
 }
 
 }  // namespace damds

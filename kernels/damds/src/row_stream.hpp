@@ -1,8 +1,6 @@
-// Out-of-core rows (the BDMPI idea): when a rank's halves do not fit in the memory
-// given, every pass reads them again from the SPIDAL matrix files themselves, block by
-// block with explicit preads, a second thread reading the next block while the pass
-// runs on the current one. Each block leaves the page cache once read, so a matrix
-// larger than RAM streams without swap, mapped files or a converted copy.
+// Out-of-core rows (the BDMPI idea, spidal/row_stream.hpp): when a rank's halves do not
+// fit in the memory given, every pass reads them again from the SPIDAL matrix files
+// themselves, block by block, the next block on a second thread.
 #pragma once
 
 #include <mpi.h>
@@ -24,10 +22,6 @@ inline constexpr std::int64_t kBlockRowMultiple = 64;
 // The bytes a rank's rows' halves take in memory (weights included when a weight file
 // is given).
 std::int64_t halves_bytes(const Config& config, spidal::RowBlock block);
-
-// The memory this rank may use: Config::memory_limit, or else the machine's available
-// memory (MemAvailable) shared by the ranks on this node. Collective.
-std::int64_t memory_budget(const Config& config, MPI_Comm comm);
 
 class RowStream {
  public:

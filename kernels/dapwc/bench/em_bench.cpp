@@ -1,8 +1,9 @@
 // Times the DA-PWC E/M step on its own (for bench/dapwc/run.py):
-//   dapwc_em_bench --distances FILE --points N --clusters K --iterations I
+//   dapwc_em_bench --distances FILE --points N --clusters K --iterations I [--memory-limit BYTES]
 // loads this rank's rows, starts from K soft clusters (reproducible pseudo-random
 // memberships) at a temperature where they stay soft, runs I E/M steps and prints
-// one JSON line: seconds per step (mean and best), ranks, threads.
+// one JSON line: seconds per step (mean and best), whether the rows were streamed from
+// disk (--memory-limit below them, bench/dapwc/stream.py), ranks, threads.
 #include <omp.h>
 
 #include <algorithm>
@@ -11,10 +12,12 @@
 
 #include "cluster_state.hpp"
 #include "mpi_exchange.hpp"
+#include "row_stream.hpp"
 #include "spidal/errors.hpp"
 #include "spidal/matrix.hpp"
 #include "spidal/options.hpp"
 #include "spidal/progress.hpp"
+#include "spidal/row_stream.hpp"
 
 namespace {
 
@@ -23,16 +26,18 @@ int run_bench(spidal::MpiEnv& mpi, int argc, char** argv) {
                           {{"distances", "FILE", "N×N int16 little-endian matrix", std::nullopt, {}},
                            {"points", "N", "matrix side", std::nullopt, {}},
                            {"clusters", "K", "clusters", "8", {}},
-                           {"iterations", "I", "E/M steps to time", "10", {}}});
+                           {"iterations", "I", "E/M steps to time", "10", {}},
+                           {"memory-limit", "BYTES", spidal::kMemoryLimitHelp, std::nullopt, {}}});
   options.parse(argc, argv);
   const std::int64_t n = options.get_int("points", 2, 1'000'000'000LL);
   const int k = static_cast<int>(options.get_int("clusters", 1, 1000));
   const int iterations = static_cast<int>(options.get_int("iterations", 1, 100000));
 
   dapwc::MpiRowExchange exchange(mpi.comm(), n);
-  dapwc::DistanceRows distances{n, exchange.local_block(), {}};
-  distances.stored = spidal::read_row_block(options.get_string("distances"), n, distances.block,
-                                            spidal::ByteOrder::little);
+  const std::int64_t memory_limit =
+      options.has("memory-limit") ? spidal::parse_memory_limit(options.get_string("memory-limit")) : 0;
+  dapwc::DistanceRows distances = dapwc::load_distance_rows(options.get_string("distances"), n, spidal::ByteOrder::little,
+                                                            exchange.local_block(), memory_limit, mpi.comm());
   const dapwc::MatrixSummary summary = dapwc::prepare_distances(distances, exchange);
 
   dapwc::ClusterState state = dapwc::single_cluster(n, summary.mean_distance);
@@ -67,6 +72,7 @@ int run_bench(spidal::MpiEnv& mpi, int argc, char** argv) {
                      .add("iterations", iterations)
                      .add("seconds_per_iteration", total / iterations)
                      .add("best_seconds", best)
+                     .add("streamed", distances.stream != nullptr)
                      .add("ranks", mpi.size())
                      .add("threads", omp_get_max_threads())
                      .object()

@@ -2,6 +2,7 @@
 
 #include "spidal/errors.hpp"
 #include "spidal/options.hpp"
+#include "spidal/row_stream.hpp"
 
 namespace dapwc {
 
@@ -25,6 +26,7 @@ Config parse_config(int argc, const char* const* argv) {
            std::nullopt, {}},
           {"points-3d", "FILE", "`index x y z` coordinates (e.g. from damds): --centers adds 3D centres",
            std::nullopt, {}},
+          {"memory-limit", "BYTES", spidal::kMemoryLimitHelp, std::nullopt, {"MemoryLimit"}},
           {"min-cluster-size", "P", "clusters with fewer points are dropped at the end (default N/40, 2..25)",
            std::nullopt, {}},
           {"freezing-limit", "F", "final phase ends once every Σ M(1−M)/C_k is below this",
@@ -48,6 +50,7 @@ Config parse_config(int argc, const char* const* argv) {
   config.points = options.get_int("points", 2, 2'000'000'000LL);
   config.output_path = options.get_string("output");
   config.byte_order = options.get_flag("big-endian") ? spidal::ByteOrder::big : spidal::ByteOrder::little;
+  if (options.has("memory-limit")) config.memory_limit = spidal::parse_memory_limit(options.get_string("memory-limit"));
   if (options.has("points-3d") && !options.has("centers"))
     throw spidal::UsageError("--points-3d is only read for --centers");
   if (options.has("centers")) config.centers_path = options.get_string("centers");

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "spidal/cpu.hpp"
 #include "spidal/errors.hpp"
 #include "spidal/matrix.hpp"
+#include "row_stream.hpp"
 
 namespace dapwc {
 namespace {
@@ -111,8 +113,16 @@ void multiply_rows(const DistanceRows& distances, const double* columns, int wid
   std::vector<float> single(static_cast<std::size_t>(width) * distances.n);
   for (std::size_t e = 0; e < single.size(); ++e) single[e] = static_cast<float>(columns[e]);
   const auto share = variant == PassVariant::avx2 ? pass_share_avx2 : pass_share_portable;
-#pragma omp parallel if (distances.block.rows() * distances.n >= kParallelPairs)
-  share(distances, single.data(), width, out);
+  for_each_block(distances, [&](const DistanceRows& part) {
+    double* part_out = out + (part.block.begin - distances.block.begin) * width;
+#pragma omp parallel if (part.block.rows() * part.n >= kParallelPairs)
+    share(part, single.data(), width, part_out);
+  });
+}
+
+void clean_rows(DistanceRows& rows, std::optional<std::int16_t> fill) {
+  for (std::int64_t r = 0; r < rows.block.rows(); ++r) rows.stored[r * rows.n + rows.block.begin + r] = 0;
+  if (fill) std::replace_if(rows.stored.begin(), rows.stored.end(), [](std::int16_t v) { return v < 0; }, *fill);
 }
 
 MatrixSummary prepare_distances(DistanceRows& distances, RowExchange& exchange) {
@@ -121,25 +131,27 @@ MatrixSummary prepare_distances(DistanceRows& distances, RowExchange& exchange) 
   // Per row: sum of valid off-diagonal stored values, their count, missing count.
   // Integer-valued doubles below 2^53, so the gathered sums are exact.
   std::vector<double> local(block.rows() * 3, 0.0);
-#pragma omp parallel for schedule(static) if (block.rows() * n >= kParallelPairs)
-  for (std::int64_t r = 0; r < block.rows(); ++r) {
-    std::int16_t* row = distances.stored.data() + r * n;
-    const std::int64_t diagonal = block.begin + r;
-    row[diagonal] = 0;
-    std::int64_t sum = 0, valid = 0, missing = 0;
-    for (std::int64_t b = 0; b < n; ++b) {
-      if (b == diagonal) continue;
-      if (row[b] < 0) {
-        ++missing;
-      } else {
-        sum += row[b];
-        ++valid;
+  for_each_block(distances, [&](const DistanceRows& part) {
+    double* part_local = local.data() + (part.block.begin - block.begin) * 3;
+#pragma omp parallel for schedule(static) if (part.block.rows() * n >= kParallelPairs)
+    for (std::int64_t r = 0; r < part.block.rows(); ++r) {
+      const std::int16_t* row = part.row(r);
+      const std::int64_t diagonal = part.block.begin + r;
+      std::int64_t sum = 0, valid = 0, missing = 0;
+      for (std::int64_t b = 0; b < n; ++b) {
+        if (b == diagonal) continue;
+        if (row[b] < 0) {
+          ++missing;
+        } else {
+          sum += row[b];
+          ++valid;
+        }
       }
+      part_local[r * 3] = static_cast<double>(sum);
+      part_local[r * 3 + 1] = static_cast<double>(valid);
+      part_local[r * 3 + 2] = static_cast<double>(missing);
     }
-    local[r * 3] = static_cast<double>(sum);
-    local[r * 3 + 1] = static_cast<double>(valid);
-    local[r * 3 + 2] = static_cast<double>(missing);
-  }
+  });
   std::vector<double> full(n * 3);
   exchange.allgather(local.data(), full.data(), 3);
   double sum = 0.0, valid = 0.0, missing = 0.0;
@@ -152,10 +164,11 @@ MatrixSummary prepare_distances(DistanceRows& distances, RowExchange& exchange) 
     throw spidal::InputError("the distance matrix has no valid (non-negative) off-diagonal distance");
   if (sum == 0.0) throw spidal::InputError("all distances are zero: there is nothing to cluster");
   const double mean_stored = sum / valid;
-  if (missing > 0) {
-    const auto fill = static_cast<std::int16_t>(std::lround(mean_stored));
-    for (std::int16_t& value : distances.stored)
-      if (value < 0) value = fill;
+  const auto fill = static_cast<std::int16_t>(std::lround(mean_stored));
+  if (distances.stream) {
+    distances.stream->set_fill(fill);  // applied to each block as it is read
+  } else {
+    clean_rows(distances, fill);
   }
   return {mean_stored / spidal::kMatrixScale, static_cast<std::int64_t>(missing)};
 }

@@ -1,8 +1,11 @@
 // This rank's rows of the N×N distance matrix, kept as the stored int16 values
-// (2 bytes per pair), and the one pass over them that every step needs.
+// (2 bytes per pair) or streamed from the file (row_stream.hpp), and the one pass over
+// them that every step needs.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "row_exchange.hpp"
@@ -10,10 +13,15 @@
 
 namespace dapwc {
 
+class RowStream;  // row_stream.hpp
+
 struct DistanceRows {
   std::int64_t n = 0;                 // points in the whole matrix
   spidal::RowBlock block;             // which rows are held here
   std::vector<std::int16_t> stored;   // block.rows() × n, value s means s/32767
+  // Set when the rows do not fit in the memory given (--memory-limit): `stored` stays
+  // empty and every pass reads the rows from the file block by block (for_each_block).
+  std::shared_ptr<RowStream> stream = nullptr;
 
   const std::int16_t* row(std::int64_t local_row) const { return stored.data() + local_row * n; }
 };
@@ -34,6 +42,10 @@ PassVariant fastest_pass_variant();
 void multiply_rows(const DistanceRows& distances, const double* columns, int width, double* out,
                    PassVariant variant = fastest_pass_variant());
 
+// Sets the diagonal of rows in memory to 0 and, given a fill, missing (negative) values
+// to it.
+void clean_rows(DistanceRows& rows, std::optional<std::int16_t> fill);
+
 // What preparing the matrix for clustering found.
 struct MatrixSummary {
   double mean_distance = 0.0;     // over valid off-diagonal pairs
@@ -41,7 +53,8 @@ struct MatrixSummary {
 };
 
 // Zeroes the diagonal, replaces missing (negative) values by the mean of the
-// valid off-diagonal distances and returns that mean. Throws spidal::InputError
+// valid off-diagonal distances and returns that mean (streamed rows: in every later
+// read, after one scan of the file). Throws spidal::InputError
 // when no valid off-diagonal distance exists or all of them are zero.
 MatrixSummary prepare_distances(DistanceRows& distances, RowExchange& exchange);
 

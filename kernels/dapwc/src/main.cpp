@@ -8,8 +8,8 @@
 #include "config.hpp"
 #include "mpi_exchange.hpp"
 #include "points3d.hpp"
+#include "row_stream.hpp"
 #include "spidal/errors.hpp"
-#include "spidal/matrix.hpp"
 #include "spidal/output.hpp"
 #include "spidal/progress.hpp"
 
@@ -29,8 +29,8 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
 
   auto start = Clock::now();
   dapwc::MpiRowExchange exchange(mpi.comm(), config.points);
-  dapwc::DistanceRows distances{config.points, exchange.local_block(), {}};
-  distances.stored = spidal::read_row_block(config.distances_path, config.points, distances.block, config.byte_order);
+  dapwc::DistanceRows distances = dapwc::load_distance_rows(config.distances_path, config.points, config.byte_order,
+                                                            exchange.local_block(), config.memory_limit, mpi.comm());
   // Read before the long run so that a bad file fails early.
   const std::vector<dapwc::Point3> points3d =
       config.points3d_path ? dapwc::read_points3d(*config.points3d_path, config.points) : std::vector<dapwc::Point3>{};
@@ -42,6 +42,7 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
                                 .add("missing_pairs", summary.missing_pairs)
                                 .add("max_clusters", config.annealing.max_clusters)
                                 .add("min_cluster_size", config.annealing.min_cluster_points)
+                                .add("streamed", distances.stream != nullptr)
                                 .add("ranks", mpi.size())
                                 .add("threads", omp_get_max_threads()));
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end tests of the dapwc program: planted clusters recovered, the same
-files from 1 and 2 ranks, config.properties with a big-endian matrix, the
+files from 1 and 2 ranks and from a matrix streamed from disk, config.properties with a big-endian matrix, the
 minimum cluster size and its warning, medoids without a layout, and bad inputs
 rejected with a message, a non-zero exit and no output file.
 
@@ -77,6 +77,52 @@ def test_planted_clusters_one_and_two_ranks(work):
         check(labels[medoid] == label and labels[euclidean] == label and labels[nearest] == label,
               f"centres of cluster {label} are its members")
         check(truth[medoid] == truth[euclidean] == truth[nearest], f"centres of cluster {label} share a blob")
+
+
+def test_streamed_like_in_memory(work):
+    """A matrix streamed from disk (--memory-limit far below its rows: blocks of 16 rows
+    read while the pass runs) gives the same files and progress as in memory, with
+    missing distances and a non-zero diagonal in the file, on 1 and 2 ranks."""
+    data = os.path.join(work, "streamed")
+    subprocess.run([TESTDATA, "blobs", "5", "60", "11", data], check=True)
+    n = 300
+    matrix = bytearray(read_bytes(data + ".bin"))
+    def put(i, j, value):
+        matrix[2 * (i * n + j):2 * (i * n + j) + 2] = value.to_bytes(2, "little", signed=True)
+    missing = {(i, j) for k in range(40) for i, j in [((k * 37) % n, (k * 101 + 7) % n)] if i != j}
+    for i, j in missing:
+        put(i, j, -1)
+        put(j, i, -1)
+    for i in range(0, n, 7):
+        put(i, i, 1234)
+    with open(data + ".bin", "wb") as f:
+        f.write(matrix)
+    runs = {}
+    for name, ranks, threads, limit in (("memory", 1, 2, []), ("streamed", 1, 2, ["--memory-limit", "40K"]),
+                                        ("streamed-np2", 2, 1, ["--memory-limit", "40K"])):
+        clusters, centers = os.path.join(work, f"{name}.txt"), os.path.join(work, f"{name}.centers")
+        result = run(["--distances", data + ".bin", "--points", str(n), "--output", clusters, "--centers", centers]
+                     + limit, ranks, threads)
+        check(result.returncode == 0, f"{name}: exit {result.returncode}: {result.stderr}")
+        if result.returncode != 0:
+            return
+        lines = [json.loads(line) for line in result.stdout.splitlines()]
+        check(lines[0]["streamed"] == bool(limit), f"{name}: loaded line {lines[0]}")
+        check(lines[0]["missing_pairs"] == len(missing | {(j, i) for i, j in missing}),
+              f"{name}: missing pairs {lines[0]['missing_pairs']}")
+        # Progress without the clock and the fields that name the run (layout, output file).
+        ignored = ("elapsed", "timings", "streamed", "ranks", "threads", "output")
+        progress = [{k: v for k, v in line.items() if k not in ignored} for line in lines]
+        runs[name] = (read(clusters), read(centers), progress)
+    check(runs["memory"][2][-1]["clusters"] == 5, f"in memory: {runs['memory'][2][-1]}")
+    for name in ("streamed", "streamed-np2"):
+        check(runs[name][:2] == runs["memory"][:2], f"{name}: clusters or centres differ from the in-memory run")
+        check(runs[name][2] == runs["memory"][2], f"{name}: progress lines differ from the in-memory run")
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def test_config_properties_big_endian(work):
@@ -174,6 +220,7 @@ def test_bad_inputs(work):
 def main():
     with tempfile.TemporaryDirectory(prefix="dapwc-cli-") as work:
         test_planted_clusters_one_and_two_ranks(work)
+        test_streamed_like_in_memory(work)
         test_config_properties_big_endian(work)
         test_min_cluster_size_and_warning(work)
         test_medoids_without_layout(work)

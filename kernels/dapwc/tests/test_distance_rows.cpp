@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
 #include <omp.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <memory>
 #include <random>
 
 #include "distance_rows.hpp"
+#include "row_stream.hpp"
 #include "spidal/cpu.hpp"
 #include "spidal/errors.hpp"
 
@@ -96,6 +101,53 @@ TEST(PrepareDistances, RejectsMatricesWithNothingToCluster) {
   EXPECT_THROW(prepare_distances(zeros, exchange), spidal::InputError);
   DistanceRows missing{2, {0, 2}, {0, -1, -1, 0}};
   EXPECT_THROW(prepare_distances(missing, exchange), spidal::InputError);
+}
+
+// One rank's block of rows; the other rows' values come out as 0.
+class BlockExchange final : public RowExchange {
+ public:
+  BlockExchange(std::int64_t n, spidal::RowBlock block) : n_(n), block_(block) {}
+  spidal::RowBlock local_block() const override { return block_; }
+  void allgather(const double* local, double* full, int width) override {
+    std::fill(full, full + n_ * width, 0.0);
+    std::copy(local, local + block_.rows() * width, full + block_.begin * width);
+  }
+
+ private:
+  std::int64_t n_;
+  spidal::RowBlock block_;
+};
+
+TEST(StreamedRows, GiveTheSummaryAndPassOfRowsInMemory) {
+  const std::int64_t n = 203;
+  const spidal::RowBlock block{5, 190};  // 185 rows: 11 blocks of 16 and a short one
+  std::vector<std::int16_t> stored = random_stored(n, 4);
+  for (std::int64_t k = 3; k < n * n; k += 97) stored[k] = -1;  // missing, the diagonal's included
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("dapwc-stream-" + std::to_string(::getpid()) + ".bin")).string();
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(stored.data()), static_cast<std::streamsize>(stored.size() * 2));
+
+  DistanceRows memory{n, block, std::vector<std::int16_t>(stored.begin() + block.begin * n, stored.begin() + block.end * n)};
+  DistanceRows streamed{n, block, {}, std::make_shared<RowStream>(path, n, spidal::ByteOrder::little, 16)};
+  BlockExchange exchange(n, block);
+  const MatrixSummary in_memory = prepare_distances(memory, exchange);
+  const MatrixSummary from_disk = prepare_distances(streamed, exchange);
+  EXPECT_GT(in_memory.missing_pairs, 0);
+  EXPECT_EQ(from_disk.missing_pairs, in_memory.missing_pairs);
+  EXPECT_EQ(from_disk.mean_distance, in_memory.mean_distance);
+  EXPECT_TRUE(streamed.stored.empty());
+
+  const int width = 5;
+  std::vector<double> columns(width * n);
+  std::mt19937 random(5);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (double& c : columns) c = unit(random);
+  std::vector<double> expected(block.rows() * width), got(block.rows() * width);
+  multiply_rows(memory, columns.data(), width, expected.data());
+  multiply_rows(streamed, columns.data(), width, got.data());
+  EXPECT_EQ(got, expected);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -15,12 +15,20 @@
 #include "spidal/options.hpp"
 #include "spidal/output.hpp"
 #include "spidal/progress.hpp"
+#include "spidal/row_stream.hpp"
 
 namespace {
 
-// Rows of the block read and placed at a time: memory stays rows × n int16 per rank
-// whatever the number of out-of-sample points.
+// Rows of the block read and placed at a time (fewer when a quarter of --memory-limit
+// holds fewer): memory stays two chunks of rows × n int16 per rank whatever the number
+// of out-of-sample points.
 constexpr std::int64_t kChunkRows = 2048;
+
+// Out-of-sample rows [first, first + count) of the block file.
+struct Chunk {
+  std::int64_t first = 0, count = 0;
+  std::vector<std::int16_t> rows;
+};
 
 struct Config {
   std::string points_path, clusters_path, distances_path, output_path, clusters_output_path;
@@ -29,6 +37,7 @@ struct Config {
   int k = 10;
   interp::PlaceOptions place;
   spidal::ByteOrder byte_order = spidal::ByteOrder::little;
+  std::int64_t memory_limit = 0;  // bytes per rank; 0: the machine's available memory
 };
 
 Config parse_config(int argc, char** argv) {
@@ -57,6 +66,10 @@ Config parse_config(int argc, char** argv) {
           {"max-iterations", "I", "majorization updates per point at most (few: see README)", "20", {}},
           {"threshold", "E", "stop when an update lowers the stress by less than this fraction", "1e-6", {}},
           {"big-endian", "", "the block is big-endian", std::nullopt, {}},
+          {"memory-limit", "BYTES",
+           "memory per rank (suffix K, M or G): the block is read in chunks of at most 2,048 rows that fit in a "
+           "quarter of it; default: the machine's available memory shared by the node's ranks",
+           std::nullopt, {}},
       });
   options.parse(argc, argv);
   Config config;
@@ -78,6 +91,7 @@ Config parse_config(int argc, char** argv) {
   config.place.max_iterations = static_cast<int>(options.get_int("max-iterations", 0, 1'000'000));
   config.place.threshold = options.get_double("threshold", 0.0, 1.0);
   config.byte_order = options.get_flag("big-endian") ? spidal::ByteOrder::big : spidal::ByteOrder::little;
+  if (options.has("memory-limit")) config.memory_limit = spidal::parse_memory_limit(options.get_string("memory-limit"));
   return config;
 }
 
@@ -93,19 +107,29 @@ struct LocalResult {
   std::int64_t iterations = 0, max_iterations = 0;
 };
 
+// Collective (the memory budget).
 LocalResult place_rows(const Config& config, const spidal::RowBlock& block, const std::vector<double>& in_points,
-                       const std::vector<int>& in_labels, spidal::ProgressReporter& progress) {
+                       const std::vector<int>& in_labels, spidal::ProgressReporter& progress, MPI_Comm comm) {
   const std::int64_t n = config.in_sample;
   const int dim = config.place.dim;
   const spidal::MatrixReader reader(config.distances_path, config.out_of_sample, n, config.byte_order);
   LocalResult local;
   local.points.resize(static_cast<std::size_t>(block.rows() * dim));
   local.labels.resize(static_cast<std::size_t>(block.rows()));
-  std::vector<std::int16_t> rows;
-  for (std::int64_t first = block.begin; first < block.end; first += kChunkRows) {
-    const std::int64_t count = std::min(kChunkRows, block.end - first);
-    rows.resize(static_cast<std::size_t>(count * n));
-    reader.read(first, 0, count * n, rows.data());
+  const std::int64_t row_bytes = n * static_cast<std::int64_t>(sizeof(std::int16_t));
+  const std::int64_t chunk_rows = std::min(
+      kChunkRows, spidal::stream_block_rows(spidal::memory_budget(config.memory_limit, comm), row_bytes, 1, block.rows()));
+  // The next chunk is read (and dropped from the page cache) while this one is placed.
+  const auto read = [&](std::int64_t begin, std::int64_t end, Chunk& chunk) {
+    chunk.first = block.begin + begin;
+    chunk.count = end - begin;
+    chunk.rows.resize(static_cast<std::size_t>(chunk.count * n));
+    reader.read(chunk.first, 0, chunk.count * n, chunk.rows.data());
+    reader.forget(chunk.first, chunk.count);
+  };
+  spidal::for_each_streamed_block<Chunk>(block.rows(), chunk_rows, read, [&](const Chunk& chunk) {
+    const std::int64_t first = chunk.first, count = chunk.count;
+    const std::vector<std::int16_t>& rows = chunk.rows;
     double stress = 0.0, sum_squares = 0.0;
     std::int64_t iterations = 0, max_iterations = local.max_iterations;
     std::int64_t empty_row = std::numeric_limits<std::int64_t>::max();  // an exception may not leave the region
@@ -143,7 +167,7 @@ LocalResult place_rows(const Config& config, const spidal::RowBlock& block, cons
                                   .add("rows", done)
                                   .add("of", block.rows())
                                   .add("fraction", static_cast<double>(done) / static_cast<double>(block.rows())));
-  }
+  });
   return local;
 }
 
@@ -187,7 +211,7 @@ int run_interp(spidal::MpiEnv& mpi, int argc, char** argv) {
 
   start = std::chrono::steady_clock::now();
   const spidal::RowBlock block = spidal::row_block(config.out_of_sample, mpi.size(), mpi.rank());
-  const LocalResult local = place_rows(config, block, in_points, in_labels, progress);
+  const LocalResult local = place_rows(config, block, in_points, in_labels, progress, mpi.comm());
   const double place_seconds = seconds_since(start);
 
   start = std::chrono::steady_clock::now();

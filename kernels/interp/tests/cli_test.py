@@ -139,6 +139,15 @@ def main():
             check(open(at(f"{name}.txt")).read() == open(at(f"{name}-np2.txt")).read(),
                   f"{name}: 2 ranks × 2 threads differ from 1 × 1")
 
+        # A quarter of 32K holds 20 rows of the block: 20 chunks, each read while the one before is placed.
+        result = interp("-chunked", ["--memory-limit", "32K"], threads=2)
+        check(result.returncode == 0, f"interp --memory-limit failed: {result.stderr}")
+        placed = [json.loads(line) for line in result.stdout.splitlines() if '"placed"' in line]
+        check([line["rows"] for line in placed] == list(range(20, total - n + 1, 20)), f"chunks: {placed[:3]}")
+        for name in ("points", "clusters"):
+            check(open(at(f"{name}.txt")).read() == open(at(f"{name}-chunked.txt")).read(),
+                  f"{name}: 20-row chunks differ from one chunk")
+
         # Bad inputs: exit 2, the file and what is wrong named, no output left.
         with open(at("short.bin"), "wb") as file:
             file.write(b"\0" * 100)
@@ -149,6 +158,7 @@ def main():
             (["--sample", at("twice.txt")], "twice.txt:2: expected a distinct input row"),
             (["--centers", at("in-centers.txt")], "--centers and --centers-output go together"),
             (["--k", "0"], "--k"),
+            (["--memory-limit", "12T"], "--memory-limit must be a positive byte count"),
         ]
         for extra, message in cases:
             result = interp("-bad", extra)
