@@ -42,6 +42,8 @@ export interface JobConfig {
   queuePrefix: string;
   /** Extra sbatch arguments (partition, account), space separated. */
   slurmArgs: string[];
+  /** Memory per MPI rank given to damds, dapwc and interp (`--memory-limit`, e.g. "24G"): a matrix beyond it is streamed from disk; unset: each program takes the node's available memory. */
+  memoryPerRank?: string;
 }
 
 
@@ -49,6 +51,13 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
   const raw = env[name] || fallback;
   if (!allowed.includes(raw as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
+}
+
+function memoryFromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[1-9]\d{0,11}[KMG]?$/i.test(raw)) throw new Error(`${name} must be a byte count with an optional K, M or G suffix, got "${raw}"`);
+  return raw;
 }
 
 export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.env): JobConfig {
@@ -74,5 +83,6 @@ export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.
     cleanup: oneOf(env, 'JOB_CLEANUP', ['on-success', 'never'], 'on-success'),
     queuePrefix: env.JOB_QUEUE_PREFIX || 'wpv',
     slurmArgs: (env.SLURM_SBATCH_ARGS ?? '').split(/\s+/).filter(Boolean),
+    memoryPerRank: memoryFromEnv(env, 'HPC_MEMORY_PER_RANK'),
   };
 }

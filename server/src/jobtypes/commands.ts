@@ -18,11 +18,12 @@ export const ownMatrix = (job: JobDoc): Matrix => ({ file: path.join(job.workdir
 
 export const optional = (flag: string, value: unknown) => (value === undefined ? [] : [flag, String(value)]);
 
-/** The parts every command shares: the program's path and the job's MPI layout and time limit. */
+/** The parts every command shares: the program's path, the job's MPI layout and time limit, and the memory per rank (the programs that stream a matrix beyond it take `memory`). */
 export function launch(job: JobDoc, config: JobConfig, program: string) {
   const p = job.params as { ranks?: number; threads?: number; nodes?: number };
   return {
     bin: path.join(config.kernelsDir, program),
+    memory: optional('--memory-limit', config.memoryPerRank),
     layout: { ranks: p.ranks ?? 1, threads: p.threads ?? 1, nodes: p.nodes ?? 1, timeLimitSeconds: config.stageTimeLimitSeconds },
     at: (file: string) => path.join(job.workdir, file),
   };
@@ -33,7 +34,7 @@ export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: 
   if (stage !== 'mds' && stage !== 'pwc') throw new Error(`stage ${stage} of a ${job.type} job is not an MPI program`);
   const p = job.params as Record<string, any>;
   const files = analysisFiles(job);
-  const { bin, layout, at } = launch(job, config, stage === 'mds' ? 'damds' : 'dapwc');
+  const { bin, layout, at, memory } = launch(job, config, stage === 'mds' ? 'damds' : 'dapwc');
   const own =
     stage === 'mds'
       ? {
@@ -49,7 +50,7 @@ export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: 
   return {
     ...layout,
     // Both programs read the matrix and write their output alike (issue 3's contract); then their own options.
-    argv: [bin, '--distances', matrix.file, '--points', String(files.points), '--output', at(own.output), ...own.options, ...(matrix.bigEndian ? ['--big-endian'] : [])],
+    argv: [bin, '--distances', matrix.file, '--points', String(files.points), '--output', at(own.output), ...own.options, ...memory, ...(matrix.bigEndian ? ['--big-endian'] : [])],
     outputs: own.outputs,
   };
 }

@@ -85,7 +85,7 @@ export async function splitFasta(job: JobDoc): Promise<Record<string, unknown>> 
 
 /** The `interp` stage: places the out-of-sample points and writes the job's points, clusters and centres. */
 export function interpCommand(job: JobDoc, config: JobConfig): StageCommand {
-  const { bin, layout, at } = launch(job, config, 'interp');
+  const { bin, layout, at, memory } = launch(job, config, 'interp');
   const files = analysisFiles(job);
   return {
     ...layout,
@@ -103,6 +103,7 @@ export function interpCommand(job: JobDoc, config: JobConfig): StageCommand {
       '--centers-output', at(FILES.centers),
       '--dim', String(job.params.dimension ?? 3),
       '--k', String(job.params.k ?? 10),
+      ...memory,
     ],
     outputs: [FILES.points, FILES.clusters, FILES.centers],
   };

@@ -3,6 +3,7 @@
 // dapwc on it and interp for the rest; the plot keeps every point in input order, in its
 // planted group, at its planted distances, and marks the interpolated ones in a column.
 // A sequence-clustering job aligns its sample all-pairs and the rest against the sample.
+// Under HPC_MEMORY_PER_RANK the three programs stream their matrices from disk.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Gateway, REAL_KERNELS, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
@@ -33,6 +34,19 @@ function plantedFamilies(families: number, size: number) {
   return { reads, fasta: reads.map((r) => `>${r.id} family ${r.family}\n${r.sequence}\n`).join('') };
 }
 
+/** A 300-point distance-matrix job of three planted blobs with sampleSize 60, run to success. */
+async function sampledBlobsJob(gw: Gateway) {
+  const n = 300;
+  const sampleSize = 60;
+  const planted = plantedBlobs(n);
+  const client = await signedIn(gw.url);
+  const res = await submit(client, 'distance-matrix', 'd.bin', planted.bytes, { points: n, sampleSize, k: 10, maxClusters: 3, seed: 2 });
+  assert.equal(res.status, 202, await res.clone().text());
+  const job = await waitForJob(client, (await res.json()).id, isTerminal, 180_000);
+  assert.equal(job.state, 'succeeded', `${job.error}\n${JSON.stringify(job.stages, null, 1)}`);
+  return { n, sampleSize, planted, client, job };
+}
+
 async function interpolatedFlags(client: any, plot: any): Promise<string[]> {
   const index = plot.columns.findIndex((c: any) => c.name === 'interpolated');
   assert.ok(index >= 0, `an "interpolated" column: ${JSON.stringify(plot.columns)}`);
@@ -50,14 +64,7 @@ describe('interpolation (MI-MDS) through the gateway, real kernels', () => {
   after(async () => gw?.close());
 
   test('a 300-point matrix job with sampleSize 60: sample → damds ∥ dapwc → interp; every point placed and clustered', async () => {
-    const n = 300;
-    const sampleSize = 60;
-    const planted = plantedBlobs(n);
-    const client = await signedIn(gw.url);
-    const res = await submit(client, 'distance-matrix', 'd.bin', planted.bytes, { points: n, sampleSize, k: 10, maxClusters: 3, seed: 2 });
-    assert.equal(res.status, 202, await res.clone().text());
-    const job = await waitForJob(client, (await res.json()).id, isTerminal, 180_000);
-    assert.equal(job.state, 'succeeded', `${job.error}\n${JSON.stringify(job.stages, null, 1)}`);
+    const { n, sampleSize, planted, client, job } = await sampledBlobsJob(gw);
     assert.deepEqual(job.stages.map((s: any) => s.name), ['sample', 'mds', 'pwc', 'interp', 'assemble']);
     assert.equal(job.input.sample, sampleSize);
     const mds = await client.json('GET', `/jobs/${job.id}/logs?stage=mds`);
@@ -133,5 +140,27 @@ describe('interpolation (MI-MDS) through the gateway, real kernels', () => {
     assert.equal(job.input.sample, undefined);
     const plot = await client.json('GET', `/plots/${job.plotId}`);
     assert.ok(!(plot.columns ?? []).some((c: any) => c.name === 'interpolated'));
+  });
+});
+
+describe('out of core through the gateway: HPC_MEMORY_PER_RANK reaches damds, dapwc and interp', () => {
+  let gw: Gateway;
+  before(async () => {
+    gw = await Gateway.start({ kernels: process.env.KERNELS_BIN || REAL_KERNELS, env: { HPC_MEMORY_PER_RANK: '4K' } });
+  });
+  after(async () => gw?.close());
+
+  test('a 300-point job with sampleSize 60 under 4K per rank: the sample matrix streams, the block is read in 8-row chunks, the planted clusters come out', async () => {
+    const { n, sampleSize, client, job } = await sampledBlobsJob(gw);
+    // ¾ of 4K is below the sample's rows (damds: 3,600 bytes of halves; dapwc: 7,200 bytes).
+    const logs: Record<string, string> = {};
+    for (const stage of ['mds', 'pwc', 'interp']) logs[stage] = (await client.json('GET', `/jobs/${job.id}/logs?stage=${stage}`)).stdout;
+    assert.match(logs.mds!, /"phase":\s*"loaded".*"streamed":\s*true/, 'damds streamed its matrix');
+    assert.match(logs.pwc!, /"phase":\s*"loaded".*"streamed":\s*true/, 'dapwc streamed its matrix');
+    assert.match(logs.pwc!, /"phase":\s*"done".*"clusters":\s*3\b/, 'the three planted groups');
+    // A quarter of 4K holds 8 rows of 60 int16: 240 out-of-sample rows in 30 chunks.
+    assert.equal((logs.interp!.match(/"phase":\s*"placed"/g) ?? []).length, 30);
+    const plot = await client.json('GET', `/plots/${job.plotId}`);
+    assert.equal((await interpolatedFlags(client, plot)).filter((f) => f === 'yes').length, n - sampleSize);
   });
 });
