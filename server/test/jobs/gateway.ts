@@ -173,7 +173,7 @@ export async function fastaSubset(file: string, count: number): Promise<{ text: 
   return { text: records.map((r) => `>${r}`).join(''), ids: records.map((r) => r.split(/\s/)[0]!) };
 }
 
-type Content = string | Uint8Array<ArrayBuffer> | Blob;
+type Content = string | Uint8Array<ArrayBuffer>;
 
 /** Submits a job; `parts` are further file parts (weights) by field name. */
 export async function submit(client: Client, type: string, name: string, content: Content, params: object = {}, parts: Record<string, Content> = {}): Promise<Response> {
