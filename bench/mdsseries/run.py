@@ -374,11 +374,13 @@ def report(args):
         "mdsseries (none) s | ratio | peer peak RSS MB | load start/end |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    quality = []
+    quality, peer_times = [], []
     for n in args.sizes:
         record = load(f"peer-{n}.json")
         if not record:
             continue
+        # A peer run is kept across reports (--steps without peer): say when it ran.
+        peer_times.append(f"{n}: {datetime.datetime.fromtimestamp(os.path.getmtime(os.path.join(OUT, f'peer-{n}.json')), datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
         runs = record["records"]
         warm = runs[1:] if len(runs) > 1 else runs
         per_frame = mean(r["corr_s"] + r["mds_s"] + r["align_s"] for r in warm)
@@ -402,6 +404,9 @@ def report(args):
                 f"| {n} | {len(evaluated)} | {mean(r['ours_stress'] for r in evaluated):.4f} | "
                 f"{mean(r['peer_stress'] for r in evaluated):.4f} | "
                 f"{mean(r['ours_move'] for r in moved):.4f} | {mean(r['peer_move'] for r in moved):.4f} |")
+    if peer_times:
+        lines += ["", "Peer runs finished at (stocks: time) " + "; ".join(peer_times) +
+                  "; the ratio sets them against this report's mdsseries run, which may have had another load."]
     if quality:
         lines += [
             "",
