@@ -69,8 +69,8 @@ void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, Pa
 // Columns per single-precision accumulation block of a row in the V·p product.
 constexpr std::int64_t kProductBlock = 1024;
 
-// The portable V·p product (laplacian_product_avx2 is the fast one): single precision
-// in an omp simd loop the compiler vectorises for the baseline CPU. A row's sums go to
+// The portable V·p product (laplacian_product_avx2 and _avx512 are the fast ones):
+// single precision in an omp simd loop the compiler vectorises for the baseline CPU. A row's sums go to
 // double every kProductBlock columns, the columns' straight away.
 template <int L>
 void laplacian_pairs(const LocalRows& rows, const Coordinates& p, PassSums& out) {
@@ -155,15 +155,19 @@ void Coordinates::assign_rows(const std::vector<double>& points) {
   }
 }
 
-bool avx2_supported() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+spidal::Isa pass_isa() {
+  static constexpr spidal::Isa kImplemented[] = {spidal::Isa::generic, spidal::Isa::avx2, spidal::Isa::avx512};
+  static const spidal::Isa isa = spidal::widest_supported(kImplemented);
+  return isa;
+}
 
 void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out) {
-  static const bool use_avx2 = avx2_supported();
-  if (use_avx2) {
-    guttman_pass_avx2(rows, x, shift, stress, out);
-  } else {
-    guttman_pass_reference(rows, x, shift, stress, out);
+  switch (pass_isa()) {
+    case spidal::Isa::avx512: return guttman_pass_avx512(rows, x, shift, stress, out);
+    case spidal::Isa::avx2: return guttman_pass_avx2(rows, x, shift, stress, out);
+    case spidal::Isa::generic: break;
   }
+  guttman_pass_reference(rows, x, shift, stress, out);
 }
 
 void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress,
@@ -180,12 +184,12 @@ void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double 
 
 void laplacian_product(const LocalRows& rows, const Coordinates& p, PassSums& out) {
   if (!rows.weighted()) throw std::logic_error("laplacian_product needs weights");
-  static const bool use_avx2 = avx2_supported();
-  if (use_avx2) {
-    laplacian_product_avx2(rows, p, out);
-  } else {
-    laplacian_product_reference(rows, p, out);
+  switch (pass_isa()) {
+    case spidal::Isa::avx512: return laplacian_product_avx512(rows, p, out);
+    case spidal::Isa::avx2: return laplacian_product_avx2(rows, p, out);
+    case spidal::Isa::generic: break;
   }
+  laplacian_product_reference(rows, p, out);
 }
 
 void laplacian_product_reference(const LocalRows& rows, const Coordinates& p, PassSums& out) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "local_rows.hpp"
+#include "spidal/cpu.hpp"
 
 namespace damds {
 
@@ -50,22 +51,28 @@ enum class PairStress { add, skip };
 // (B X)_i = Σ_j c_ij (x_i − x_j) with c_ij = w_ij δ̂_ij / d_ij, and the stress. Rows
 // as load_local_rows makes them: without weights no distance is missing (weights are
 // synthesised then), with weights the missing pairs have weight 0.
-// Runs guttman_pass_avx2 when the CPU has AVX2 and FMA, the reference otherwise.
+// Runs the widest variant this CPU has (pass_isa()).
 void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out);
 // Portable double precision (sqrt and division), pair by pair: the definition the
-// tests hold the fast pass to.
+// tests hold the fast passes to.
 void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress,
                             PassSums& out);
-// Single precision in AVX2 + FMA (kernels_avx2.cpp), sums to double per 512 columns.
+// Single precision in AVX2 + FMA and in AVX-512 (kernels_avx2.cpp, kernels_avx512.cpp,
+// one source in simd_pass.hpp), sums to double per 512 columns.
 void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out);
-bool avx2_supported();
+void guttman_pass_avx512(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress,
+                         PassSums& out);
+// The instruction set guttman_pass and laplacian_product run: the widest of generic
+// (the references), avx2 and avx512 that this CPU has (spidal/cpu.hpp).
+spidal::Isa pass_isa();
 
 // This rank's share of V·p (V the weighted Laplacian: (V·p)_i = Σ_j w_ij (p_i − p_j)) for
 // every point, in out.bx(); needs weights. Single precision (CG stops at a relative r'r
-// of 1e-5 anyway): the AVX2 version when the CPU has it, else the portable one.
+// of 1e-5 anyway), in pass_isa()'s variant.
 void laplacian_product(const LocalRows& rows, const Coordinates& p, PassSums& out);
 void laplacian_product_reference(const LocalRows& rows, const Coordinates& p, PassSums& out);
 void laplacian_product_avx2(const LocalRows& rows, const Coordinates& p, PassSums& out);
+void laplacian_product_avx512(const LocalRows& rows, const Coordinates& p, PassSums& out);
 
 // Calls kernel.template operator()<L>() for the run-time dimension.
 template <typename Kernel>

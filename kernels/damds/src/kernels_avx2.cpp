@@ -1,406 +1,69 @@
-// The fused Guttman pass and the V·p product in AVX2 + FMA single precision;
-// guttman_pass and laplacian_product call them only when the CPU has both.
-//
-// Only the code below the `#pragma GCC target` is compiled for AVX2: the headers'
-// inline functions and templates (std::vector, ThreadPointSums…) stay portable here,
-// as the linker may keep this file's copies for the whole program.
-//
-// The rows keep their circular upper halves (local_rows.hpp): each unordered pair is
-// visited once and its term goes to both points (with opposite signs), half the int16
-// reads and half the arithmetic of a row-by-row pass.
-// The pass is compute-bound (as fast on rows from L3 as from DRAM) and every vector
-// operation taken out of the loop shows, so the loop is cut to the fewest:
-// - coordinates are pre-scaled to half the stored distance unit (x·32767/2), so the
-//   target δ̂ = stored − shift needs no multiply and the Newton step for 1/d needs no
-//   constant ½: with q = (d/2)², r ≈ rsqrt(q), t = q·r, u = 3 − t·r gives
-//   d = t·u and 4/d = r·u;
-// - c_ij (x_i − x_j) reuses the differences already formed for d;
-// - max(δ − shift, +0) is a signed integer max on the float bits, off the multiply
-//   pipes; at T = 0 (the final SMACOF loop) neither it nor the subtraction is done;
-// - q starts from a tiny floor (the original's cut-off) instead of a mask, so 1/d
-//   stays finite for coincident points, whose differences are exactly 0;
-// - the stress is added pair by pair only when asked (PairStress): with unit weights
-//   Smacof derives it from B(X)X after a temperature's first pass;
-// - rows in groups sweep the columns in blocks, so a block of coordinates and of the
-//   columns' sums stays in L1 for every row of the group; float sums go to double
-//   per block.
+// The fused Guttman pass and the V·p product in AVX2 + FMA single precision (8 floats
+// a vector; the passes themselves are in simd_pass.hpp); guttman_pass and
+// laplacian_product call them only when the CPU has both.
 #include <immintrin.h>
-
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "kernels.hpp"
 #include "point_sums.hpp"
 #include "row_stream.hpp"
 
+// Only what follows is compiled for AVX2 (simd_pass.hpp's top says why).
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+
+#include "simd_pass.hpp"
 
 namespace damds {
 namespace {
 
-constexpr float kHalfUnit = static_cast<float>(spidal::kMatrixScale / 2.0);
-// Columns per float accumulation block: short enough for accurate float sums, small
-// enough that L axes of a block's coordinates and column sums (2 · L · 2 KB) stay in
-// L1 for the whole row group.
-constexpr std::int64_t kBlock = 512;
-// A row's last vector may run up to 7 columns past its end (those lanes add nothing),
-// so the coordinate and column-sum arrays have room for them.
-constexpr std::int64_t kOverrun = 7;
-constexpr std::int64_t kBlockStride = kBlock + kOverrun;
-constexpr std::int64_t kRowGroup = 32;
-// The original's cut-off d = 1e-10 in these units: (d / 2)², the floor of q.
-constexpr float kMinHalfSquared = static_cast<float>((1e-10 * spidal::kMatrixScale / 2.0) *
-                                                     (1e-10 * spidal::kMatrixScale / 2.0));
+struct Avx2 {
+  using Floats = __m256;
+  static constexpr int kLanes = 8;
 
-inline __m256 load_stored(const std::int16_t* values) {
-  return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values))));
-}
-
-// All-ones in the first `lanes` of eight lanes, zero in the others.
-inline __m256 first_lanes(std::int64_t lanes) {
-  return _mm256_castsi256_ps(
-      _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lanes)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
-}
-
-inline float horizontal_sum(__m256 v) {
-  const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 quarter = _mm_add_ps(half, _mm_movehl_ps(half, half));
-  return _mm_cvtss_f32(_mm_add_ss(quarter, _mm_shuffle_ps(quarter, quarter, 1)));
-}
-
-// Sums over a row in pass units: the stress (Guttman pass only) and the row's terms
-// per axis.
-struct RowSums {
-  double stress = 0.0;
-  double weighted[kMaxDimension] = {};
-};
-
-// The Guttman pass's terms of eight pairs: w·4c·(x_i − x_j) per axis and, if AddStress,
-// Σ w(δ̂ − d)²; coordinates in half stored units. Shifted: the temperature's shift is
-// not zero (at T = 0, the final SMACOF loop, the target is the stored value itself).
-template <int L, bool Weighted, bool AddStress, bool Shifted>
-struct GuttmanColumns {
-  static constexpr bool kReadsDistances = true;
-  static constexpr bool kReadsWeights = Weighted;
-  static constexpr float kCoordinateScale = kHalfUnit;
-
-  __m256 stress = _mm256_setzero_ps();
-  __m256 weighted[L];
-  __m256 xi[L];
-  __m256 shift;
-
-  GuttmanColumns(const float* xi_scaled, float shift_scaled) : shift(_mm256_set1_ps(shift_scaled)) {
-    for (int k = 0; k < L; ++k) {
-      weighted[k] = _mm256_setzero_ps();
-      xi[k] = _mm256_set1_ps(xi_scaled[k]);
-    }
+  static Floats zero() { return _mm256_setzero_ps(); }
+  static Floats set1(float value) { return _mm256_set1_ps(value); }
+  static Floats load(const float* values) { return _mm256_loadu_ps(values); }
+  static void store(float* values, Floats v) { _mm256_storeu_ps(values, v); }
+  static Floats add(Floats a, Floats b) { return _mm256_add_ps(a, b); }
+  static Floats sub(Floats a, Floats b) { return _mm256_sub_ps(a, b); }
+  static Floats mul(Floats a, Floats b) { return _mm256_mul_ps(a, b); }
+  static Floats fmadd(Floats a, Floats b, Floats c) { return _mm256_fmadd_ps(a, b, c); }     // a·b + c
+  static Floats fnmadd(Floats a, Floats b, Floats c) { return _mm256_fnmadd_ps(a, b, c); }   // c − a·b
+  static Floats rsqrt(Floats v) { return _mm256_rsqrt_ps(v); }  // 12 bits
+  // Eight stored int16 values as floats.
+  static Floats load_stored(const std::int16_t* values) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values))));
   }
-
-  // Columns j..j+7: their distances and weights (if any) from the given pointers, L axes
-  // of coordinates and L axes of the columns' own sums (which take each pair's term
-  // with the opposite sign) at `at` from the given starts. A Tail call adds only the
-  // first `lanes` columns.
-  template <bool Tail = false>
-  inline void add(const std::int16_t* distance, const std::int16_t* weight, const float* const* axes,
-                  float* const* column_sums, std::int64_t at, std::int64_t lanes = 8) {
-    // δ̂ = max(stored − shift, +0), a signed integer max on the float bits. Unshifted,
-    // a stored value is its own target: only missing ones are negative, and their
-    // weight is zero.
-    __m256 target = load_stored(distance);
-    if constexpr (Shifted) {
-      target = _mm256_castsi256_ps(
-          _mm256_max_epi32(_mm256_castps_si256(_mm256_sub_ps(target, shift)), _mm256_setzero_si256()));
-    }
-    __m256 w;
-    if constexpr (Weighted) w = load_stored(weight);  // zero for missing distances
-    if constexpr (Tail) {
-      // Zero weight (or, without weights, zero target and error below) ends the term.
-      if constexpr (Weighted) {
-        w = _mm256_and_ps(w, first_lanes(lanes));
-      } else {
-        target = _mm256_and_ps(target, first_lanes(lanes));
-      }
-    }
-    __m256 difference[L];
-    __m256 q = _mm256_set1_ps(kMinHalfSquared);
-    for (int k = 0; k < L; ++k) {
-      difference[k] = _mm256_sub_ps(xi[k], _mm256_loadu_ps(axes[k] + at));
-      q = _mm256_fmadd_ps(difference[k], difference[k], q);
-    }
-    // Coincident points: r is large but finite and their differences are 0, so they
-    // add no term (as below the original's cut-off) and d ≈ 0 in the stress.
-    const __m256 r = _mm256_rsqrt_ps(q);
-    const __m256 t = _mm256_mul_ps(q, r);
-    const __m256 u = _mm256_fnmadd_ps(t, r, _mm256_set1_ps(3.0f));
-    __m256 coefficient = _mm256_mul_ps(target, _mm256_mul_ps(r, u));  // 4 δ̂ / d
-    if constexpr (Weighted) coefficient = _mm256_mul_ps(w, coefficient);
-    if constexpr (AddStress) {
-      __m256 error = _mm256_sub_ps(target, _mm256_mul_ps(t, u));  // δ̂ − d, stored units
-      if constexpr (Tail && !Weighted) error = _mm256_and_ps(error, first_lanes(lanes));
-      __m256 weighted_error = error;
-      if constexpr (Weighted) weighted_error = _mm256_mul_ps(w, error);
-      stress = _mm256_fmadd_ps(weighted_error, error, stress);
-    }
-    for (int k = 0; k < L; ++k) {
-      weighted[k] = _mm256_fmadd_ps(coefficient, difference[k], weighted[k]);
-      float* sums = column_sums[k] + at;
-      _mm256_storeu_ps(sums, _mm256_fnmadd_ps(coefficient, difference[k], _mm256_loadu_ps(sums)));
-    }
+  // max(v, +0) as a signed integer max on the float bits, off the multiply pipes.
+  static Floats positive_part(Floats v) {
+    return _mm256_castsi256_ps(_mm256_max_epi32(_mm256_castps_si256(v), _mm256_setzero_si256()));
   }
-
-  void flush(RowSums& sums) {
-    if constexpr (AddStress) {
-      sums.stress += horizontal_sum(stress);
-      stress = _mm256_setzero_ps();
-    }
-    for (int k = 0; k < L; ++k) {
-      sums.weighted[k] += horizontal_sum(weighted[k]);
-      weighted[k] = _mm256_setzero_ps();
-    }
+  // v in the first `lanes` lanes, zero in the others.
+  static Floats first_lanes(Floats v, std::int64_t lanes) {
+    const __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lanes)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_and_ps(v, _mm256_castsi256_ps(mask));
+  }
+  static float sum(Floats v) {
+    const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    const __m128 quarter = _mm_add_ps(half, _mm_movehl_ps(half, half));
+    return _mm_cvtss_f32(_mm_add_ss(quarter, _mm_shuffle_ps(quarter, quarter, 1)));
   }
 };
-
-// The V·p product's terms of eight pairs: w (p_i − p_j) per axis, in stored weight units.
-template <int L>
-struct LaplacianColumns {
-  static constexpr bool kReadsDistances = false;
-  static constexpr bool kReadsWeights = true;
-  static constexpr float kCoordinateScale = 1.0f;
-
-  __m256 weighted[L];
-  __m256 pi[L];
-
-  LaplacianColumns(const float* p_i, float /* no shift */) {
-    for (int k = 0; k < L; ++k) {
-      weighted[k] = _mm256_setzero_ps();
-      pi[k] = _mm256_set1_ps(p_i[k]);
-    }
-  }
-
-  template <bool Tail = false>
-  inline void add(const std::int16_t* /* no distances */, const std::int16_t* weight, const float* const* axes,
-                  float* const* column_sums, std::int64_t at, std::int64_t lanes = 8) {
-    __m256 w = load_stored(weight);
-    if constexpr (Tail) w = _mm256_and_ps(w, first_lanes(lanes));
-    for (int k = 0; k < L; ++k) {
-      const __m256 term = _mm256_mul_ps(w, _mm256_sub_ps(pi[k], _mm256_loadu_ps(axes[k] + at)));
-      weighted[k] = _mm256_add_ps(weighted[k], term);
-      float* sums = column_sums[k] + at;
-      _mm256_storeu_ps(sums, _mm256_sub_ps(_mm256_loadu_ps(sums), term));
-    }
-  }
-
-  void flush(RowSums& sums) {
-    for (int k = 0; k < L; ++k) {
-      sums.weighted[k] += horizontal_sum(weighted[k]);
-      weighted[k] = _mm256_setzero_ps();
-    }
-  }
-};
-
-// A pass over rows' pairs with the terms of `Columns` (GuttmanColumns or
-// LaplacianColumns), the rows given block by block (all of a rank's, or streamed).
-template <int L, typename Columns>
-class HalfPass {
- public:
-  HalfPass(const Coordinates& x, double shift)
-      : n_(x.n), shift_(static_cast<float>(shift * spidal::kMatrixScale)),
-        axis_stride_(2 * x.n + kOverrun), scaled_(static_cast<std::size_t>(L * axis_stride_)) {
-    // Coordinates twice over, so that a row's half (which may run past n) is one range.
-    for (int k = 0; k < L; ++k) {
-      for (std::int64_t j = 0; j < n_; ++j) {
-        const float value = static_cast<float>(x.axis(k)[j] * Columns::kCoordinateScale);
-        scaled_[k * axis_stride_ + j] = value;
-        scaled_[k * axis_stride_ + n_ + j] = value;
-      }
-    }
-  }
-
-  // Row i's pairs are the columns v in [i + 1, end(i)), point v mod n.
-  static std::int64_t end(const LocalRows& rows, std::int64_t i) { return i + 1 + rows.halves.length(i); }
-
-  // The local rows [first, last) of `rows`, grouped so that each column block is read
-  // from L1 by every row of a group.
-  void run_group(const LocalRows& rows, std::int64_t first, std::int64_t last, double* const* out, double& stress,
-                 std::vector<float>& column_block) const {
-    RowSums sums[kRowGroup];
-    const std::int64_t begin = rows.block.begin + first + 1;
-    std::int64_t group_end = begin;
-    for (std::int64_t local_row = first; local_row < last; ++local_row) {
-      group_end = std::max(group_end, end(rows, rows.block.begin + local_row));
-    }
-    for (std::int64_t block = begin; block < group_end; block += kBlock) {
-      const std::int64_t block_end = std::min(group_end, block + kBlock);
-      std::fill(column_block.begin(), column_block.end(), 0.0f);
-      for (std::int64_t local_row = first; local_row < last; ++local_row) {
-        const std::int64_t i = rows.block.begin + local_row;
-        const std::int64_t from = std::max(block, i + 1);
-        const std::int64_t to = std::min(block_end, end(rows, i));
-        if (from >= to) continue;
-        float xi[L];
-        for (int k = 0; k < L; ++k) xi[k] = scaled_[k * axis_stride_ + i];
-        Columns columns(xi, shift_);
-        run_columns(rows, local_row, from, to, block, columns, column_block);
-        columns.flush(sums[local_row - first]);
-      }
-      for (int k = 0; k < L; ++k) {
-        double* point_sums = out[k] + block;
-        const float* block_sums = column_block.data() + k * kBlockStride;
-        for (std::int64_t v = 0; v < block_end - block; ++v) point_sums[v] += block_sums[v];
-      }
-    }
-    for (std::int64_t local_row = first; local_row < last; ++local_row) {
-      const std::int64_t i = rows.block.begin + local_row;
-      RowSums& row = sums[local_row - first];
-      for (int k = 0; k < L; ++k) out[k][i] += row.weighted[k];
-      stress += row.stress;
-    }
-  }
-
- private:
-  // Columns [from, to) of one row (entry v − i − 1 of its half).
-  void run_columns(const LocalRows& rows, std::int64_t local_row, std::int64_t from, std::int64_t to,
-                   std::int64_t block, Columns& columns, std::vector<float>& column_block) const {
-    const std::int64_t i = rows.block.begin + local_row;
-    const std::int16_t* distance = Columns::kReadsDistances ? rows.distance_row(local_row) + (from - i - 1) : nullptr;
-    const std::int16_t* weight = Columns::kReadsWeights ? rows.weight_row(local_row) + (from - i - 1) : nullptr;
-    // Starts computed once, the sums in a local copy: __m256 stores may alias anything,
-    // so the compiler would otherwise reload members and spill the accumulators
-    // around every column-sum store.
-    const float* axes[L];
-    float* sums[L];
-    for (int k = 0; k < L; ++k) {
-      axes[k] = scaled_.data() + k * axis_stride_ + from;
-      sums[k] = column_block.data() + k * kBlockStride + (from - block);
-    }
-    // The same columns of the next row are read next: fetching them now hides the
-    // memory latency that the hardware prefetcher, restarting on every 2 KB run of a
-    // row, does not (it cost the pass a third of its time).
-    // (The next row's half starts one column later, right after this row's.)
-    const bool last_row = local_row + 1 == rows.block.rows();
-    const std::int64_t next = rows.row_length(local_row) - 1;
-    const std::int16_t* next_distance = last_row || !distance ? distance : distance + next;
-    const std::int16_t* next_weight = last_row || !weight ? weight : weight + next;
-    Columns local = columns;
-    const std::int64_t count = to - from;
-    std::int64_t at = 0;
-    const auto prefetch_next = [&](std::int64_t column) {
-      if constexpr (Columns::kReadsDistances) _mm_prefetch(reinterpret_cast<const char*>(next_distance + column), _MM_HINT_T0);
-      if constexpr (Columns::kReadsWeights) _mm_prefetch(reinterpret_cast<const char*>(next_weight + column), _MM_HINT_T0);
-    };
-    const auto add_eight = [&](std::int64_t column) {
-      local.add(Columns::kReadsDistances ? distance + column : nullptr,
-                Columns::kReadsWeights ? weight + column : nullptr, axes, sums, column);
-    };
-    // One prefetch per 64-byte line of the next row, not one per vector (four to a
-    // line, three of them redundant).
-    for (; at + 32 <= count; at += 32) {
-      prefetch_next(at);
-      for (std::int64_t part = 0; part < 32; part += 8) add_eight(at + part);
-    }
-    prefetch_next(at);
-    for (; at + 8 <= count; at += 8) add_eight(at);
-    if (at < count) {
-      // The last count − at < 8 columns as one vector whose other lanes add nothing.
-      std::int16_t distance_copy[8] = {};
-      std::int16_t weight_copy[8] = {};
-      const std::int64_t lanes = count - at;
-      local.template add<true>(
-          Columns::kReadsDistances ? eight_entries(distance + at, lanes, rows.distances, distance_copy) : nullptr,
-          Columns::kReadsWeights ? eight_entries(weight + at, lanes, rows.weights, weight_copy) : nullptr, axes,
-          sums, at, lanes);
-    }
-    columns = local;
-  }
-
-  // Eight entries from `entries` (in `all`) for one vector load. Past the row's end
-  // they are the next row's; the rank's last row has none, so where fewer than eight
-  // are left in `all`, the `valid` ones are copied into `copy` (zero-padded).
-  static const std::int16_t* eight_entries(const std::int16_t* entries, std::int64_t valid,
-                                           const std::vector<std::int16_t>& all, std::int16_t* copy) {
-    if (static_cast<std::size_t>(entries - all.data()) + 8 <= all.size()) return entries;
-    std::copy_n(entries, valid, copy);
-    return copy;
-  }
-
-  const std::int64_t n_;
-  const float shift_;
-  const std::int64_t axis_stride_;
-  std::vector<float> scaled_;  // L axes × (2n + overrun)
-};
-
-// Streamed blocks start on a row group's first row, so the groups are those in memory.
-static_assert(kBlockRowMultiple % kRowGroup == 0);
-
-// Runs a HalfPass over the rank's rows on every thread, block by block; out gets the
-// per-point sums × point_unit and the stress × stress_unit.
-template <int L, typename Columns>
-void run_pass(const LocalRows& rows, const Coordinates& x, double shift, double point_unit, double stress_unit,
-              PassSums& out) {
-  const HalfPass<L, Columns> pass(x, shift);
-  ThreadPointSums sums(rows.n, L);
-  for_each_block(rows, [&](const LocalRows& block) {
-    const std::int64_t row_count = block.block.rows();
-    // Every row has the same number of pairs give or take one, so equal static shares
-    // balance.
-#pragma omp parallel num_threads(sums.threads())
-    {
-      const int thread = omp_get_thread_num();
-      double* point[L];
-      for (int k = 0; k < L; ++k) point[k] = sums.axis(thread, k);
-      std::vector<float> column_block(static_cast<std::size_t>(L) * kBlockStride);
-#pragma omp for schedule(static)
-      for (std::int64_t group = 0; group < row_count; group += kRowGroup) {
-        pass.run_group(block, group, std::min(row_count, group + kRowGroup), point, sums.scalar(thread), column_block);
-      }
-    }
-  });
-  out.reset(rows.n, L);
-  sums.write(out.bx(), point_unit);
-  out.stress() = sums.scalar_total() * stress_unit;
-}
-
-template <int L, bool Weighted, bool AddStress>
-void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
-  // Undo the units: stress in stored units² (× stored weight), Σ 4c(x_i − x_j) in
-  // half stored units (× stored weight).
-  const double weight_unit = Weighted ? 1.0 / spidal::kMatrixScale : 1.0;
-  const double point_unit = weight_unit / (4.0 * kHalfUnit);
-  const double stress_unit = weight_unit / (spidal::kMatrixScale * spidal::kMatrixScale);
-  if (shift > 0.0) {
-    run_pass<L, GuttmanColumns<L, Weighted, AddStress, true>>(rows, x, shift, point_unit, stress_unit, out);
-  } else {
-    run_pass<L, GuttmanColumns<L, Weighted, AddStress, false>>(rows, x, shift, point_unit, stress_unit, out);
-  }
-}
-
-template <int L, bool AddStress>
-void guttman_pairs(const LocalRows& rows, const Coordinates& x, double shift, PassSums& out) {
-  if (rows.weighted()) {
-    guttman_pairs<L, true, AddStress>(rows, x, shift, out);
-  } else {
-    guttman_pairs<L, false, AddStress>(rows, x, shift, out);
-  }
-}
 
 }  // namespace
 
 void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out) {
-  with_dimension(x.dim, [&]<int L>() {
-    if (stress == PairStress::add) {
-      guttman_pairs<L, true>(rows, x, shift, out);
-    } else {
-      guttman_pairs<L, false>(rows, x, shift, out);
-    }
-  });
+  simd_guttman_pass<Avx2>(rows, x, shift, stress, out);
 }
 
 void laplacian_product_avx2(const LocalRows& rows, const Coordinates& p, PassSums& out) {
-  with_dimension(p.dim, [&]<int L>() {
-    run_pass<L, LaplacianColumns<L>>(rows, p, 0.0, 1.0 / spidal::kMatrixScale, 0.0, out);
-  });
+  simd_laplacian_product<Avx2>(rows, p, out);
 }
 
 }  // namespace damds
