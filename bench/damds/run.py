@@ -8,6 +8,10 @@ Needs numpy and scikit-learn (pip install scikit-learn) and a built damds
 bench/results/damds.md.
 
     python3 bench/damds/run.py [--sizes 2000,4000,8000] [--large 100000] [--damds PATH]
+
+With --pass-only it times only the fused pass against the read bandwidth (at the
+largest size), for --damds and, if given, a --baseline-damds build in the same rounds,
+and writes bench/results/damds-pass.md instead.
 """
 import argparse
 import datetime
@@ -26,6 +30,7 @@ from sklearn.manifold import MDS
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "bench", "out", "damds")
 RESULTS = os.path.join(ROOT, "bench", "results", "damds.md")
+PASS_RESULTS = os.path.join(ROOT, "bench", "results", "damds-pass.md")
 MPI_FLAGS = ["--allow-run-as-root", "--oversubscribe"]
 
 
@@ -60,10 +65,25 @@ def weights_path(n):
     return path
 
 
-def run_damds(args, n, iterations, ranks=1, threads=2, weighted=False):
+def cpu_description():
+    """The CPU model and its vector flags, as /proc/cpuinfo gives them."""
+    model, flags = "unknown", []
+    with open("/proc/cpuinfo") as file:
+        for line in file:
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and model == "unknown":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = [flag for flag in value.split() if flag.startswith(("avx", "fma", "sse4"))]
+                break
+    return f"{model} ({os.cpu_count()} cores), flags: {' '.join(flags)}"
+
+
+def run_damds(args, n, iterations, ranks=1, threads=2, weighted=False, binary=None):
     """Runs `iterations` Guttman iterations at T = 0 (tmin-factor so high that the
-    schedule goes straight to the final loop; threshold 0 never stops it early)."""
-    command = [args.damds, "--distances", matrix_path(n), "--points", str(n), "--output",
+    schedule goes straight to the final loop; threshold 0 never stops it early), with
+    `binary` (default --damds)."""
+    command = [binary or args.damds, "--distances", matrix_path(n), "--points", str(n), "--output",
                os.path.join(OUT, f"points-{n}.txt"), "--max-iterations-per-temperature", str(iterations),
                "--threshold", "0", "--tmin-factor", "1e6", "--seed", "1"]
     if weighted:
@@ -125,19 +145,63 @@ def read_bandwidth(bytes_, threads):
     return float(result.stdout)
 
 
-def pass_against_bandwidth(args, n, threads, rounds):
+def pass_against_bandwidth(args, n, threads, rounds, binaries=None):
     """Rounds of the read-bandwidth probe and a damds run back to back, on the same
     number of threads: each round's fraction compares two figures taken at the same
     moment of this shared machine, whose speed drifts by tens of percent between runs.
-    Returns each round's (pass in matrix GB/s, read bandwidth GB/s)."""
+    Returns each round's (pass in matrix GB/s, read bandwidth GB/s); with `binaries`
+    (several damds builds, run one after the other in each round after one probe), a
+    list of those per binary."""
     matrix_gb = 2 * n * n / 1e9
     # At least 256 MB so the probe reads memory, not the 32 MB L3.
     probe_bytes = max(int(matrix_gb * 1e9), 256_000_000)
-    pairs = []
+    per_binary = [[] for _ in binaries or [args.damds]]
     for _ in range(rounds):
         bandwidth = read_bandwidth(probe_bytes, threads)
-        pairs.append((matrix_gb / run_damds(args, n, 40, threads=threads)["pass"], bandwidth))
-    return pairs
+        for pairs, binary in zip(per_binary, binaries or [args.damds]):
+            pairs.append((matrix_gb / run_damds(args, n, 40, threads=threads, binary=binary)["pass"], bandwidth))
+    return per_binary if binaries else per_binary[0]
+
+
+def fraction_row(label, pairs):
+    """A table row: the median round's fraction of read bandwidth, the range, the medians."""
+    ratios = sorted(speed / bandwidth for speed, bandwidth in pairs)
+    return (f"| {label} | **{statistics.median(ratios):.0%}** | {ratios[0]:.0%}–{ratios[-1]:.0%} | "
+            f"{statistics.median(speed for speed, _ in pairs):.2f} | "
+            f"{statistics.median(bandwidth for _, bandwidth in pairs):.2f} |")
+
+
+def pass_only(args, n):
+    """--pass-only: the pass against the read bandwidth for --damds and --baseline-damds."""
+    binaries = [args.damds] + ([args.baseline_damds] if args.baseline_damds else [])
+    labels = ["damds"] + (["baseline"] if args.baseline_damds else [])
+    load_before = os.getloadavg()[0]
+    results = {threads: pass_against_bandwidth(args, n, threads, args.rounds, binaries) for threads in (1, 2)}
+    load_after = os.getloadavg()[0]
+    lines = [
+        "# DA-MDS fused pass vs read bandwidth",
+        "",
+        f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.node()}; "
+        f"CPU: {cpu_description()}. Load average {load_before:.1f} before, {load_after:.1f} after. "
+        f"N = {n} ({2 * n * n / 1e6:.0f} MB int16 matrix), {args.rounds} rounds per thread count; in each round "
+        "the read-bandwidth probe (best of 7) runs right before a 40-iteration damds run of each build, so "
+        "every fraction compares figures of the same moment (see damds.md for the method).",
+        f"Command: `python3 bench/damds/run.py --pass-only --sizes {n} --rounds {args.rounds}"
+        + (" --baseline-damds BASELINE`" if args.baseline_damds else "`") + ".",
+        f"Builds: damds = `{args.damds}`" + (f", baseline = `{args.baseline_damds}`" if args.baseline_damds else "")
+        + ".",
+        "",
+        "| build, threads | median fraction of read bandwidth | rounds' range | median pass matrix GB/s | "
+        "median read bandwidth GB/s |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for threads, per_binary in results.items():
+        for label, pairs in zip(labels, per_binary):
+            lines.append(fraction_row(f"{label}, {threads}", pairs))
+    with open(PASS_RESULTS, "w") as file:
+        file.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"wrote {PASS_RESULTS}")
 
 
 def main():
@@ -149,9 +213,14 @@ def main():
     parser.add_argument("--mpiexec", default="mpirun")
     parser.add_argument("--repeats", type=int, default=3, help="measurements per scaling layout (best kept)")
     parser.add_argument("--rounds", type=int, default=7, help="paired pass / read-bandwidth rounds per thread count")
+    parser.add_argument("--pass-only", action="store_true", help="only the pass against the read bandwidth")
+    parser.add_argument("--baseline-damds", help="with --pass-only: another damds build timed in the same rounds")
     args = parser.parse_args()
     os.makedirs(OUT, exist_ok=True)
     sizes = [int(size) for size in args.sizes.split(",")]
+    if args.pass_only:
+        pass_only(args, max(sizes))
+        return
     load_before = os.getloadavg()[0]
 
     rows = []
@@ -197,7 +266,7 @@ def main():
         "# DA-MDS benchmark",
         "",
         f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.node()} "
-        f"({os.cpu_count()} cores); load average {load_before:.1f} before, {load_after:.1f} after "
+        f"(CPU: {cpu_description()}); load average {load_before:.1f} before, {load_after:.1f} after "
         "(the machine is shared, so figures are noisy). Command: `bash bench/damds/run.sh`.",
         "Matrices: N points in 6-D, distances as SPIDAL int16, unit weights (sklearn has none).",
         f"damds: {args.iterations} Guttman iterations at T = 0, 1 rank × 2 OpenMP threads, closed-form solve; "
@@ -239,10 +308,7 @@ def main():
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for threads, pairs in fractions.items():
-        ratios = sorted(speed / bandwidth for speed, bandwidth in pairs)
-        lines.append(f"| {threads} | **{statistics.median(ratios):.0%}** | {ratios[0]:.0%}–{ratios[-1]:.0%} | "
-                     f"{statistics.median(speed for speed, _ in pairs):.2f} | "
-                     f"{statistics.median(bandwidth for _, bandwidth in pairs):.2f} |")
+        lines.append(fraction_row(str(threads), pairs))
     lines += [
         "",
         "The pass is compute-bound, not memory-bound: per pair it is as fast on N = 2000 (rows from L3) as on "
