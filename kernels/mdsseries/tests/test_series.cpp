@@ -142,12 +142,17 @@ RollingSums rank_sums(const Market& market) {
   return RollingSums(market, spidal::row_block(market.symbols, size, rank));
 }
 
-TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
+// A generated market with the two bad stocks (a constant price, 30 % of days missing).
+Market with_bad_stocks(std::int64_t stocks, std::int64_t days) {
   MarketSpec spec;
-  spec.stocks = 41;
-  spec.days = 700;
+  spec.stocks = stocks;
+  spec.days = days;
   spec.bad_stocks = true;
-  const Market market = generated(spec);
+  return generated(spec);
+}
+
+TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
+  const Market market = with_bad_stocks(41, 700);
   RollingSums sums = rank_sums(market);
   const std::vector<Window> windows = make_windows(market, 90, 7);
   ASSERT_GT(windows.size(), 100u);
@@ -188,11 +193,7 @@ TEST(Rolling, CorrelationsEqualAFromScratchComputation) {
 // weights from them), in each variant this CPU runs, against the sums moved on their own
 // (RollingSums::move_to) and the distances computed from them pair by pair.
 TEST(Rolling, FusedFillEqualsThePlainSums) {
-  MarketSpec spec;
-  spec.stocks = 53;
-  spec.days = 500;
-  spec.bad_stocks = true;
-  const Market market = generated(spec);
+  const Market market = with_bad_stocks(53, 500);
   const std::vector<Window> windows = make_windows(market, 120, 7);
   ASSERT_GT(windows.size(), 40u);
   std::vector<spidal::Isa> variants = {spidal::Isa::generic};
