@@ -3,7 +3,7 @@
 // uploads (date,symbol,price,volume,sector), submitted through the API to a gateway on the real
 // FerretDB, RabbitMQ and mpirun, timed from the upload's start to the plot, with each stage's time
 // and the peak memory of the API (this process, which streams the upload from disk), the worker and mdsseries.
-// Run:  bash bench/with-stack.sh node --import tsx bench/mdsseries/job.ts [STOCKS] [DAYS] [RANKS]
+// Run:  bash bench/with-stack.sh node --import tsx bench/mdsseries/job.ts [STOCKS] [DAYS] [RANKS] [THREADS]
 import { createWriteStream, openAsBlob, readFileSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -14,7 +14,8 @@ import { stockMarketLines } from '../../server/src/cli/demo-data.ts';
 import { Gateway, REAL_KERNELS, isTerminal, signedIn, waitForJob } from '../../server/test/jobs/gateway.ts';
 import type { Client } from '../../server/test/harness.ts';
 
-const [stocks, days, ranks] = [7000, 2750, 2].map((fallback, i) => Number(process.argv[2 + i] ?? fallback));
+// One rank with two OpenMP threads: on 2 cores two ranks cost several times the CPU (bench/RESULTS.md, mdsseries).
+const [stocks, days, ranks, threads] = [7000, 2750, 1, 2].map((fallback, i) => Number(process.argv[2 + i] ?? fallback));
 const csv = path.join(process.env.WPV_TEST_DIR ?? '/tmp', `market-${stocks}x${days}.csv`);
 
 async function writeMarket(): Promise<void> {
@@ -66,7 +67,7 @@ try {
   const client = await signedIn(gw.url);
   const loadAtStart = loadavg()[0]!.toFixed(1);
   const started = performance.now();
-  const { status, body } = await submitMarket(client, { ranks });
+  const { status, body } = await submitMarket(client, { ranks, threads });
   if (status !== 202) throw new Error(`submission: ${status} ${JSON.stringify(body)}`);
   const accepted = (performance.now() - started) / 1000;
   const job = await waitForJob(client, body.id, isTerminal, 3600_000);
@@ -78,8 +79,8 @@ try {
     `### stock-timeseries job end to end: ${stocks.toLocaleString('en')} stocks × ${days.toLocaleString('en')} trading days`,
     '',
     `${new Date().toISOString().slice(0, 16)}Z, ${cpus()[0]!.model} × ${cpus().length}, load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end; ` +
-      `\`bash bench/with-stack.sh node --import tsx bench/mdsseries/job.ts ${stocks} ${days} ${ranks}\`. ` +
-      `Long CSV of ${(bytes / 1e6).toFixed(0)} MB (${(stocks * days).toLocaleString('en')} rows), default params (one-year windows by 7 days, traded-value weights), ranks ${ranks}.`,
+      `\`bash bench/with-stack.sh node --import tsx bench/mdsseries/job.ts ${stocks} ${days} ${ranks} ${threads}\`. ` +
+      `Long CSV of ${(bytes / 1e6).toFixed(0)} MB (${(stocks * days).toLocaleString('en')} rows), default params (one-year windows by 7 days, traded-value weights), ranks ${ranks} × threads ${threads}.`,
     '',
     '| step | seconds |',
     '| --- | ---: |',
