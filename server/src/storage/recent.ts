@@ -6,7 +6,7 @@
 // A key still read in the second half of its lifetime is asked again in the background,
 // so readers of a busy key never wait on the store: before, every reader of a public
 // plot queued behind the store round trip once a second, and under load that round
-// trip (50–500 ms on a busy machine) was the latency tail of every request in flight.
+// trip (50–500 ms on a busy machine) was added to every request in flight.
 
 interface Entry<T> {
   value: Promise<T>;
