@@ -7,6 +7,8 @@ import { STAGE_FILES, exists } from '@wpv/jobs/workdir';
 import { RUN_STAGE, mpirunArgv, stageEnv, type Backend, type BackendState, type Handle, type Submission } from './backend.ts';
 
 const KILL_GRACE_MS = 5000;
+/** How long a cancel waits for SIGKILLed processes to be gone. */
+const KILL_WAIT_MS = 2000;
 
 export class LocalBackend implements Backend {
   readonly kind = 'local';
@@ -66,6 +68,9 @@ export class LocalBackend implements Backend {
     while (Date.now() < deadline && (await this.alive(h))) await new Promise((r) => setTimeout(r, 100));
     // Whatever is left, ranks included: they are in the session, not in the wrapper's group.
     for (const p of await sessionMembers(leader)) signal(p.pid, 'SIGKILL');
+    // A killed process lingers for a moment: return once only zombies are left.
+    const gone = Date.now() + KILL_WAIT_MS;
+    while (Date.now() < gone && (await sessionMembers(leader)).some((p) => p.state !== 'Z')) await new Promise((r) => setTimeout(r, 20));
   }
 
   async find(s: Submission): Promise<string | null> {

@@ -42,7 +42,8 @@ describe('cancelling a local mpirun stage', () => {
 
   test('mdsseries on 2 ranks ends with its own "cancelled" line, exit 143 recorded, no partial output, nothing left running', async () => {
     const bin = process.env.KERNELS_BIN || REAL_KERNELS;
-    execFileSync(path.join(bin, 'mdsseries-market'), ['--directory', root, '--stocks', '60', '--days', '1200']);
+    // Large enough to run for seconds: a 60-stock series ends in half a second, before the cancel lands.
+    execFileSync(path.join(bin, 'mdsseries-market'), ['--directory', root, '--stocks', '800', '--days', '2750']);
     const { id, dir } = await start([path.join(bin, 'mdsseries'), '--prices', path.join(root, 'prices.bin'), '--output', path.join(root, 'frames.txt'),
       '--window-days', '365', '--step-days', '7', '--alpha', '0.5', '--max-iterations-per-temperature', '10']);
     // After a first frame, the output's temporary file holds a partial series.

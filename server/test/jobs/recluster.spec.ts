@@ -86,7 +86,10 @@ describe('re-clustering a cluster with the real kernels (local backend)', () => 
 
     // Linked both ways.
     assert.equal(plot.parent, parent.plotId);
-    assert.deepEqual((await alice.json('GET', `/plots/${parent.plotId}`)).children, [child.plotId]);
+    // The worker wrote the parent's link; the API process may serve its remembered parent for up to 1 s.
+    const childrenOfParent = async () => (await alice.json('GET', `/plots/${parent.plotId}`)).children;
+    for (const start = Date.now(); !(await childrenOfParent()) && Date.now() - start < 3_000; ) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await childrenOfParent(), [child.plotId]);
 
     // The cut is the parent's matrix at those rows and columns (no realignment).
     const whole = await matrixOf(path.join(jobsDir(), parent.id, 'dist.bin'));
