@@ -17,7 +17,7 @@ if [[ -z "${WPV_URL:-}" ]]; then
   data_dir="$(mktemp -d "${WPV_TEST_DIR:-/tmp}/wpv-server.XXXXXX")"
   # The server, workers and bridge share the data directory and a private queue prefix.
   export MONGODB_URI="${MONGODB_URI%/*}/wpvserver_$(basename "$data_dir" | tr -c 'A-Za-z0-9\n' _)"
-  export DATA_DIR="$data_dir" JOB_QUEUE_PREFIX="wpvsrv.$(basename "$data_dir")" HPC_POLL_MS=200
+  export DATA_DIR="$data_dir" JOB_QUEUE_PREFIX="wpvsrv.$(basename "$data_dir")" HPC_POLL_MS=200 HPC_PROGRESS_MS=250
   (cd "$root" && PORT="$port" exec node --import tsx server/src/main.ts) >"$data_dir/server.log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")

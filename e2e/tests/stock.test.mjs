@@ -10,11 +10,10 @@ import { after, before, describe, test } from 'node:test';
 import { ARTIFACTS, BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
 import { pixelDiff } from '../lib/pixels.mjs';
 
-// 300 tickers and a window every day (365 frames), so the series stage runs long enough to be
-// seen while its frames progress (48 tickers every 2 days took 0.3 s; 150 took 1.7 s once
-// mdsseries solved in closed form, too quick to see a percent; 600 made the CSV slow to check
-// and convert).
-const TICKERS = 300;
+// 800 tickers and a window every day (362 frames), so the series stage runs long enough to be
+// seen while its frames progress: at 300 the faster mdsseries ran the whole series in 1.2 s, and
+// the bridge wrote no progress in between (scripts/with-server.sh has it write every 250 ms).
+const TICKERS = 800;
 const TRADING_DAYS = 520;  // ~2 years of weekdays
 const WINDOW_DAYS = 365;
 const STEP_DAYS = 1;
@@ -96,6 +95,7 @@ describe('stock time series end to end', () => {
       // mdsseries reports the share of frames done: the bar moved through the frames.
       const percents = seriesBars.map((text) => Number(/^(\d+) %/.exec(text)?.[1])).filter(Number.isFinite);
       assert.ok(percents.some((p) => p > 0 && p < 100), `series bar texts seen: ${[...new Set(seriesBars)]}`);
+      t.diagnostic(`series bar texts seen: ${[...new Set(seriesBars)].join('; ')}`);
       assert.ok(seriesBars.some((text) => /about .* left/.test(text)), `no ETA among ${[...new Set(seriesBars)]}`);
       // The series stage's stress: the first window's annealing against iteration, and each
       // frame's fit against the frame, each line running left to right (once one line that

@@ -17,8 +17,6 @@ import { ProgressReader } from './progress.ts';
 
 const STDERR_TAIL_BYTES = 2000;
 const RETRY_BASE_MS = 2000;
-/** Progress of a running stage reaches the store at most this often (the end event carries the last line). */
-const PROGRESS_EVERY_MS = 2000;
 /** A running program's job is checked for a cancel this often, not every poll (each check is two store probes). */
 const STATE_CHECK_MS = 2000;
 
@@ -207,7 +205,7 @@ export class Bridge {
       return;
     }
     await t.progress.update();
-    const due = Date.now() - t.writtenAt >= PROGRESS_EVERY_MS;
+    const due = Date.now() - t.writtenAt >= this.config.progressMs;
     if (state.state !== 'ended' && due && t.progress.version !== t.writtenVersion && t.progress.latest) {
       await this.repo.setProgress(t.jobId, t.stage, t.progress.latest, t.progress.series);
       t.writtenVersion = t.progress.version;

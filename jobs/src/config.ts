@@ -12,6 +12,8 @@ export interface JobConfig {
   kernelsDir: string;
   backend: BackendKind;
   pollMs: number;
+  /** A running stage's progress reaches the store at most this often (its end carries the last line). */
+  progressMs: number;
   /** Local backend: programs running at once (each with its ranks × threads). */
   localSlots: number;
   /** Stages the bridge submits before it stops taking messages (the rest wait in RabbitMQ). */
@@ -67,6 +69,7 @@ export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.
     kernelsDir: path.resolve(env.KERNELS_BIN || path.join(root, 'kernels/build/bin')),
     backend: oneOf(env, 'HPC_BACKEND', ['local', 'slurm'], 'local'),
     pollMs: intFromEnv(env, 'HPC_POLL_MS', 1000),
+    progressMs: intFromEnv(env, 'HPC_PROGRESS_MS', 2000),
     localSlots: intFromEnv(env, 'HPC_LOCAL_SLOTS', os.availableParallelism()),
     maxSubmitted: intFromEnv(env, 'HPC_MAX_SUBMITTED', env.HPC_BACKEND === 'slurm' ? 1000 : 2 * intFromEnv(env, 'HPC_LOCAL_SLOTS', os.availableParallelism())),
     maxInputBytes: intFromEnv(env, 'JOB_MAX_INPUT_BYTES', 256 * 1024 * 1024),
