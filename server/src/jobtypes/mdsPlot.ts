@@ -21,7 +21,7 @@ export async function labelsFile(job: JobDoc, file: string): Promise<string[]> {
 }
 
 /** Reads "index value..." rows into one entry per point; indices may start at 0 or 1. */
-async function readIndexed(file: string, points: number, columns: number, what: string): Promise<number[][]> {
+export async function readIndexed(file: string, points: number, columns: number, what: string): Promise<number[][]> {
   const rows: [number, number[]][] = [];
   for await (const [raw, line] of linesOf(file)) {
     const cells = raw.trim().split(/\s+/);
@@ -33,7 +33,8 @@ async function readIndexed(file: string, points: number, columns: number, what: 
     rows.push([numbers[0]!, numbers.slice(1)]);
   }
   if (rows.length !== points) throw new Error(`${what} has ${rows.length} rows for ${points} points`);
-  const base = Math.min(...rows.map(([index]) => index));
+  // A loop, not Math.min(...): 300,000 arguments overflow the call stack.
+  const base = rows.reduce((least, [index]) => Math.min(least, index), Infinity);
   const out: number[][] = new Array(points);
   for (const [index, values] of rows) {
     if (index - base >= points || out[index - base]) throw new Error(`${what}: index ${index} is out of range or repeated`);
@@ -86,7 +87,7 @@ export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<strin
   const keys = [...counts.keys()].sort((a, b) => a - b);
   const defs: ClusterDef[] = keys.map((k, i) => ({
     key: k,
-    label: `cluster ${k} (${counts.get(k)} points)`,
+    label: `cluster ${k}`, // its size is the cluster's count, shown beside it
     color: categoricalColor(i),
     shape: SPHERE,
     size: 1,
