@@ -15,7 +15,7 @@ export interface ViewStore {
   /** ?embed=1: canvas and a link out, for notebooks and other pages that frame the plot */
   embed: boolean;
   /** The plot's display settings set what the link leaves out; returns the view they give. */
-  adopt(display: DisplaySettings | undefined): ViewState;
+  adopt(display: DisplaySettings | undefined, points: number): ViewState;
   /** The scene's camera or frame moved (they live outside the view state). */
   moved(): void;
   /** the view with the scene's camera and frame */
@@ -57,8 +57,8 @@ export function useViewStore(scene: Scene): ViewStore {
   // The link follows the view once a frame is on screen (before that the camera is unknown).
   useEffect(() => { if (scene.frame) moved(); }, [view, scene, moved]);
 
-  const adopt = useCallback((display: DisplaySettings | undefined) => {
-    defaults.current = viewDefaults(display);
+  const adopt = useCallback((display: DisplaySettings | undefined, points: number) => {
+    defaults.current = viewDefaults(display, points);
     const v = decodeViewState(new URLSearchParams(location.search), defaults.current).state;
     setView(v);
     return v;

@@ -15,7 +15,7 @@ export interface PlotEvents {
   /** the frame the link asks for */
   frame: number;
   /** The plot's display settings are known: returns the view to draw the first frame with. */
-  adopt(display: DisplaySettings | undefined): ViewState;
+  adopt(display: DisplaySettings | undefined, points: number): ViewState;
   /** the first frame is on screen, or the camera moved */
   moved(): void;
   notify(text: string): void;
@@ -77,7 +77,7 @@ export function usePlot(plotId: string, scene: Scene, canvasRef: React.RefObject
       // size and with the view's styles; the panels render after that frame (they wait for `ready`).
       let v!: ViewState;
       flushSync(() => {
-        v = on.current.adopt(p.display); // sizes and glyphs the link does not set come from the file
+        v = on.current.adopt(p.display, p.points); // sizes and glyphs the link does not set come from the file or the size
         setPlot(p);
         setClusters(p.clusters);
       });

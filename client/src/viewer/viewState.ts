@@ -51,11 +51,22 @@ export function mergeOverrides(overrides: Record<number, ClusterOverride>, chang
   return out;
 }
 
-/** The defaults for a plot whose file sets display settings (PlotViz <pointsize>, <glyph>). */
-export function viewDefaults(display: DisplaySettings | undefined): ViewState {
+/**
+ * Point size in pixels for a plot of `points` points per frame: a few dozen points at the
+ * 100,000-point size were specks in an empty canvas; large plots keep small points so that
+ * dense clusters stay readable.
+ */
+export function pointSizeFor(points: number): number {
+  if (points <= 1_000) return 8;
+  if (points <= 10_000) return 6;
+  return DEFAULT_VIEW.pointSize;
+}
+
+/** The defaults for a plot of `points` points whose file may set display settings (PlotViz <pointsize>, <glyph>). */
+export function viewDefaults(display: DisplaySettings | undefined, points = Infinity): ViewState {
   return {
     ...DEFAULT_VIEW,
-    pointSize: display?.pointSize ?? DEFAULT_VIEW.pointSize,
+    pointSize: display?.pointSize ?? pointSizeFor(points),
     glyphSize: DEFAULT_VIEW.glyphSize * (display?.glyphScale ?? 1),
     glyphs: display?.glyphsVisible ?? DEFAULT_VIEW.glyphs,
   };
