@@ -4,7 +4,8 @@
 // lines into the job document, the end (exit record, outputs) into the stage state,
 // cancellation of stages whose job is no longer active. At start-up it re-attaches
 // to every stage left running, finding by name those whose submission was not recorded.
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type HpcMessage, type JobBroker } from '@wpv/jobs/broker';
 import type { JobConfig } from '@wpv/jobs/config';
@@ -97,6 +98,12 @@ export class Bridge {
   }
 
   private async launch(job: JobDoc, stage: StageName, command: StageCommand, queuedAt: Date | null): Promise<void> {
+    const program = command.argv[0]!;
+    if (!(await access(program, constants.X_OK).then(() => true, () => false))) {
+      // mpirun would exit 132 with its banner; no retry can help until the programs are built.
+      await this.failUntracked(job._id, stage, `the program ${path.basename(program)} is not built or not executable in KERNELS_BIN (bash kernels/build.sh builds the programs)`);
+      return;
+    }
     const dir = stageDir(job.workdir, stage);
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
@@ -258,18 +265,25 @@ export class Bridge {
   private async transientFailure(jobId: string, stage: StageName, reason: string): Promise<void> {
     const attempts = (await this.repo.get(jobId))?.stages[stage]?.attempts ?? 0;
     if (attempts >= this.config.stageAttempts) {
-      const error = `${reason} (gave up after ${attempts} attempts)`;
-      await this.repo.moveStage(jobId, stage, 'failed', error, { endedAt: new Date(), error });
-    } else {
-      const retryAt = new Date(Date.now() + RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
-      await this.repo.moveStage(jobId, stage, 'pending', `${reason}; retry at ${retryAt.toISOString()}`, {
-        retryAt,
-        error: reason,
-        backend: null,
-      });
+      await this.failUntracked(jobId, stage, `${reason} (gave up after ${attempts} attempts)`);
+      return;
     }
+    const retryAt = new Date(Date.now() + RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+    await this.repo.moveStage(jobId, stage, 'pending', `${reason}; retry at ${retryAt.toISOString()}`, {
+      retryAt,
+      error: reason,
+      backend: null,
+    });
     await this.repo.track(jobId, stage, { open: false });
     this.log(`${jobId}/${stage}: ${reason}`);
+    await this.advance(jobId);
+  }
+
+  /** Fails a claimed stage that has no program running (nothing to follow). */
+  private async failUntracked(jobId: string, stage: StageName, error: string): Promise<void> {
+    await this.repo.moveStage(jobId, stage, 'failed', error, { endedAt: new Date(), error });
+    await this.repo.track(jobId, stage, { open: false });
+    this.log(`${jobId}/${stage}: ${error}`);
     await this.advance(jobId);
   }
 

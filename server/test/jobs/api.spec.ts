@@ -2,10 +2,11 @@
 // pipeline of each job type, live events, logs, cancel while queued, retry.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Gateway, ROOT, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
+import { FAKE_KERNELS, Gateway, ROOT, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
 
 const FASTA = '>s1 first\nACGTACGTAC\n>s2\nACGTTCGTAC\nACG\n>s3\nTTGTACGTAA\n>s4\nACGAACGTAC\n';
 
@@ -160,10 +161,11 @@ describe('jobs API', () => {
     const labels = await client.json('GET', `/plots/${job.plotId}/frames/0/labels`);
     assert.deepEqual(labels, ['s1', 's2', 's3', 's4']);
     assert.deepEqual(plot.clusters.map((c: any) => [c.label, c.centre]), [
-      ['cluster 0 (2 points)', 0],
-      ['cluster 1 (1 points)', 1],
-      ['cluster 2 (1 points)', 2],
+      ['cluster 0', 0],
+      ['cluster 1', 1],
+      ['cluster 2', 2],
     ], 'each cluster names its medoid (dapwc --centers) as a point index');
+    assert.deepEqual(plot.clusters.map((c: any) => c.count), [2, 1, 1]);
     assert.deepEqual(job.warnings, []);
     assert.equal(job.params.distance, 'global', 'the default distance');
     assert.equal(job.stages[0].progress.options.distance, 'global', 'passed to swg --distance');
@@ -225,5 +227,33 @@ describe('jobs API', () => {
     } finally {
       if (!gw.bridge || gw.bridge.exitCode !== null) await gw.startBridge();
     }
+  });
+});
+
+describe('a program missing from KERNELS_BIN', () => {
+  let gw: Gateway;
+  let kernels: string;
+  before(async () => {
+    // The fake kernels without dapwc, as a gateway whose kernels were built only in part.
+    kernels = await mkdtemp(path.join(process.env.WPV_TEST_DIR ?? os.tmpdir(), 'kernels-'));
+    for (const name of ['swg', 'damds', 'fake_kernel.py']) await symlink(path.join(FAKE_KERNELS, name), path.join(kernels, name));
+    gw = await Gateway.start({ kernels });
+  });
+  after(async () => {
+    await gw?.close();
+    if (kernels) await rm(kernels, { recursive: true, force: true });
+  });
+
+  test('fails its stage at once, naming the program, and the job with it', async () => {
+    const client = await signedIn(gw.url);
+    const res = await submit(client, 'distance-matrix', 'd.bin', new Uint8Array(2 * 4 * 4), { points: 4 });
+    assert.equal(res.status, 202);
+    const job = await waitForJob(client, (await res.json()).id, isTerminal, 60_000);
+    assert.equal(job.state, 'failed');
+    const pwc = job.stages.find((s: any) => s.name === 'pwc');
+    assert.equal(pwc.state, 'failed');
+    assert.equal(pwc.attempts, 1, 'no retry: a missing program does not come back by itself');
+    assert.match(pwc.error, /the program dapwc is not built or not executable in KERNELS_BIN/);
+    assert.doesNotMatch(job.error, /132|mpirun/);
   });
 });
