@@ -11,7 +11,6 @@ import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '@wpv/
 import { redactPaths } from '@wpv/jobs/messages';
 import type { JobRepo } from '@wpv/jobs/repository';
 import { JOB_MODULES } from '@wpv/server/jobtypes/index';
-import { FILES } from '@wpv/jobs/workdir';
 
 /**
  * A stage run in this process. `run` throws with the reason on failure; what it
@@ -135,15 +134,10 @@ export class Orchestrator {
     // Running MPI stages are stopped by the bridge, which sees the job is no longer active.
   }
 
-  /**
-   * Clean-up policy: a succeeded job keeps its input, outputs and logs but not the distance matrix,
-   * unless its points can be re-clustered from it (the type's `matrix`; removed with the plot).
-   */
+  /** Clean-up policy: a succeeded job keeps its input, outputs and logs, not its type's intermediates. */
   private async cleanUp(job: JobDoc): Promise<void> {
     if (job.state !== 'succeeded' || this.config.cleanup === 'never') return;
-    // An interpolating job's sample matrix and out-of-sample block are intermediates (re-clustering reads the input).
-    await Promise.all([FILES.sampleMatrix, FILES.sampleWeights, FILES.block].map((file) => rm(path.join(job.workdir, file), { force: true })));
-    if (JOB_MODULES[job.type].matrix) return;
-    await rm(path.join(job.workdir, FILES.matrix), { force: true });
+    const files = JOB_MODULES[job.type].intermediates ?? [];
+    await Promise.all(files.map((file) => rm(path.join(job.workdir, file), { force: true })));
   }
 }

@@ -7,7 +7,7 @@ import type { JobDoc } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
 import { mdsOrPwc, type Matrix } from './commands.ts';
 import { checkMatrix } from './inputs.ts';
-import { cutSample, interpCommand, interpolatedColumn } from './interpolation.ts';
+import { SAMPLE_INTERMEDIATES, cutSample, interpCommand, interpolatedColumn } from './interpolation.ts';
 import { mdsPlot } from './mdsPlot.ts';
 import type { JobTypeModule } from './module.ts';
 
@@ -21,6 +21,7 @@ export const distanceMatrix: JobTypeModule = {
     return params.points;
   },
   matrix,
+  intermediates: SAMPLE_INTERMEDIATES,
   workerStages: { sample: (job) => cutSample(job, matrix(job)) },
   command: (job, stage, config) => {
     if (stage === 'interp') return interpCommand(job, config);

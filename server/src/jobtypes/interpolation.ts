@@ -15,6 +15,9 @@ import { launch, type Matrix } from './commands.ts';
 import { fastaHeader, lines } from './inputs.ts';
 import { cutMatrix } from './matrixCut.ts';
 
+/** An interpolating job's sample matrix and out-of-sample block (re-clustering reads the input, not these). */
+export const SAMPLE_INTERMEDIATES = [FILES.sampleMatrix, FILES.sampleWeights, FILES.block];
+
 /** `size` of the rows 0..n−1, ascending: those with the smallest SHA-256 of "seed:row" (a seeded random sample). */
 export function chooseSample(n: number, size: number, seed: number): number[] {
   const keyed = Array.from({ length: n }, (_, row) => ({ row, key: createHash('sha256').update(`${seed}:${row}`).digest('hex') }));

@@ -30,9 +30,11 @@ export interface JobTypeModule {
   workerStages?: Record<string, (job: JobDoc) => Promise<Record<string, unknown>>>;
   /**
    * The distance matrix its points can be re-clustered from (POST /plots/{id}/recluster). A
-   * succeeded job keeps it (JOB_CLEANUP removes only other types' matrices) until its plot is deleted.
+   * succeeded job keeps it until its plot is deleted.
    */
   matrix?: (job: JobDoc) => Matrix;
+  /** Files of the job directory a succeeded job no longer needs: JOB_CLEANUP removes them (input, outputs and logs stay). */
+  intermediates?: string[];
   /** The command line of an MPI stage (runner "hpc") of this type. */
   command(job: JobDoc, stage: string, config: JobConfig): StageCommand;
   /** The finished job's plot, handed to ingest as it is (frames, clusters, labels). */

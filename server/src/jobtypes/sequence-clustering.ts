@@ -6,7 +6,7 @@ import { FILES } from '@wpv/jobs/workdir';
 import { JOB_TYPES } from '@wpv/schema';
 import { launch, mdsOrPwc, optional, ownMatrix } from './commands.ts';
 import { checkFasta, fastaDescriptions } from './inputs.ts';
-import { interpCommand, splitFasta } from './interpolation.ts';
+import { SAMPLE_INTERMEDIATES, interpCommand, splitFasta } from './interpolation.ts';
 import { labelsFile, mdsPlot } from './mdsPlot.ts';
 import type { JobTypeModule } from './module.ts';
 
@@ -19,6 +19,7 @@ export const sequenceClustering: JobTypeModule = {
     return fasta.sequences;
   },
   matrix: ownMatrix,
+  intermediates: SAMPLE_INTERMEDIATES,
   workerStages: { sample: splitFasta },
   command(job, stage, config) {
     // Interpolating (input.sample): swg aligns the sample all-pairs into its own matrix, `align` the rest against it.

@@ -349,6 +349,8 @@ export const stockTimeseries: JobTypeModule = {
   contract: JOB_TYPES['stock-timeseries'],
   inputName: 'input.csv',
   checkOutputs: [OUT.observations, OUT.market],
+  // The price records and mdsseries's matrices (hundreds of MB at 7,000 stocks); the plot has the frames.
+  intermediates: [OUT.observations, OUT.prices, OUT.volumes],
   async checkInput({ file, params, config, workdir }) {
     const records = new RecordWriter(path.join(workdir, OUT.observations));
     const market = await readMarket(file, records).finally(() => records.close());

@@ -13,6 +13,8 @@ export const vectors: JobTypeModule = {
   async checkInput({ file, params, config }) {
     return (await checkVectors(file, params.header, params.labelColumn, config.maxVectorRows)).rows;
   },
+  // The plot cannot be re-clustered from a vectors job (no `matrix`): its distances go once it succeeded.
+  intermediates: [FILES.matrix],
   command: (job, stage, config) => mdsOrPwc(job, stage, config, ownMatrix(job)),
   toPlot: async (job) => mdsPlot(job, await labelsFile(job, FILES.labels)),
 };

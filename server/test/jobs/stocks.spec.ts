@@ -3,6 +3,7 @@
 // a constant-price stock and a stock missing 30 % of its days becomes a time-series
 // plot, one aligned frame per window; bad inputs answer 4xx and queue nothing.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -102,6 +103,14 @@ describe('the stock-timeseries job', () => {
       }
       previous = f;
     }
+    // JOB_CLEANUP (on-success) removes the price records and mdsseries's matrices once the job
+    // succeeded (just after it is recorded); the input and the program's frames stay.
+    const { workdir } = (await gw.store.jobs.findOne({ _id: id }))!;
+    const intermediates = ['observations.bin', 'prices.bin', 'volumes.bin'];
+    const left = async () => intermediates.filter((file) => existsSync(path.join(workdir, file)));
+    for (let waited = 0; (await left()).length && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await left(), [], 'intermediates removed');
+    assert.deepEqual((await readdir(workdir)).filter((f) => ['input.csv', 'frames.txt'].includes(f)).sort(), ['frames.txt', 'input.csv']);
   });
 
   test('referenceStocks adds the five REF: series to every frame in their own cluster, the flat one despite the constant-price rule', async () => {
