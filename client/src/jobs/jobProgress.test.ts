@@ -1,3 +1,4 @@
+import { JOB_TYPES, type JobTypeContract } from '@wpv/schema';
 import { describe, expect, test } from 'vitest';
 import {
   elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, progressFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
@@ -76,6 +77,10 @@ describe('stage progress', () => {
     expect(stageTitle('interp')).toBe('Placing the rest');
     expect(stageTitle('assemble')).toBe('Building the plot');
     expect(stageTitle('frames')).toBe('frames');
+  });
+  test('every stage of every job type has a plain name', () => {
+    const stages = (Object.values(JOB_TYPES) as JobTypeContract[]).flatMap((type) => [...type.stages, ...(type.interpolatedStages ?? [])]);
+    expect(stages.filter((s) => stageTitle(s.name) === s.name).map((s) => s.name)).toEqual([]);
   });
 
   test('fraction from the progress line, clamped; none when the program does not say', () => {

@@ -9,6 +9,9 @@ export const isActiveJob = (state: Job['state']) => ACTIVE_JOB_STATES.has(state)
 /** What each stage does, in the words a user would use (the program names are jargon). */
 const STAGE_TITLES: Readonly<Record<string, string>> = {
   distances: 'Computing distances',
+  cut: 'Cutting out the points\' distances',
+  prepare: 'Reading the prices',
+  series: 'Mapping each window to 3D',
   swg: 'Aligning sequences',
   mds: 'Mapping to 3D',
   pwc: 'Clustering',
