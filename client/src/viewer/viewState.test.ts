@@ -66,9 +66,10 @@ describe('view state in the URL', () => {
     expect(decodeViewState(query, defaults).state).toEqual(changed);
     expect(viewDefaults(undefined)).toEqual(DEFAULT_VIEW);
   });
-  it('sizes points by the plot\'s point count unless its file sets a size', () => {
+  it('sizes points and glyphs by the plot\'s point count unless its file sets a size', () => {
     expect([40, 1_000, 5_000, 100_000].map((n) => viewDefaults(undefined, n).pointSize)).toEqual([8, 8, 6, 4]);
-    expect(viewDefaults({ pointSize: 2 }, 40).pointSize).toBe(2);
+    expect([40, 5_000, 100_000].map((n) => viewDefaults(undefined, n).glyphSize)).toEqual([8, 6, 4]);
+    expect(viewDefaults({ pointSize: 2, glyphScale: 1.5 }, 40)).toMatchObject({ pointSize: 2, glyphSize: 12 });
   });
 });
 

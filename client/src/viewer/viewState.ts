@@ -52,9 +52,9 @@ export function mergeOverrides(overrides: Record<number, ClusterOverride>, chang
 }
 
 /**
- * Point size in pixels for a plot of `points` points per frame: a few dozen points at the
- * 100,000-point size were specks in an empty canvas; large plots keep small points so that
- * dense clusters stay readable.
+ * Size in pixels of points and of size-1 glyphs for a plot of `points` points per frame: a
+ * few dozen points at the 100,000-point size were specks in an empty canvas; large plots keep
+ * small points so that dense clusters stay readable.
  */
 export function pointSizeFor(points: number): number {
   if (points <= 1_000) return 8;
@@ -67,7 +67,7 @@ export function viewDefaults(display: DisplaySettings | undefined, points = Infi
   return {
     ...DEFAULT_VIEW,
     pointSize: display?.pointSize ?? pointSizeFor(points),
-    glyphSize: DEFAULT_VIEW.glyphSize * (display?.glyphScale ?? 1),
+    glyphSize: pointSizeFor(points) * (display?.glyphScale ?? 1),
     glyphs: display?.glyphsVisible ?? DEFAULT_VIEW.glyphs,
   };
 }
