@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, errorFromBody } from './http';
+import { ApiError, errorFromBody, errorText } from './http';
 
 describe('errorFromBody', () => {
   it('reads the API error shape with field and line', () => {
@@ -10,5 +10,14 @@ describe('errorFromBody', () => {
   it('falls back to the status for non-JSON or foreign bodies', () => {
     expect(errorFromBody(502, '<html>bad gateway</html>')).toMatchObject({ code: 'http_502', message: 'Request failed with HTTP 502' });
     expect(errorFromBody(500, '{"oops":1}')).toMatchObject({ code: 'http_500' });
+  });
+});
+
+describe('errorText', () => {
+  it('names the field and line once: not again when the message starts with the field', () => {
+    expect(errorText(new ApiError(400, 'parse_error', 'bad number', 'file', 12))).toBe('bad number (field file) (line 12)');
+    expect(errorText(new ApiError(409, 'already_a_cluster', 'points: these points already form cluster "a"', 'points'))).toBe('points: these points already form cluster "a"');
+    expect(errorText(new Error('offline'))).toBe('offline');
+    expect(errorText('plain')).toBe('plain');
   });
 });

@@ -29,6 +29,16 @@ export function errorFromBody(status: number, text: string): ApiError {
   return new ApiError(status, 'http_' + status, `Request failed with HTTP ${status}`);
 }
 
+/** An error as one line for the page: an API error's field and line added unless its message already starts with the field. */
+export function errorText(error: unknown): string {
+  let text = error instanceof Error ? error.message : String(error);
+  if (error instanceof ApiError) {
+    if (error.field && !text.startsWith(`${error.field}:`)) text += ` (field ${error.field})`;
+    if (error.line !== undefined) text += ` (line ${error.line})`;
+  }
+  return text;
+}
+
 export interface RequestOptions {
   method?: string;
   json?: unknown;
