@@ -77,7 +77,7 @@ export function usePlot(plotId: string, scene: Scene, canvasRef: React.RefObject
       // size and with the view's styles; the panels render after that frame (they wait for `ready`).
       let v!: ViewState;
       flushSync(() => {
-        v = on.current.adopt(p.display, p.points); // sizes and glyphs the link does not set come from the file or the size
+        v = on.current.adopt(p.display, p.points); // sizes and glyphs the link does not set come from the file or the point count
         setPlot(p);
         setClusters(p.clusters);
       });

@@ -21,7 +21,7 @@ export async function labelsFile(job: JobDoc, file: string): Promise<string[]> {
 }
 
 /** Reads "index value..." rows into one entry per point; indices may start at 0 or 1. */
-export async function readIndexed(file: string, points: number, columns: number, what: string): Promise<number[][]> {
+async function readIndexed(file: string, points: number, columns: number, what: string): Promise<number[][]> {
   const rows: [number, number[]][] = [];
   for await (const [raw, line] of linesOf(file)) {
     const cells = raw.trim().split(/\s+/);
