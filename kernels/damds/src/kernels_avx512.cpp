@@ -71,6 +71,9 @@ float _mm512_reduce_add_ps(__m512 v) {
 struct Avx512 {
   using Floats = __m512;
   static constexpr int kLanes = 16;
+  // Two FMAs per axis into the sums (kernels_avx2.cpp says why AVX2 does otherwise):
+  // most AVX-512 CPUs are Intel cores, whose FMAs and adds share the same ports.
+  static constexpr bool kSumsByAdds = false;
 
   static Floats zero() { return _mm512_setzero_ps(); }
   static Floats set1(float value) { return _mm512_set1_ps(value); }

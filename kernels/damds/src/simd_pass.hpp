@@ -14,13 +14,16 @@
 // The rows keep their circular upper halves (local_rows.hpp): each unordered pair is
 // visited once and its term goes to both points (with opposite signs), half the int16
 // reads and half the arithmetic of a row-by-row pass.
-// The pass is compute-bound (as fast on rows from L3 as from DRAM) and every vector
-// operation taken out of the loop shows, so the loop is cut to the fewest:
+// The pass is compute-bound (as fast on rows from L3 as from DRAM): the loop is cut to
+// the fewest vector operations, and those it keeps are spread over the multiply and
+// add pipes:
 // - coordinates are pre-scaled to half the stored distance unit (x·32767/2), so the
 //   target δ̂ = stored − shift needs no multiply and the Newton step for 1/d needs no
 //   constant ½: with q = (d/2)², r ≈ rsqrt(q), t = q·r, u = 3 − t·r gives
 //   d = t·u and 4/d = r·u;
-// - c_ij (x_i − x_j) reuses the differences already formed for d;
+// - c_ij (x_i − x_j) reuses the differences already formed for d; with
+//   V::kSumsByAdds it goes to the row and column sums as one multiply and two adds per
+//   axis, not two FMAs, to move work from the busiest pipes (V's definition says where);
 // - max(δ − shift, +0) is a signed integer max on the float bits, off the multiply
 //   pipes; at T = 0 (the final SMACOF loop) neither it nor the subtraction is done;
 // - q starts from a tiny floor (the original's cut-off) instead of a mask, so 1/d
@@ -126,9 +129,15 @@ struct GuttmanColumns {
       stress = V::fmadd(weighted_error, error, stress);
     }
     for (int k = 0; k < L; ++k) {
-      weighted[k] = V::fmadd(coefficient, difference[k], weighted[k]);
       float* sums = column_sums[k] + at;
-      V::store(sums, V::fnmadd(coefficient, difference[k], V::load(sums)));
+      if constexpr (V::kSumsByAdds) {
+        const F term = V::mul(coefficient, difference[k]);
+        weighted[k] = V::add(weighted[k], term);
+        V::store(sums, V::sub(V::load(sums), term));
+      } else {
+        weighted[k] = V::fmadd(coefficient, difference[k], weighted[k]);
+        V::store(sums, V::fnmadd(coefficient, difference[k], V::load(sums)));
+      }
     }
   }
 
