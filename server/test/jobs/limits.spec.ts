@@ -1,10 +1,11 @@
 // The gateway's abuse limits (issue 13): the per-user active-job limit under 30
 // parallel submissions and with retries, the global queue cap, per-job input limits,
 // ranks × threads against the backend's CPUs, logs of stages only, and the per-stage
-// wall-time limit that stops a program and fails its job with the reason.
+// wall-time limit that stops a program, ranks included, and fails its job with the reason.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { sessionMembers } from '../../../hpc-bridge/src/backends/local.ts';
 import type { Client } from '../harness.ts';
 import { Gateway, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
 
@@ -112,5 +113,28 @@ describe('the per-stage wall-time limit', () => {
     assert.doesNotMatch(job.error, new RegExp(gw.env.DATA_DIR!), 'no server path');
     const pid = running.stages[0].backendJobId;
     assert.ok(!existsSync(`/proc/${pid}`) || !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('run-stage'), 'the program is gone');
+  });
+});
+
+describe('the wall-time limit with ranks that ignore SIGTERM', () => {
+  let gw: Gateway;
+  before(async () => {
+    // A grace of 1 s: timeout's SIGKILL reaches mpirun before mpirun has killed its ranks.
+    gw = await Gateway.start({
+      env: { JOB_STAGE_TIME_LIMIT: '2', FAKE_KERNEL_SECONDS: '60', FAKE_KERNEL_IGNORE_TERM: '1', WPV_KILL_GRACE: '1' },
+      apiEnv: { JOB_MAX_QUEUED: '1000' },
+    });
+  });
+  after(async () => gw?.close());
+
+  test('no rank outlives its killed launcher: the stage\'s session is empty once the job has failed', async () => {
+    const client = await signedIn(gw.url);
+    const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
+    const running = await waitForJob(client, id, (j) => j.stages[0].backendJobId !== null);
+    const job = await waitForJob(client, id, isTerminal, 30_000);
+    assert.equal(job.state, 'failed');
+    assert.match(job.stages[0].error, /stopped at the wall-time limit of 2 s/);
+    const left = (await sessionMembers(Number(running.stages[0].backendJobId))).filter((p) => p.state !== 'Z');
+    assert.deepEqual(left, [], 'every process of the stage has ended');
   });
 });
