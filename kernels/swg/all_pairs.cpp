@@ -38,15 +38,39 @@ TilePlan::TilePlan(std::int64_t rows, std::int64_t cols, bool symmetric, int blo
   for (std::size_t t = 0; t < mine.size(); ++t) batches_[t / per_batch].push_back(mine[t]);
 }
 
-TileAligner::TileAligner(const std::vector<std::vector<Residue>>& row_sequences,
-                         const std::vector<std::vector<Residue>>& col_sequences, const ScoringScheme& scheme,
-                         DistanceKind distance, const LaneKernel& kernel, const TilePlan& plan)
-    : row_sequences_(row_sequences),
-      col_sequences_(col_sequences),
+std::pair<std::int64_t, std::int64_t> TilePlan::row_span(std::span<const Tile> batch) const {
+  if (batch.empty()) return {0, 0};
+  std::int64_t first = rows_.items, last = 0;
+  for (const Tile& tile : batch) {
+    first = std::min(first, rows_.begin(tile.row_block));
+    last = std::max(last, rows_.end(tile.row_block));
+  }
+  return {first, last};
+}
+
+void mark_codes(std::span<const std::vector<Residue>> sequences, std::vector<bool>& used) {
+  for (const auto& sequence : sequences) {
+    for (const Residue r : sequence) used[r] = true;
+  }
+}
+
+std::vector<Residue> marked_codes(const std::vector<bool>& used) {
+  std::vector<Residue> codes;
+  for (std::size_t code = 0; code < used.size(); ++code) {
+    if (used[code]) codes.push_back(static_cast<Residue>(code));
+  }
+  return codes;
+}
+
+TileAligner::TileAligner(const std::vector<std::vector<Residue>>& col_sequences, std::vector<Residue> codes_in_use,
+                         const ScoringScheme& scheme, DistanceKind distance, const LaneKernel& kernel,
+                         const TilePlan& plan)
+    : col_sequences_(col_sequences),
       scheme_(scheme),
       distance_(distance),
       kernel_(kernel),
-      plan_(plan) {
+      plan_(plan),
+      codes_in_use_(std::move(codes_in_use)) {
   const BlockAxis& cols = plan.cols();
   lane_groups_.resize(cols.blocks());
   for (std::int64_t block = 0; block < cols.blocks(); ++block) {
@@ -58,15 +82,6 @@ TileAligner::TileAligner(const std::vector<std::vector<Residue>>& row_sequences,
       const auto end = std::min(order.size(), start + kernel.lanes);
       lane_groups_[block].emplace_back(order.begin() + start, order.begin() + end);
     }
-  }
-  std::vector<bool> used(scheme.alphabet_size, false);
-  for (const auto* set : {&row_sequences, &col_sequences}) {
-    for (const auto& sequence : *set) {
-      for (const Residue r : sequence) used[r] = true;
-    }
-  }
-  for (int code = 0; code < scheme.alphabet_size; ++code) {
-    if (used[code]) codes_in_use_.push_back(static_cast<Residue>(code));
   }
 }
 
@@ -118,7 +133,7 @@ class KeyWidthBatch {
 
 }  // namespace
 
-std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) const {
+std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles, const RowWindow& row_sequences) const {
   std::vector<TileDistances> results(tiles.size());
   struct WorkItem {
     std::size_t tile;
@@ -154,7 +169,7 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
       const auto store = [&](std::int64_t i, std::size_t lane, const AlignmentStats& stats) {
         const std::int64_t j = group[lane];
         const std::int16_t value = symmetric && i == j ? 0
-                                                       : stored_distance(stats, row_sequences_[i].size(),
+                                                       : stored_distance(stats, row_sequences[i].size(),
                                                                          col_sequences_[j].size(), distance_);
         out.values[(i - row0) * cols + (j - col0)] = value;
         if (!out.transposed.empty()) out.transposed[(j - col0) * rows + (i - row0)] = value;
@@ -169,7 +184,7 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
       // Each row goes to the narrowest key width its pairs fit; beyond the widest,
       // the scalar reference aligns it lane by lane.
       for (std::int64_t i = row0; i < row_end; ++i) {
-        const auto& row = row_sequences_[i];
+        const auto& row = row_sequences[i];
         if (narrow.offer(i, row, group_columns) || wide.offer(i, row, group_columns)) continue;
         for (std::size_t lane = 0; lane < group.size(); ++lane) {
           store(i, lane, align_reference(row, col_sequences_[group[lane]], scheme_, mode));
@@ -184,8 +199,8 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles) con
 
 namespace {
 
-std::int64_t residues_in(const std::vector<std::vector<Residue>>& sequences, const BlockAxis& axis,
-                         std::int64_t block) {
+template <class Sequences>
+std::int64_t residues_in(const Sequences& sequences, const BlockAxis& axis, std::int64_t block) {
   std::int64_t total = 0;
   for (auto i = axis.begin(block); i < axis.end(block); ++i) total += static_cast<std::int64_t>(sequences[i].size());
   return total;
@@ -193,17 +208,17 @@ std::int64_t residues_in(const std::vector<std::vector<Residue>>& sequences, con
 
 }  // namespace
 
-std::int64_t TileAligner::cells(std::span<const Tile> tiles) const {
+std::int64_t TileAligner::cells(std::span<const Tile> tiles, const RowWindow& row_sequences) const {
   std::int64_t total = 0;
   for (const Tile& tile : tiles) {
-    const std::int64_t row_residues = residues_in(row_sequences_, plan_.rows(), tile.row_block);
+    const std::int64_t row_residues = residues_in(row_sequences, plan_.rows(), tile.row_block);
     const std::int64_t col_residues = residues_in(col_sequences_, plan_.cols(), tile.col_block);
     if (!plan_.is_symmetric() || tile.row_block != tile.col_block) {
       total += row_residues * col_residues;
     } else {  // distinct unordered pairs only: (Σ² − Σ squares) / 2
       std::int64_t squares = 0;
       for (auto i = plan_.rows().begin(tile.row_block); i < plan_.rows().end(tile.row_block); ++i) {
-        squares += static_cast<std::int64_t>(row_sequences_[i].size() * row_sequences_[i].size());
+        squares += static_cast<std::int64_t>(row_sequences[i].size() * row_sequences[i].size());
       }
       total += (row_residues * row_residues - squares) / 2;
     }

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "lane_kernel.hpp"
@@ -46,8 +47,11 @@ class TilePlan {
   const BlockAxis& rows() const { return rows_; }
   const BlockAxis& cols() const { return cols_; }
   // Batches of this rank's tiles; every rank has the same number of batches
-  // (some possibly empty), since each batch ends in a collective write.
+  // (some possibly empty), since each batch ends in a collective write. A rank's
+  // tiles go in row-major order, so its batches' rows never go back.
   const std::vector<std::vector<Tile>>& batches() const { return batches_; }
+  // The rows [first, second) that the tiles of `batch` cover ({0, 0} if none).
+  std::pair<std::int64_t, std::int64_t> row_span(std::span<const Tile> batch) const;
 
  private:
   // `memory_budget_bytes` bounds one batch's tile buffers on each rank.
@@ -66,23 +70,34 @@ struct TileDistances {
   std::vector<std::int16_t> transposed;  // cols(J) × rows(I); empty on the diagonal and for rectangular blocks
 };
 
+// Rows [first, first + sequences.size()) of the plan's row set: all of them (the
+// symmetric matrix) or those of one batch (streamed queries).
+struct RowWindow {
+  std::int64_t first = 0;
+  std::span<const std::vector<Residue>> sequences;
+  const std::vector<Residue>& operator[](std::int64_t row) const { return sequences[row - first]; }
+};
+
+// The residue codes that occur in any of `sequences` (lane profiles are built for these).
+void mark_codes(std::span<const std::vector<Residue>> sequences, std::vector<bool>& used);
+std::vector<Residue> marked_codes(const std::vector<bool>& used);
+
 class TileAligner {
  public:
-  // `row_sequences` and `col_sequences` are the plan's two sets (the same vector
-  // for the symmetric matrix).
-  TileAligner(const std::vector<std::vector<Residue>>& row_sequences,
-              const std::vector<std::vector<Residue>>& col_sequences, const ScoringScheme& scheme,
-              DistanceKind distance, const LaneKernel& kernel, const TilePlan& plan);
-  // Computes the tiles of one batch using all OpenMP threads.
-  std::vector<TileDistances> compute(std::span<const Tile> tiles) const;
+  // `col_sequences` is the plan's column set (the rows come with each batch);
+  // `codes_in_use` every residue code of either set.
+  TileAligner(const std::vector<std::vector<Residue>>& col_sequences, std::vector<Residue> codes_in_use,
+              const ScoringScheme& scheme, DistanceKind distance, const LaneKernel& kernel, const TilePlan& plan);
+  // Computes the tiles of one batch using all OpenMP threads; `row_sequences`
+  // covers the batch's row_span.
+  std::vector<TileDistances> compute(std::span<const Tile> tiles, const RowWindow& row_sequences) const;
   // DP cells (len(a)·len(b)) of the distinct pairs in `tiles`, for throughput figures.
-  std::int64_t cells(std::span<const Tile> tiles) const;
+  std::int64_t cells(std::span<const Tile> tiles, const RowWindow& row_sequences) const;
 
  private:
   // A column block's sequences sorted by length and cut into kernel.lanes-wide
   // groups, so that lanes of one group need little padding.
   std::vector<std::vector<std::vector<std::int64_t>>> lane_groups_;
-  const std::vector<std::vector<Residue>>& row_sequences_;
   const std::vector<std::vector<Residue>>& col_sequences_;
   const ScoringScheme& scheme_;
   DistanceKind distance_;

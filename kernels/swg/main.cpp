@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "all_pairs.hpp"
+#include "queries.hpp"
 #include "spidal/errors.hpp"
 #include "spidal/fasta.hpp"
 #include "spidal/mpi_env.hpp"
@@ -20,15 +21,11 @@ namespace {
 
 using spidal::OptionSpec;
 
-// Encodes every record and drops its text as it goes (only the ids are used later, for
-// the labels): 300,000 queries held both, ~150 bytes each of every rank's memory.
-std::vector<std::vector<swg::Residue>> encode_all(std::vector<spidal::FastaRecord>& records, swg::Alphabet alphabet) {
+std::vector<std::vector<swg::Residue>> encode_all(const std::vector<spidal::FastaRecord>& records,
+                                                  swg::Alphabet alphabet) {
   std::vector<std::vector<swg::Residue>> sequences;
   sequences.reserve(records.size());
-  for (auto& record : records) {
-    sequences.push_back(swg::encode(record.residues, alphabet));
-    std::string().swap(record.residues);
-  }
+  for (const auto& record : records) sequences.push_back(swg::encode(record.residues, alphabet));
   return sequences;
 }
 
@@ -111,21 +108,34 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
   }
   spidal::ProgressReporter progress("swg", mpi.is_root());
 
-  // Every rank reads the (small) FASTA files, so all ranks fail alike on bad input.
-  auto records = spidal::read_fasta(settings.input, swg::fasta_alphabet(settings.scheme.alphabet));
-  const auto sequences = encode_all(records, settings.scheme.alphabet);
-  auto query_records = settings.query
-                           ? spidal::read_fasta(*settings.query, swg::fasta_alphabet(settings.scheme.alphabet))
-                           : std::vector<spidal::FastaRecord>{};
-  const auto queries = encode_all(query_records, settings.scheme.alphabet);
+  // Every rank reads the FASTA files, so all ranks fail alike on bad input; rank 0
+  // writes the labels (the ids of the matrix's rows) as it reads them.
+  const swg::Alphabet alphabet = settings.scheme.alphabet;
+  std::optional<spidal::AtomicTextOutput> labels;
+  if (mpi.is_root()) labels.emplace(settings.output + ".labels");
   const bool rectangular = settings.query.has_value();
-  const auto& rows = rectangular ? queries : sequences;
-  const auto n = static_cast<std::int64_t>(sequences.size()), q = static_cast<std::int64_t>(queries.size());
+  std::vector<std::vector<swg::Residue>> sequences;
+  {
+    const auto records = spidal::read_fasta(settings.input, swg::fasta_alphabet(alphabet));
+    sequences = encode_all(records, alphabet);
+    if (labels && !rectangular) {
+      for (const auto& record : records) labels->stream() << record.id << '\n';
+    }
+  }
+  std::vector<bool> codes(settings.scheme.alphabet_size, false);
+  swg::mark_codes(sequences, codes);
+  swg::QueryScan queries;
+  if (rectangular) {
+    queries = swg::scan_queries(*settings.query, alphabet, settings.scheme.alphabet_size,
+                                labels ? &labels->stream() : nullptr);
+    for (std::size_t code = 0; code < codes.size(); ++code) codes[code] = codes[code] || queries.codes[code];
+  }
+  const auto n = static_cast<std::int64_t>(sequences.size()), q = queries.count;
   const std::int64_t residues = total_residues(sequences);
   std::int64_t pairs = n * (n - 1) / 2, cells_total = 0;  // cells: Σ len(a)·len(b) over pairs
   if (rectangular) {
     pairs = q * n;
-    cells_total = total_residues(queries) * residues;
+    cells_total = queries.residues * residues;
   } else {
     std::int64_t residue_squares = 0;
     for (const auto& sequence : sequences) residue_squares += static_cast<std::int64_t>(sequence.size() * sequence.size());
@@ -144,7 +154,10 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
                                                      settings.memory_bytes)
                         : swg::TilePlan::symmetric(n, settings.block_size, mpi.size(), mpi.rank(),
                                                    settings.memory_bytes);
-  const swg::TileAligner aligner(rows, sequences, settings.scheme, settings.distance, kernel, plan);
+  const swg::TileAligner aligner(sequences, swg::marked_codes(codes), settings.scheme, settings.distance, kernel,
+                                 plan);
+  std::optional<swg::QueryStream> query_stream;
+  if (rectangular) query_stream.emplace(*settings.query, alphabet);
 
   // All ranks write one temporary file named after rank 0's pid; rank 0 renames it.
   long root_pid = ::getpid();
@@ -158,12 +171,15 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
   std::int64_t cells_done = 0;
   for (const auto& batch : plan.batches()) {
     const double start = MPI_Wtime();
-    const auto tiles = aligner.compute(batch);
+    const auto [first_row, end_row] = plan.row_span(batch);
+    const swg::RowWindow rows =
+        query_stream && first_row < end_row ? query_stream->window(first_row, end_row) : swg::RowWindow{0, sequences};
+    const auto tiles = aligner.compute(batch, rows);
     const double aligned = MPI_Wtime();
     writer.write(swg::matrix_blocks(tiles, plan));
     align_seconds += aligned - start;
     write_seconds += MPI_Wtime() - aligned;
-    std::int64_t batch_cells = aligner.cells(batch);
+    std::int64_t batch_cells = aligner.cells(batch, rows);
     MPI_Request sum = MPI_REQUEST_NULL;
     MPI_Iallreduce(MPI_IN_PLACE, &batch_cells, 1, MPI_INT64_T, MPI_SUM, mpi.comm(), &sum);
     spidal::wait_yielding(sum);
@@ -179,9 +195,7 @@ int run_swg(spidal::MpiEnv& mpi, int argc, char** argv) {
   spidal::wait_yielding(barrier);
 
   if (mpi.is_root()) {
-    spidal::AtomicTextOutput labels(settings.output + ".labels");
-    for (const auto& record : rectangular ? query_records : records) labels.stream() << record.id << '\n';
-    labels.commit();
+    labels->commit();
     matrix_file->commit();
   }
   const double align_total = progress.elapsed() - read_seconds;
