@@ -5,10 +5,11 @@
 // csv-parse, streaming: RFC 4180 quoting ("a, b", doubled "" inside quotes,
 // line breaks inside quotes); a quote inside an unquoted field is kept as a
 // character; "\n", "\r\n" or "\r" line ends; blank lines are skipped.
-// Lines before the first quote or carriage return are split here instead, at
-// commas and "\n" (the same records csv-parse gives for them): csv-parse reads
-// a byte at a time through several calls, ~3.8 µs per short record, 73 s of
-// the ~20M-record market of the stock-timeseries job; the split costs a tenth.
+// Lines before the first quote or lone carriage return are split here instead,
+// at commas and "\n" or "\r\n" (the same records csv-parse gives for them):
+// csv-parse reads a byte at a time through several calls, ~3.8 µs per short
+// record, 73 s of the ~20M-record market of the stock-timeseries job; the split
+// costs a tenth.
 import { isAscii } from 'node:buffer';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -80,7 +81,7 @@ export async function forEachCsvRow(
 
 /**
  * Splits the lines of `source` into records at commas until a line holds a quote
- * or a carriage return; returns the bytes from that line's start on (with
+ * or a carriage return that does not end it; returns the bytes from that line's start on (with
  * `atStart` when that is the file's start, where a byte-order mark may be), or
  * null when every line was read.
  */
@@ -109,7 +110,7 @@ async function plainLines(
         };
         return { bytes: more(), atStart: atStart && rest === 0 };
       }
-      carry = bytes.subarray(rest);
+      carry = bytes.subarray(rest); // may end in the CR of a CRLF cut by the slice's end
       if (carry.length > MAX_LINE_CHARS) throw inputError({ entry }, 'bad_csv', `a record is longer than ${MAX_LINE_CHARS} characters`, line());
     }
   }
@@ -118,9 +119,10 @@ async function plainLines(
 }
 
 /**
- * Records of the whole lines of `bytes` before its first quote or CR: where the unread
- * rest starts, and whether one of those stopped the split. Separators are searched in
- * the bytes as Latin-1 text (one character per byte), where indexOf is fast.
+ * Records of the whole lines of `bytes` before its first quote or lone CR (one not
+ * followed by "\n"): where the unread rest starts, and whether one of those stopped the
+ * split. Separators are searched in the bytes as Latin-1 text (one character per
+ * byte), where indexOf is fast.
  */
 function splitLines(bytes: Buffer, record: (fields: string[], lineBreaks: number) => void): { rest: number; stopped: boolean } {
   const text = latin1(bytes, 0, bytes.length);
@@ -128,20 +130,22 @@ function splitLines(bytes: Buffer, record: (fields: string[], lineBreaks: number
   // Short fields are cut from the text (V8 copies them); longer ones decoded, so that none keeps the text alive.
   const field = (start: number, end: number) =>
     !ascii ? utf8(bytes, start, end) : end - start < COPIED_SUBSTRING ? text.substring(start, end) : latin1(bytes, start, end);
-  let stop = bytes.length;
-  for (const special of ['"', '\r']) {
-    const at = text.indexOf(special);
-    if (at !== -1 && at < stop) stop = at;
+  const quote = text.indexOf('"');
+  let stop = quote === -1 ? bytes.length : quote;
+  // A CR as the last byte stays in the carried partial line: the next slice shows what follows it.
+  for (let cr = text.indexOf('\r'); cr !== -1 && cr < stop; cr = text.indexOf('\r', cr + 1)) {
+    if (cr + 1 < bytes.length && bytes[cr + 1] !== 0x0a) stop = cr;
   }
   let lineStart = 0;
   for (let end = text.indexOf('\n'); end !== -1 && end < stop; end = text.indexOf('\n', lineStart)) {
     const fields: string[] = [];
+    const lineEnd = end > lineStart && bytes[end - 1] === 0x0d ? end - 1 : end;
     let start = lineStart;
-    for (let comma = text.indexOf(',', start); comma !== -1 && comma < end; comma = text.indexOf(',', start)) {
+    for (let comma = text.indexOf(',', start); comma !== -1 && comma < lineEnd; comma = text.indexOf(',', start)) {
       fields.push(field(start, comma));
       start = comma + 1;
     }
-    fields.push(field(start, end));
+    fields.push(field(start, lineEnd));
     record(fields, 0);
     lineStart = end + 1;
   }

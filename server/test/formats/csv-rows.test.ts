@@ -48,6 +48,31 @@ test('rows: lines split before the first quote or CR give the records csv-parse 
   await assertInputError(rows(`a,b\n1,2\n3,${'x'.repeat(17 << 20)}\n`), { code: 'bad_csv', line: 3 });
 });
 
+test('rows: CRLF lines are split too, with the records and lines csv-parse gives, a CRLF cut by a slice end included', async () => {
+  const csvParse = (text: string) =>
+    parseSync(text, { bom: true, relax_quotes: true, relax_column_count: true }).filter((r: string[]) => r.length > 1 || r[0] !== '');
+  const plain: string[] = [];
+  for (let i = 0; i < 60_000; i++) plain.push(i % 997 === 0 ? '' : `${i},${'éa'.repeat(i % 20)},,${i / 8}`);
+  const crlf = `\uFEFFid,label,empty,value\r\n${plain.join('\r\n')}\r\n1,"two\r\nlines",3\r\n${plain.slice(0, 1000).join('\r\n')}\r\nlast,row\r\n`;
+  const seen = await rows(crlf);
+  assert.deepEqual(seen.map(([, fields]) => fields), csvParse(crlf));
+  assert.equal(seen.find(([, f]) => f[1] === 'two\r\nlines')?.[0], 60_002, 'lines counted through the CRLF lines');
+  assert.equal(seen.at(-1)![0], 60_003 + 1 + 1000);
+  // The first slice (64 KiB) ends between a CR and its LF; then a lone CR hands over to csv-parse
+  // (which takes the first line end it sees, here CR, for all that follow).
+  const first = `${'x'.repeat(65_533)},y\r`;
+  const cut = `${first}\n1,2\r\n3,4\r5,6\r7,8`;
+  assert.equal(Buffer.byteLength(first), 65_536);
+  assert.deepEqual(await rows(cut), [
+    [1, ['x'.repeat(65_533), 'y']],
+    [2, ['1', '2']],
+    [3, ['3', '4']],
+    [4, ['5', '6']],
+    [5, ['7', '8']],
+  ]);
+  assert.deepEqual(await rows('a,b\n1,2\r\n3,4\n'), [[1, ['a', 'b']], [2, ['1', '2']], [3, ['3', '4']]], 'LF and CRLF mixed');
+});
+
 test('rows: an unclosed quote is an error at the line the record starts on; UTF-16 asks for UTF-8', async () => {
   await assertInputError(rows('a,b\n\n1,"open\n2,3\n'), { code: 'bad_csv', line: 3 });
   await assertInputError(rows(Buffer.from('a,b\n1,2\n', 'utf16le')), { code: 'not_utf8', status: 422 });
