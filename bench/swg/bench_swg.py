@@ -106,6 +106,14 @@ def stored_distance(identical, length, len_a, len_b):
     return max(1, (length - identical) * 32767 // length)
 
 
+def vector_alu(tmp):
+    """The core's clock and AVX2 vpaddd / vpmaxsd throughput per cycle (bench/swg/vector_alu.cpp)."""
+    binary = os.path.join(tmp, "vector_alu")
+    subprocess.run(["g++", "-O2", os.path.join(os.path.dirname(os.path.abspath(__file__)), "vector_alu.cpp"),
+                    "-o", binary], check=True)
+    return json.loads(subprocess.run([binary], check=True, stdout=subprocess.PIPE, text=True).stdout)
+
+
 def paired_rounds(baseline, swg, fasta, output, rounds):
     """1-thread all-pairs CPU seconds of the baseline build and this one, alternating."""
     times = []
@@ -150,6 +158,21 @@ def memory_section(short_n, budget_mb, rss, matrix_bytes, large_wall, sampled):
     ]
 
 
+def roofline_sentence(alu, kernel, swg_per_core):
+    """What this core's measured ALU throughput allows the AVX2 loop: 8 cells per 10 operations."""
+    per_cycle = min(alu["add_per_cycle"], alu["max_per_cycle"])
+    roof = 8 / 10 * per_cycle * alu["ghz"] * 1e9
+    text = (f"Roofline (`bench/swg/vector_alu.cpp`, same run, best of 15): this core ran at {alu['ghz']:.2f} GHz and "
+            f"retired {alu['add_per_cycle']:.2f} `vpaddd` and {alu['max_per_cycle']:.2f} `vpmaxsd` per cycle, so the "
+            f"AVX2 loop (10 of them per 8 cells) can reach at most 8 / 10 × {per_cycle:.2f} × {alu['ghz']:.2f} GHz = "
+            f"**{roof / 1e9:.1f} GCUPS per core**")
+    if kernel == "avx2":
+        text += f"; swg runs at {swg_per_core / roof:.0%} of it."
+    else:
+        text += f" (the {kernel} kernel ran here; the probe times AVX2 instructions only)."
+    return text
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--swg", required=True)
@@ -190,6 +213,7 @@ def main():
                      for name in ("shorter", "global")}
         paired = paired_rounds(args.baseline, args.swg, args.fasta, output, args.rounds) if args.baseline else []
         memory = None if args.no_memory_run else large_run(args.swg, tmp)
+        alu = vector_alu(tmp)
 
     # How often parasail's own statistics (its own co-optimal alignment) give the
     # same stored distance as swg's longest co-optimal one.
@@ -229,6 +253,8 @@ def main():
         f"{swg_per_core / 1e9:.2f}. Its local inner loop issues 10 vector ALU operations per vector of cells "
         f"({8 if kernel == 'avx2' else 16} lanes of int32 keys): {swg_per_core * 10 / (8 if kernel == 'avx2' else 16) / 1e9:.1f} G "
         "vector operations per CPU second.",
+        "",
+        roofline_sentence(alu, kernel, swg_per_core),
         "",
         "## Per distance (`swg --distance`), 1 thread, all pairs",
         "",
