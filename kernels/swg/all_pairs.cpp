@@ -133,8 +133,9 @@ class KeyWidthBatch {
 
 }  // namespace
 
-std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles, const RowWindow& row_sequences) const {
-  std::vector<TileDistances> results(tiles.size());
+void TileAligner::compute(std::span<const Tile> tiles, const RowWindow& row_sequences,
+                          std::vector<TileDistances>& results) const {
+  results.resize(tiles.size());
   struct WorkItem {
     std::size_t tile;
     std::size_t group;
@@ -147,7 +148,7 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles, con
     const auto cols = plan_.cols().end(tile.col_block) - plan_.cols().begin(tile.col_block);
     results[t].tile = tile;
     results[t].values.assign(rows * cols, 0);
-    if (plan_.is_symmetric() && tile.row_block != tile.col_block) results[t].transposed.assign(rows * cols, 0);
+    results[t].transposed.assign(plan_.is_symmetric() && tile.row_block != tile.col_block ? rows * cols : 0, 0);
     for (std::size_t g = 0; g < lane_groups_[tile.col_block].size(); ++g) items.push_back({t, g});
   }
 
@@ -194,7 +195,6 @@ std::vector<TileDistances> TileAligner::compute(std::span<const Tile> tiles, con
       wide.align(kernel_.run_wide, kernel_.lanes, scheme_, mode, lane_sequences, codes_in_use_, store);
     }
   }
-  return results;
 }
 
 namespace {

@@ -88,9 +88,10 @@ class TileAligner {
   // `codes_in_use` every residue code of either set.
   TileAligner(const std::vector<std::vector<Residue>>& col_sequences, std::vector<Residue> codes_in_use,
               const ScoringScheme& scheme, DistanceKind distance, const LaneKernel& kernel, const TilePlan& plan);
-  // Computes the tiles of one batch using all OpenMP threads; `row_sequences`
-  // covers the batch's row_span.
-  std::vector<TileDistances> compute(std::span<const Tile> tiles, const RowWindow& row_sequences) const;
+  // Computes the tiles of one batch into `results` using all OpenMP threads;
+  // `row_sequences` covers the batch's row_span. Passing the same `results` for
+  // every batch reuses its buffers.
+  void compute(std::span<const Tile> tiles, const RowWindow& row_sequences, std::vector<TileDistances>& results) const;
   // DP cells (len(a)·len(b)) of the distinct pairs in `tiles`, for throughput figures.
   std::int64_t cells(std::span<const Tile> tiles, const RowWindow& row_sequences) const;
 
