@@ -98,7 +98,7 @@ class LaneGroupAligner {
       auto f = V::load(f_row + j * lanes);             // F(i+k−1, j)
       // Local mode: the column's best H, folded into `best` once per column. Then the
       // loop-carried `best` (kept on the stack when registers run out) takes one max
-      // per column instead of one per row (measured 10-20 % faster on Zen 3).
+      // per column instead of one per row (4–9 % faster on Zen 3: bench/RESULTS.md).
       [[maybe_unused]] Vector column_best;
 #pragma GCC unroll 8
       for (int k = 0; k < kRows; ++k) {
