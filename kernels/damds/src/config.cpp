@@ -1,7 +1,9 @@
 #include "config.hpp"
 
 #include <limits>
+#include <stdexcept>
 
+#include "kernels.hpp"
 #include "spidal/errors.hpp"
 #include "spidal/options.hpp"
 #include "spidal/row_stream.hpp"
@@ -55,6 +57,7 @@ Config parse_config(int argc, const char* const* argv) {
        "memory per rank (suffix K, M or G); a matrix whose halves need more than 3/4 of it is streamed from "
        "disk on every pass; default: the machine's available memory shared by the node's ranks",
        std::nullopt, {"MemoryLimit"}},
+      {"kernel", "auto|avx512|avx2|generic", "SIMD variant of the passes", "auto", {}},
   };
   const spidal::Options options = parse_with_solver_options(
       "damds",
@@ -72,6 +75,12 @@ Config parse_config(int argc, const char* const* argv) {
   read_solver_options(options, config);
   config.byte_order = options.get_flag("big-endian") ? spidal::ByteOrder::big : spidal::ByteOrder::little;
   if (options.has("memory-limit")) config.memory_limit = spidal::parse_memory_limit(options.get_string("memory-limit"));
+  config.kernel = options.get_string("kernel");
+  try {
+    select_pass_isa(config.kernel);
+  } catch (const std::invalid_argument& error) {
+    throw spidal::UsageError(std::string("--kernel: ") + error.what());
+  }
   return config;
 }
 

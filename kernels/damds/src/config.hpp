@@ -32,6 +32,8 @@ struct Config {
   spidal::ByteOrder byte_order = spidal::ByteOrder::little;
   // Bytes this rank may use (--memory-limit); 0: the machine's available memory.
   std::int64_t memory_limit = 0;
+  // The passes' SIMD variant (--kernel, select_pass_isa's names); "auto": the widest.
+  std::string kernel = "auto";
 };
 
 // Parses argv; throws spidal::HelpRequested / spidal::UsageError.

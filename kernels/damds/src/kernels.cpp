@@ -155,14 +155,14 @@ void Coordinates::assign_rows(const std::vector<double>& points) {
   }
 }
 
-spidal::Isa pass_isa() {
+spidal::Isa select_pass_isa(const std::string& requested) {
   static constexpr spidal::Isa kImplemented[] = {spidal::Isa::generic, spidal::Isa::avx2, spidal::Isa::avx512};
-  static const spidal::Isa isa = spidal::widest_supported(kImplemented);
-  return isa;
+  return spidal::select_isa(requested, kImplemented);
 }
 
-void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out) {
-  switch (pass_isa()) {
+void guttman_pass(spidal::Isa isa, const LocalRows& rows, const Coordinates& x, double shift, PairStress stress,
+                  PassSums& out) {
+  switch (isa) {
     case spidal::Isa::avx512: return guttman_pass_avx512(rows, x, shift, stress, out);
     case spidal::Isa::avx2: return guttman_pass_avx2(rows, x, shift, stress, out);
     case spidal::Isa::generic: break;
@@ -182,9 +182,9 @@ void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double 
   });
 }
 
-void laplacian_product(const LocalRows& rows, const Coordinates& p, PassSums& out) {
+void laplacian_product(spidal::Isa isa, const LocalRows& rows, const Coordinates& p, PassSums& out) {
   if (!rows.weighted()) throw std::logic_error("laplacian_product needs weights");
-  switch (pass_isa()) {
+  switch (isa) {
     case spidal::Isa::avx512: return laplacian_product_avx512(rows, p, out);
     case spidal::Isa::avx2: return laplacian_product_avx2(rows, p, out);
     case spidal::Isa::generic: break;

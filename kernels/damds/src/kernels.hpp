@@ -51,8 +51,9 @@ enum class PairStress { add, skip };
 // (B X)_i = Σ_j c_ij (x_i − x_j) with c_ij = w_ij δ̂_ij / d_ij, and the stress. Rows
 // as load_local_rows makes them: without weights no distance is missing (weights are
 // synthesised then), with weights the missing pairs have weight 0.
-// Runs the widest variant this CPU has (pass_isa()).
-void guttman_pass(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out);
+// Runs `isa`'s variant (select_pass_isa).
+void guttman_pass(spidal::Isa isa, const LocalRows& rows, const Coordinates& x, double shift, PairStress stress,
+                  PassSums& out);
 // Portable double precision (sqrt and division), pair by pair: the definition the
 // tests hold the fast passes to.
 void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress,
@@ -62,14 +63,15 @@ void guttman_pass_reference(const LocalRows& rows, const Coordinates& x, double 
 void guttman_pass_avx2(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress, PassSums& out);
 void guttman_pass_avx512(const LocalRows& rows, const Coordinates& x, double shift, PairStress stress,
                          PassSums& out);
-// The instruction set guttman_pass and laplacian_product run: the widest of generic
-// (the references), avx2 and avx512 that this CPU has (spidal/cpu.hpp).
-spidal::Isa pass_isa();
+// The variant of guttman_pass and laplacian_product that --kernel names among generic
+// (the references), avx2 and avx512; "auto" is the widest this CPU has (spidal/cpu.hpp).
+// Throws std::invalid_argument for a name this CPU or damds does not have.
+spidal::Isa select_pass_isa(const std::string& requested);
 
 // This rank's share of V·p (V the weighted Laplacian: (V·p)_i = Σ_j w_ij (p_i − p_j)) for
 // every point, in out.bx(); needs weights. Single precision (CG stops at a relative r'r
-// of 1e-5 anyway), in pass_isa()'s variant.
-void laplacian_product(const LocalRows& rows, const Coordinates& p, PassSums& out);
+// of 1e-5 anyway), in `isa`'s variant.
+void laplacian_product(spidal::Isa isa, const LocalRows& rows, const Coordinates& p, PassSums& out);
 void laplacian_product_reference(const LocalRows& rows, const Coordinates& p, PassSums& out);
 void laplacian_product_avx2(const LocalRows& rows, const Coordinates& p, PassSums& out);
 void laplacian_product_avx512(const LocalRows& rows, const Coordinates& p, PassSums& out);

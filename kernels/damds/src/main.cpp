@@ -37,6 +37,7 @@ int run_damds(spidal::MpiEnv& mpi, int argc, char** argv) {
                                 .add("min_positive_distance", rows.stats.min_positive)
                                 .add("missing_pairs", rows.stats.missing_pairs)
                                 .add("streamed", rows.stream != nullptr)
+                                .add("kernel", spidal::isa_name(damds::select_pass_isa(config.kernel)))
                                 .add("ranks", mpi.size())
                                 .add("threads", omp_get_max_threads()));
 

@@ -19,6 +19,7 @@ Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::
     : config_(config),
       rows_(rows),
       comm_(comm),
+      isa_(select_pass_isa(config.kernel)),
       gatherer_(comm, rows.n, config.dimension),
       row_gatherer_(comm, rows.n, 1),
       dim_(config.dimension),
@@ -55,8 +56,8 @@ double unit_weight_moving_stress(const std::vector<double>& points, const double
 double Smacof::pass(double shift, bool temperature_start) {
   const auto start = std::chrono::steady_clock::now();
   const bool derive_stress = rows_.closed_form;
-  guttman_pass(rows_, coordinates_, shift, derive_stress && !temperature_start ? PairStress::skip : PairStress::add,
-               sums_);
+  guttman_pass(isa_, rows_, coordinates_, shift,
+               derive_stress && !temperature_start ? PairStress::skip : PairStress::add, sums_);
   add_over_ranks(sums_);
   const auto first = sums_.values.begin() + rows_.block.begin * dim_;
   bx_.assign(first, first + rows_.block.rows() * dim_);
@@ -173,7 +174,7 @@ void Smacof::solve_conjugate_gradient() {
 
 // The ranks' shares of V·p added up (one Allreduce), then + p, for this rank's rows.
 void Smacof::shifted_laplacian_product(const Coordinates& p, std::vector<double>& out) {
-  laplacian_product(rows_, p, product_sums_);
+  laplacian_product(isa_, rows_, p, product_sums_);
   add_over_ranks(product_sums_);
   out.resize(static_cast<std::size_t>(rows_.block.rows()) * dim_);
   for (std::int64_t r = 0; r < rows_.block.rows(); ++r) {

@@ -76,6 +76,7 @@ class Smacof {
   const Config& config_;
   const LocalRows& rows_;
   MPI_Comm comm_;
+  const spidal::Isa isa_;  // the passes' variant
   spidal::RowBlockGather gatherer_;      // rows of dim doubles
   spidal::RowBlockGather row_gatherer_;  // one double per row
   int dim_;

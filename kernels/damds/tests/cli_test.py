@@ -232,6 +232,7 @@ def bad_inputs(args):
          "--memory-limit must be a positive byte count"),
         ("bad initial points", ["--distances", good, "--points", str(n), "--initial-points", good],
          "finite coordinates"),
+        ("unknown kernel", ["--distances", good, "--points", str(n), "--kernel", "sse9"], "--kernel: "),
     ]
     for ranks in (1, 2):
         for name, arguments, message in cases:
@@ -255,15 +256,15 @@ def config_and_help(args):
         file.write(f"# SPIDAL DA-MDS settings\nDistanceMatrixFile = {path}\nNumberDataPoints={n}\n"
                    f"PointsFile={output}\nTargetDimension=2\nIsBigEndian=false\nAlpha=0.9\n"
                    "ClusterFile=unused-by-damds.txt\n")
-    lines = progress_lines(run_damds(args, ["-c", config, "--dim", "3"]))
-    check(lines[0]["phase"] == "loaded" and lines[0]["points"] == n and lines[0]["dim"] == 3,
-          f"config not applied: {lines[0]}")
+    lines = progress_lines(run_damds(args, ["-c", config, "--dim", "3", "--kernel", "generic"]))
+    check(lines[0]["phase"] == "loaded" and lines[0]["points"] == n and lines[0]["dim"] == 3
+          and lines[0]["kernel"] == "generic", f"config or --kernel not applied: {lines[0]}")
     check(any(line["phase"] == "anneal" for line in lines) and lines[-2]["phase"] == "final",
           "expected anneal lines and a final line before done")
     read_points(output, n, dim=3)
     help_text = run_damds(args, ["--help"]).stdout
     check(help_text.startswith("Usage: damds") and "NumberDataPoints" in help_text, "--help lacks usage or keys")
-    print("config.properties run with command-line override; --help lists config keys")
+    print("config.properties run with command-line overrides (--dim, --kernel); --help lists config keys")
 
 
 CASES = {

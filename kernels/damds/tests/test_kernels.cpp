@@ -348,25 +348,34 @@ TEST_P(UnitWeightStress, DerivedFromGuttmanTransformMatchesPairByPair) {
   }
 }
 
-// guttman_pass and laplacian_product run the widest variant this CPU has, bit for bit.
-TEST(Dispatch, RunsTheWidestVariantTheCpuHas) {
+// --kernel auto picks the widest variant this CPU has, and guttman_pass and
+// laplacian_product run the named variant bit for bit; unknown names are refused.
+TEST(Dispatch, RunsTheSelectedVariant) {
   const spidal::Isa widest = spidal::cpu_supports(spidal::Isa::avx512) ? spidal::Isa::avx512
                              : spidal::cpu_supports(spidal::Isa::avx2) ? spidal::Isa::avx2
                                                                         : spidal::Isa::generic;
-  EXPECT_EQ(damds::pass_isa(), widest);
-  const Variant& expected = variant(widest == spidal::Isa::generic ? "reference" : spidal::isa_name(widest));
+  EXPECT_EQ(damds::select_pass_isa("auto"), widest);
+  EXPECT_THROW(damds::select_pass_isa("sse9"), std::invalid_argument);
   const Problem problem{301, true, true};
   const auto rows = problem.rows({0, problem.n});
   damds::Coordinates x(3, problem.n);
   x.assign_rows(random_points(problem.n, 3, 5));
-  damds::PassSums dispatched;
-  damds::PassSums direct;
-  damds::guttman_pass(rows, x, 0.05, damds::PairStress::add, dispatched);
-  expected.guttman(rows, x, 0.05, damds::PairStress::add, direct);
-  EXPECT_EQ(dispatched.values, direct.values);
-  damds::laplacian_product(rows, x, dispatched);
-  expected.laplacian(rows, x, direct);
-  EXPECT_EQ(dispatched.values, direct.values);
+  for (const spidal::Isa isa : {spidal::Isa::generic, spidal::Isa::avx2, spidal::Isa::avx512}) {
+    if (!spidal::cpu_supports(isa)) {
+      EXPECT_THROW(damds::select_pass_isa(spidal::isa_name(isa)), std::invalid_argument);
+      continue;
+    }
+    EXPECT_EQ(damds::select_pass_isa(spidal::isa_name(isa)), isa);
+    const Variant& expected = variant(isa == spidal::Isa::generic ? "reference" : spidal::isa_name(isa));
+    damds::PassSums dispatched;
+    damds::PassSums direct;
+    damds::guttman_pass(isa, rows, x, 0.05, damds::PairStress::add, dispatched);
+    expected.guttman(rows, x, 0.05, damds::PairStress::add, direct);
+    EXPECT_EQ(dispatched.values, direct.values) << spidal::isa_name(isa);
+    damds::laplacian_product(isa, rows, x, dispatched);
+    expected.laplacian(rows, x, direct);
+    EXPECT_EQ(dispatched.values, direct.values) << spidal::isa_name(isa);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Dimensions, KernelTest,
