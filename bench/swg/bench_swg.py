@@ -6,6 +6,7 @@ shared and wall time also counts other people's work; wall times are reported
 beside them together with the load average.
 """
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -107,7 +108,9 @@ def stored_distance(identical, length, len_a, len_b):
 
 
 def vector_alu(tmp):
-    """The core's clock and AVX2 vpaddd / vpmaxsd throughput per cycle (bench/swg/vector_alu.cpp)."""
+    """The core's clock and vpaddd, vpmaxsd and their 4:6 mix (the local loop's) throughput per
+    cycle on 256-bit registers, and on 512-bit ones (keys with the suffix _512) where the CPU
+    has AVX-512 (bench/swg/vector_alu.cpp)."""
     binary = os.path.join(tmp, "vector_alu")
     subprocess.run(["g++", "-O2", os.path.join(os.path.dirname(os.path.abspath(__file__)), "vector_alu.cpp"),
                     "-o", binary], check=True)
@@ -158,19 +161,55 @@ def memory_section(short_n, budget_mb, rss, matrix_bytes, large_wall, sampled):
     ]
 
 
+LANES = {"avx2": 8, "avx512": 16}
+
+
+def roofline(alu, kernel):
+    """What this core's measured ALU throughput allows `kernel`'s local loop, which issues 10
+    vector operations per vector of int32 lanes (6 vpmaxsd, 4 vpaddd/vpsubd): (cells per
+    second, mix operations per cycle, GHz), or None for a kernel without a probe (generic)."""
+    suffix = "_512" if kernel == "avx512" else ""
+    if kernel not in LANES or "ghz" + suffix not in alu:
+        return None
+    per_cycle, ghz = alu["mix_per_cycle" + suffix], alu["ghz" + suffix]
+    return LANES[kernel] / 10 * per_cycle * ghz * 1e9, per_cycle, ghz
+
+
 def roofline_sentence(alu, kernel, swg_per_core):
-    """What this core's measured ALU throughput allows the AVX2 loop: 8 cells per 10 operations."""
-    per_cycle = min(alu["add_per_cycle"], alu["max_per_cycle"])
-    roof = 8 / 10 * per_cycle * alu["ghz"] * 1e9
-    text = (f"Roofline (`bench/swg/vector_alu.cpp`, same run, best of 15): this core ran at {alu['ghz']:.2f} GHz and "
-            f"retired {alu['add_per_cycle']:.2f} `vpaddd` and {alu['max_per_cycle']:.2f} `vpmaxsd` per cycle, so the "
-            f"AVX2 loop (10 of them per 8 cells) can reach at most 8 / 10 × {per_cycle:.2f} × {alu['ghz']:.2f} GHz = "
-            f"**{roof / 1e9:.1f} GCUPS per core**")
-    if kernel == "avx2":
-        text += f"; swg runs at {swg_per_core / roof:.0%} of it."
-    else:
-        text += f" (the {kernel} kernel ran here; the probe times AVX2 instructions only)."
-    return text
+    """The roofline of `kernel` (the one the 1-thread run used) in words."""
+    widths = [("256-bit", "")] + ([("512-bit", "_512")] if "ghz_512" in alu else [])
+    measured = "; ".join(
+        f"{width} registers at {alu['ghz' + suffix]:.2f} GHz: {alu['add_per_cycle' + suffix]:.2f} `vpaddd`, "
+        f"{alu['max_per_cycle' + suffix]:.2f} `vpmaxsd` and {alu['mix_per_cycle' + suffix]:.2f} of the loop's "
+        "6 `vpmaxsd` to 4 `vpaddd` mix per cycle" for width, suffix in widths)
+    text = f"Roofline (`bench/swg/vector_alu.cpp`, same run, best of 15), {measured}"
+    bound = roofline(alu, kernel)
+    if bound is None:
+        return text + f" (the {kernel} kernel ran here, which has no probe)."
+    roof, per_cycle, ghz = bound
+    return text + (f". The {kernel} loop (10 operations per {LANES[kernel]} cells) can reach at most "
+                   f"{LANES[kernel]} / 10 × {per_cycle:.2f} × {ghz:.2f} GHz = **{roof / 1e9:.1f} GCUPS per core**; "
+                   f"swg runs at {swg_per_core / roof:.0%} of it.")
+
+
+def kernel_section(kernels, cells, alu, plain_cpu):
+    """One row per --kernels entry: 1-thread all-pairs rate, against parasail and the roofline."""
+    lines = [
+        "## Per kernel (`swg --kernel`), 1 thread, all pairs",
+        "",
+        "The same build with each kernel this CPU runs, in the same run; the written matrices are compared byte "
+        "for byte.",
+        "",
+        "| kernel | GCUPS per core | / `sw_stats_striped_16` | roofline GCUPS | of roofline | matrix |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    first_digest = next(iter(kernels.values()))[1]
+    for name, ((_, cpu, kernel), digest) in kernels.items():
+        bound = roofline(alu, kernel)
+        roof = f"{bound[0] / 1e9:.1f} | {cells / cpu / bound[0]:.0%}" if bound else "– | –"
+        lines.append(f"| {name} ({kernel}) | {cells / cpu / 1e9:.2f} | {cells / cpu / plain_cpu:.1f}× | {roof} | "
+                     f"{'identical' if digest == first_digest else 'DIFFERS'} |")
+    return lines + [""]
 
 
 def main():
@@ -181,6 +220,8 @@ def main():
     parser.add_argument("--parasail-pairs", type=int, default=40000)
     parser.add_argument("--baseline", help="another swg build, timed against this one in alternating rounds")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--kernels", default="",
+                        help="comma-separated swg --kernel names (avx512,avx2,...) timed one by one, 1 thread")
     parser.add_argument("--no-memory-run", action="store_true",
                         help="skip the N = 100,000 memory run (about 40 minutes on the shared machine)")
     args = parser.parse_args()
@@ -209,6 +250,11 @@ def main():
                                      ("1 thread each, 2 ranks", 1, 2)]:
             runs[name] = run_swg(args.swg, args.fasta, output, threads, ranks)
         matrix = np.fromfile(output, dtype="<i2").reshape(n, n)
+        kernels = {}
+        for name in filter(None, args.kernels.split(",")):
+            timing = run_swg(args.swg, args.fasta, output, 1, 1, ["--kernel", name])
+            with open(output, "rb") as handle:
+                kernels[name] = (timing, hashlib.sha256(handle.read()).hexdigest())
         distances = {name: run_swg(args.swg, args.fasta, output, 1, 1, ["--distance", name])
                      for name in ("shorter", "global")}
         paired = paired_rounds(args.baseline, args.swg, args.fasta, output, args.rounds) if args.baseline else []
@@ -232,7 +278,7 @@ def main():
         f"All {n * (n - 1) // 2:,} pairs of `16s-4640.fasta` ({cells / 1e9:.1f} G DP cells), EDNAFULL, gap 16/4, "
         f"`bash bench/swg/run.sh{' --baseline BUILD' if args.baseline else ''}`, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, on {cpu_model()} (kernel flags: {KERNEL_FLAGS}). "
-        "This 2-core machine is shared with other engineers' builds and tests "
+        f"This {os.cpu_count()}-core machine may be shared with other work "
         f"(load average {load_before[0]:.1f} before, {load_after[0]:.1f} after), so per-core rates use CPU "
         "seconds of the measured processes; wall times are what this run got.",
         "",
@@ -251,11 +297,12 @@ def main():
         "",
         f"Issue 18's targets: ≥ 10 GCUPS per core with AVX2, ≥ 20 with AVX-512; this run: the {kernel} kernel at "
         f"{swg_per_core / 1e9:.2f}. Its local inner loop issues 10 vector ALU operations per vector of cells "
-        f"({8 if kernel == 'avx2' else 16} lanes of int32 keys): {swg_per_core * 10 / (8 if kernel == 'avx2' else 16) / 1e9:.1f} G "
+        f"({LANES.get(kernel, 8)} lanes of int32 keys): {swg_per_core * 10 / LANES.get(kernel, 8) / 1e9:.1f} G "
         "vector operations per CPU second.",
         "",
         roofline_sentence(alu, kernel, swg_per_core),
         "",
+        *(kernel_section(kernels, cells, alu, plain_cpu) if kernels else []),
         "## Per distance (`swg --distance`), 1 thread, all pairs",
         "",
         "| distance | alignment | GCUPS per core | peer in the same run | peer GCUPS per core | ratio |",
