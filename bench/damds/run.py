@@ -79,15 +79,17 @@ def cpu_description():
     return f"{model} ({os.cpu_count()} cores), flags: {' '.join(flags)}"
 
 
-def run_damds(args, n, iterations, ranks=1, threads=2, weighted=False, binary=None):
+def run_damds(args, n, iterations, ranks=1, threads=2, weighted=False, binary=None, kernel=None):
     """Runs `iterations` Guttman iterations at T = 0 (tmin-factor so high that the
     schedule goes straight to the final loop; threshold 0 never stops it early), with
-    `binary` (default --damds)."""
+    `binary` (default --damds) and its pass `kernel` (default: the widest)."""
     command = [binary or args.damds, "--distances", matrix_path(n), "--points", str(n), "--output",
                os.path.join(OUT, f"points-{n}.txt"), "--max-iterations-per-temperature", str(iterations),
                "--threshold", "0", "--tmin-factor", "1e6", "--seed", "1"]
     if weighted:
         command += ["--weights", weights_path(n)]
+    if kernel:
+        command += ["--kernel", kernel]
     if ranks > 1:
         command = [args.mpiexec, "-np", str(ranks)] + MPI_FLAGS + command
     # Waiting ranks yield the core (Open MPI spins otherwise, taking CPU from the
@@ -145,22 +147,24 @@ def read_bandwidth(bytes_, threads):
     return float(result.stdout)
 
 
-def pass_against_bandwidth(args, n, threads, rounds, binaries=None):
+def pass_against_bandwidth(args, n, threads, rounds, variants=None):
     """Rounds of the read-bandwidth probe and a damds run back to back, on the same
     number of threads: each round's fraction compares two figures taken at the same
     moment of this shared machine, whose speed drifts by tens of percent between runs.
-    Returns each round's (pass in matrix GB/s, read bandwidth GB/s); with `binaries`
-    (several damds builds, run one after the other in each round after one probe), a
-    list of those per binary."""
+    Returns each round's (pass in matrix GB/s, read bandwidth GB/s); with `variants`
+    ((damds build, --kernel or None) pairs, run one after the other in each round after
+    one probe), a list of those per variant."""
     matrix_gb = 2 * n * n / 1e9
     # At least 256 MB so the probe reads memory, not the 32 MB L3.
     probe_bytes = max(int(matrix_gb * 1e9), 256_000_000)
-    per_binary = [[] for _ in binaries or [args.damds]]
+    runs = variants or [(args.damds, None)]
+    per_variant = [[] for _ in runs]
     for _ in range(rounds):
         bandwidth = read_bandwidth(probe_bytes, threads)
-        for pairs, binary in zip(per_binary, binaries or [args.damds]):
-            pairs.append((matrix_gb / run_damds(args, n, 40, threads=threads, binary=binary)["pass"], bandwidth))
-    return per_binary if binaries else per_binary[0]
+        for pairs, (binary, kernel) in zip(per_variant, runs):
+            seconds = run_damds(args, n, 40, threads=threads, binary=binary, kernel=kernel)["pass"]
+            pairs.append((matrix_gb / seconds, bandwidth))
+    return per_variant if variants else per_variant[0]
 
 
 def fraction_row(label, pairs):
@@ -172,11 +176,15 @@ def fraction_row(label, pairs):
 
 
 def pass_only(args, n):
-    """--pass-only: the pass against the read bandwidth for --damds and --baseline-damds."""
-    binaries = [args.damds] + ([args.baseline_damds] if args.baseline_damds else [])
-    labels = ["damds"] + (["baseline"] if args.baseline_damds else [])
+    """--pass-only: the pass against the read bandwidth for --damds (with each of --kernels)
+    and --baseline-damds."""
+    kernels = args.kernels.split(",") if args.kernels else [None]
+    variants = [(args.damds, kernel) for kernel in kernels]
+    variants += [(args.baseline_damds, None)] if args.baseline_damds else []
+    labels = [f"damds --kernel {kernel}" if kernel else "damds" for kernel in kernels]
+    labels += ["baseline"] if args.baseline_damds else []
     load_before = os.getloadavg()[0]
-    results = {threads: pass_against_bandwidth(args, n, threads, args.rounds, binaries) for threads in (1, 2)}
+    results = {threads: pass_against_bandwidth(args, n, threads, args.rounds, variants) for threads in (1, 2)}
     load_after = os.getloadavg()[0]
     lines = [
         "# DA-MDS fused pass vs read bandwidth",
@@ -187,6 +195,7 @@ def pass_only(args, n):
         "the read-bandwidth probe (best of 7) runs right before a 40-iteration damds run of each build, so "
         "every fraction compares figures of the same moment (see damds.md for the method).",
         f"Command: `python3 bench/damds/run.py --pass-only --sizes {n} --rounds {args.rounds}"
+        + (f" --kernels {args.kernels}" if args.kernels else "")
         + (" --baseline-damds BASELINE`" if args.baseline_damds else "`") + ".",
         f"Builds: damds = `{args.damds}`" + (f", baseline = `{args.baseline_damds}`" if args.baseline_damds else "")
         + ".",
@@ -195,8 +204,8 @@ def pass_only(args, n):
         "median read bandwidth GB/s |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
-    for threads, per_binary in results.items():
-        for label, pairs in zip(labels, per_binary):
+    for threads, per_variant in results.items():
+        for label, pairs in zip(labels, per_variant):
             lines.append(fraction_row(f"{label}, {threads}", pairs))
     with open(PASS_RESULTS, "w") as file:
         file.write("\n".join(lines) + "\n")
@@ -215,6 +224,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=7, help="paired pass / read-bandwidth rounds per thread count")
     parser.add_argument("--pass-only", action="store_true", help="only the pass against the read bandwidth")
     parser.add_argument("--baseline-damds", help="with --pass-only: another damds build timed in the same rounds")
+    parser.add_argument("--kernels", help="with --pass-only: comma-separated damds --kernel names timed in the same rounds")
     args = parser.parse_args()
     os.makedirs(OUT, exist_ok=True)
     sizes = [int(size) for size in args.sizes.split(",")]
