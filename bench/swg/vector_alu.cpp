@@ -35,55 +35,31 @@ constexpr double per_trip(Loop loop) { return loop == Loop::mix ? 10.0 : 16.0; }
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-double seconds256(Loop loop) {
-  long trips = kTrips;
-  const auto start = Clock::now();
-  switch (loop) {
-    case Loop::chain:
-      asm volatile(LOOP(CHAIN4("ymm") CHAIN4("ymm") CHAIN4("ymm") CHAIN4("ymm"))
-                   : "+r"(trips)::"ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7", "cc");
-      break;
-    case Loop::add:
-      asm volatile(LOOP(EIGHT("vpaddd", "ymm") EIGHT("vpaddd", "ymm"))
-                   : "+r"(trips)::"ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7", "cc");
-      break;
-    case Loop::max:
-      asm volatile(LOOP(EIGHT("vpmaxsd", "ymm") EIGHT("vpmaxsd", "ymm"))
-                   : "+r"(trips)::"ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7", "cc");
-      break;
-    case Loop::mix:
-      asm volatile(LOOP(MIX("ymm"))
-                   : "+r"(trips)::"ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7", "ymm9", "ymm10",
-                     "cc");
-      break;
+// The four timed loops on registers r ("ymm" or "zmm"); every loop clobbers all ten accumulators.
+#define CLOBBERS(r) r "0", r "1", r "2", r "3", r "4", r "5", r "6", r "7", r "9", r "10", "cc"
+#define TIMED_LOOPS(name, r)                                                                    \
+  double name(Loop loop) {                                                                      \
+    long trips = kTrips;                                                                        \
+    const auto start = Clock::now();                                                            \
+    switch (loop) {                                                                             \
+      case Loop::chain:                                                                         \
+        asm volatile(LOOP(CHAIN4(r) CHAIN4(r) CHAIN4(r) CHAIN4(r)) : "+r"(trips)::CLOBBERS(r)); \
+        break;                                                                                  \
+      case Loop::add:                                                                           \
+        asm volatile(LOOP(EIGHT("vpaddd", r) EIGHT("vpaddd", r)) : "+r"(trips)::CLOBBERS(r));   \
+        break;                                                                                  \
+      case Loop::max:                                                                           \
+        asm volatile(LOOP(EIGHT("vpmaxsd", r) EIGHT("vpmaxsd", r)) : "+r"(trips)::CLOBBERS(r)); \
+        break;                                                                                  \
+      case Loop::mix:                                                                           \
+        asm volatile(LOOP(MIX(r)) : "+r"(trips)::CLOBBERS(r));                                  \
+        break;                                                                                  \
+    }                                                                                           \
+    return since(start);                                                                        \
   }
-  return since(start);
-}
 
-__attribute__((target("avx512f"))) double seconds512(Loop loop) {
-  long trips = kTrips;
-  const auto start = Clock::now();
-  switch (loop) {
-    case Loop::chain:
-      asm volatile(LOOP(CHAIN4("zmm") CHAIN4("zmm") CHAIN4("zmm") CHAIN4("zmm"))
-                   : "+r"(trips)::"zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "cc");
-      break;
-    case Loop::add:
-      asm volatile(LOOP(EIGHT("vpaddd", "zmm") EIGHT("vpaddd", "zmm"))
-                   : "+r"(trips)::"zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "cc");
-      break;
-    case Loop::max:
-      asm volatile(LOOP(EIGHT("vpmaxsd", "zmm") EIGHT("vpmaxsd", "zmm"))
-                   : "+r"(trips)::"zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "cc");
-      break;
-    case Loop::mix:
-      asm volatile(LOOP(MIX("zmm"))
-                   : "+r"(trips)::"zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm9", "zmm10",
-                     "cc");
-      break;
-  }
-  return since(start);
-}
+TIMED_LOOPS(seconds256, "ymm")
+__attribute__((target("avx512f"))) TIMED_LOOPS(seconds512, "zmm")
 
 // Prints `"ghz…": …, "add…": …, "max…": …, "mix…": …` for one register width.
 void report(const char* suffix, double (*seconds)(Loop)) {
