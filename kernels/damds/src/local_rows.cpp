@@ -12,17 +12,34 @@
 
 namespace damds {
 
+// Bytes of whole file rows that read_halves reads at once.
+constexpr std::int64_t kReadWindowBytes = 32 << 20;
+
 bool LocalRows::weighted() const { return stream ? stream->weighted() : !weights.empty(); }
 
 void read_halves(const spidal::MatrixReader& file, const LocalRows& rows, std::vector<std::int16_t>& out) {
   out.resize(static_cast<std::size_t>(rows.halves.before(rows.block.end) - rows.halves.before(rows.block.begin)));
-  for (std::int64_t local_row = 0; local_row < rows.block.rows(); ++local_row) {
-    const std::int64_t i = rows.block.begin + local_row;
-    std::int16_t* row = out.data() + rows.row_start(local_row);
-    const std::int64_t length = rows.row_length(local_row);
-    const std::int64_t before_wrap = std::min(length, rows.n - (i + 1));
-    file.read(i, i + 1, before_wrap, row);
-    if (length > before_wrap) file.read(i, 0, length - before_wrap, row + before_wrap);
+  // A row's half is half of its file row, so reading halves row by row skips through the
+  // file in small reads (about 380 MB/s of halves from a disk that reads 1.6 GB/s).
+  // Whole rows are read a window at a time instead and the halves copied out: a streamed
+  // pass took 0.89–0.95 s against 1.04–1.06 there (bench/RESULTS.md). The window is at
+  // most half the block's rows, so its buffer is no larger than the block's halves.
+  const std::int64_t row_bytes = rows.n * std::int64_t{sizeof(std::int16_t)};
+  const std::int64_t largest = std::max<std::int64_t>(1, rows.block.rows() / 2);
+  const std::int64_t window = std::clamp<std::int64_t>(kReadWindowBytes / row_bytes, 1, largest);
+  std::vector<std::int16_t> whole(static_cast<std::size_t>(std::min(window, rows.block.rows()) * rows.n));
+  for (std::int64_t first = 0; first < rows.block.rows(); first += window) {
+    const std::int64_t count = std::min(window, rows.block.rows() - first);
+    file.read(rows.block.begin + first, 0, count * rows.n, whole.data());
+    for (std::int64_t local_row = first; local_row < first + count; ++local_row) {
+      const std::int64_t i = rows.block.begin + local_row;
+      const std::int16_t* file_row = whole.data() + (local_row - first) * rows.n;
+      std::int16_t* row = out.data() + rows.row_start(local_row);
+      const std::int64_t length = rows.row_length(local_row);
+      const std::int64_t before_wrap = std::min(length, rows.n - (i + 1));
+      std::copy_n(file_row + i + 1, before_wrap, row);
+      std::copy_n(file_row, length - before_wrap, row + before_wrap);
+    }
   }
 }
 
