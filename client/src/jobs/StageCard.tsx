@@ -5,7 +5,7 @@ import type { JobLogs, JobStage } from '@wpv/schema';
 import type { z } from 'zod';
 import { jobs } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, progressFigures, stageFraction, stageTitle } from './jobProgress';
+import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, progressFigures, runFigures, stageFraction, stageTitle } from './jobProgress';
 import { ProgressBar } from './ProgressBar';
 import { StressChart } from './StressChart';
 
@@ -28,13 +28,8 @@ export function StageCard({ jobId, stage, index, total, revision }:
       )}
       {stage.error && <p className="error" data-testid={`stage-error-${stage.name}`}>{stage.error}</p>}
       <dl className="figures">
-        {progressFigures(stage.progress).map((f) => <div key={f.label}><dt>{f.label}</dt><dd>{f.value}</dd></div>)}
-        <div><dt>{running ? 'running for' : 'run time'}</dt><dd>{formatSeconds(elapsed)}</dd></div>
-        {stage.metrics && <>
-          <div><dt>queue wait</dt><dd>{formatSeconds(stage.metrics.queueWaitSeconds)}</dd></div>
-          <div><dt>CPU</dt><dd>{formatSeconds(stage.metrics.cpuSeconds)}</dd></div>
-          <div><dt>ranks × threads</dt><dd>{stage.metrics.ranks} × {stage.metrics.threads}</dd></div>
-        </>}
+        {[...progressFigures(stage.progress), ...runFigures(stage, elapsed)].map((f) =>
+          <div key={f.label}><dt>{f.label}</dt><dd>{f.value}</dd></div>)}
         {stage.backendJobId && <div><dt>backend job</dt><dd data-testid="backend-id">{stage.backendJobId}</dd></div>}
         {stage.attempts > 1 && <div><dt>attempts</dt><dd>{stage.attempts}</dd></div>}
       </dl>

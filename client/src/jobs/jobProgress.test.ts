@@ -1,7 +1,7 @@
 import { JOB_TYPES, type JobTypeContract } from '@wpv/schema';
 import { describe, expect, test } from 'vitest';
 import {
-  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, progressFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
+  elapsedSeconds, etaSeconds, formatKilobytes, formatSeconds, isActiveJob, jobOverview, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
 } from './jobProgress';
 
 const point = (iteration: number, stress: number | null, temperature: number | null = null) => ({ iteration, stress, temperature });
@@ -117,6 +117,20 @@ describe('progress figures', () => {
       { label: 'iteration', value: '12' }, { label: 'stress', value: '0.1235' }, { label: 'clusters', value: '4' },
     ]);
     expect(progressFigures(null)).toEqual([]);
+  });
+
+  test('run figures: a program\'s CPU, memory and layout; a worker stage has only its times', () => {
+    const metrics = { queueWaitSeconds: 0.25, runSeconds: 3, cpuSeconds: 5.5, peakMemoryKb: 181_000, ranks: 2, threads: 1 };
+    expect(runFigures({ state: 'succeeded', metrics, backendJobId: '16693' }, 3)).toEqual([
+      { label: 'run time', value: '3.0 s' }, { label: 'queue wait', value: '0.3 s' }, { label: 'CPU', value: '5.5 s' },
+      { label: 'peak memory', value: '177 MB' }, { label: 'ranks × threads', value: '2 × 1' },
+    ]);
+    const worker = { ...metrics, queueWaitSeconds: 0, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
+    expect(runFigures({ state: 'succeeded', metrics: worker, backendJobId: null }, 0.1)).toEqual([
+      { label: 'run time', value: '0.1 s' }, { label: 'queue wait', value: '0.0 s' },
+    ]);
+    expect(runFigures({ state: 'running', metrics: null, backendJobId: '7' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
+    expect([900, 5_000, 20_000_000].map(formatKilobytes)).toEqual(['900 kB', '4.9 MB', '19.1 GB']);
   });
 
   test('job states and durations', () => {

@@ -74,6 +74,27 @@ export function progressFigures(progress: JobStage['progress']): { label: string
   return figures;
 }
 
+/**
+ * A stage's run figures. CPU, peak memory and ranks × threads are a program's (its backend
+ * measures them); a stage the worker runs itself (sample, assemble) has none of them.
+ */
+export function runFigures(stage: Pick<JobStage, 'state' | 'metrics' | 'backendJobId'>, elapsed: number | null): { label: string; value: string }[] {
+  const figures = [{ label: stage.state === 'running' ? 'running for' : 'run time', value: formatSeconds(elapsed) }];
+  const metrics = stage.metrics;
+  if (!metrics) return figures;
+  figures.push({ label: 'queue wait', value: formatSeconds(metrics.queueWaitSeconds) });
+  if (metrics.cpuSeconds !== null) figures.push({ label: 'CPU', value: formatSeconds(metrics.cpuSeconds) });
+  if (metrics.peakMemoryKb !== null) figures.push({ label: 'peak memory', value: formatKilobytes(metrics.peakMemoryKb) });
+  if (stage.backendJobId !== null) figures.push({ label: 'ranks × threads', value: `${metrics.ranks} × ${metrics.threads}` });
+  return figures;
+}
+
+export function formatKilobytes(kb: number): string {
+  if (kb < 1024) return `${Math.round(kb)} kB`;
+  if (kb < 1024 * 1024) return `${(kb / 1024).toFixed(kb < 10 * 1024 ? 1 : 0)} MB`;
+  return `${(kb / (1024 * 1024)).toFixed(1)} GB`;
+}
+
 export function formatSeconds(s: number | null | undefined): string {
   if (s === null || s === undefined || !Number.isFinite(s)) return '–';
   if (s < 60) return `${s.toFixed(1)} s`;
