@@ -26,34 +26,39 @@ source "$WPV_TEST_DIR/stack/env"
 failed=()
 passed=0
 failures=0
+summary=()  # one "suite passed failed seconds" line per suite, printed at the end
 run_suite() {
   local name="$1"
   shift
   say "suite: $name"
-  local log="$WPV_TEST_DIR/$name.log"
+  local log="$WPV_TEST_DIR/$name.log" started=$SECONDS
   "$@" 2>&1 | tee "$log"
-  record_suite "$name" "${PIPESTATUS[0]}" "$log"
+  record_suite "$name" "${PIPESTATUS[0]}" "$log" $((SECONDS - started))
 }
 record_suite() {
-  local name="$1" status="$2" log="$3"
+  local name="$1" status="$2" log="$3" seconds="$4"
   read -r p f < <(count_tests "$log")
   passed=$((passed + p))
   failures=$((failures + f))
   ((status == 0)) || { failed+=("$name"); ((f > 0)) || failures=$((failures + 1)); }
+  summary+=("$(printf '%-16s %6d %6d %7d' "$name" "$p" "$f" "$seconds")")
 }
 # A suite that runs in the background beside the ones after it; finish_background_suite collects it.
 start_background_suite() {
   local name="$1"
   shift
   say "suite: $name (in the background)"
-  ( "$@" >"$WPV_TEST_DIR/$name.log" 2>&1; echo $? >"$WPV_TEST_DIR/$name.status" ) &
+  local started=$SECONDS
+  ( "$@" >"$WPV_TEST_DIR/$name.log" 2>&1; echo $? >"$WPV_TEST_DIR/$name.status"
+    echo $((SECONDS - started)) >"$WPV_TEST_DIR/$name.seconds" ) &
   background_pids+=("$!")
 }
 finish_background_suite() {
   local name="$1"
   say "suite: $name (collected)"
   cat "$WPV_TEST_DIR/$name.log"
-  record_suite "$name" "$(cat "$WPV_TEST_DIR/$name.status" 2>/dev/null || echo 1)" "$WPV_TEST_DIR/$name.log"
+  record_suite "$name" "$(cat "$WPV_TEST_DIR/$name.status" 2>/dev/null || echo 1)" "$WPV_TEST_DIR/$name.log" \
+    "$(cat "$WPV_TEST_DIR/$name.seconds" 2>/dev/null || echo 0)"
 }
 
 # "PASSED FAILED" read from the closing lines of node's runner, ctest and vitest.
@@ -96,6 +101,9 @@ wait "${background_pids[@]}"
 finish_background_suite kernels-avx512
 
 echo
+printf '%-16s %6s %6s %7s\n' suite passed failed seconds
+printf '%s\n' "${summary[@]}"
+echo "whole run: $SECONDS s"
 if ((${#failed[@]})); then
   say "failed suites: ${failed[*]}"
   echo "tests: $passed passed, $failures failed"
