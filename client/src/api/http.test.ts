@@ -17,6 +17,8 @@ describe('errorText', () => {
   it('names the field and line once: not again when the message starts with the field', () => {
     expect(errorText(new ApiError(400, 'parse_error', 'bad number', 'file', 12))).toBe('bad number (field file) (line 12)');
     expect(errorText(new ApiError(409, 'already_a_cluster', 'points: these points already form cluster "a"', 'points'))).toBe('points: these points already form cluster "a"');
+    expect(errorText(new ApiError(422, 'bad_number', 'line 3: y: "five" is not a number', undefined, 3))).toBe('line 3: y: "five" is not a number');
+    expect(errorText(new ApiError(422, 'bad_number', 'frames/2.csv: line 3: bad', undefined, 3))).toBe('frames/2.csv: line 3: bad');
     expect(errorText(new Error('offline'))).toBe('offline');
     expect(errorText('plain')).toBe('plain');
   });

@@ -34,7 +34,7 @@ export function errorText(error: unknown): string {
   let text = error instanceof Error ? error.message : String(error);
   if (error instanceof ApiError) {
     if (error.field && !text.startsWith(`${error.field}:`)) text += ` (field ${error.field})`;
-    if (error.line !== undefined) text += ` (line ${error.line})`;
+    if (error.line !== undefined && !text.includes(`line ${error.line}:`)) text += ` (line ${error.line})`;
   }
   return text;
 }

@@ -1,7 +1,8 @@
 import { JOB_TYPES, type JobTypeContract } from '@wpv/schema';
 import { describe, expect, test } from 'vitest';
+import { formatBytes } from '../app/format';
 import {
-  elapsedSeconds, etaSeconds, formatKilobytes, formatSeconds, isActiveJob, jobOverview, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
+  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
 } from './jobProgress';
 
 const point = (iteration: number, stress: number | null, temperature: number | null = null) => ({ iteration, stress, temperature });
@@ -130,7 +131,7 @@ describe('progress figures', () => {
       { label: 'run time', value: '0.1 s' }, { label: 'queue wait', value: '0.0 s' },
     ]);
     expect(runFigures({ state: 'running', metrics: null, backendJobId: '7' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
-    expect([900, 5_000, 20_000_000].map(formatKilobytes)).toEqual(['900 kB', '4.9 MB', '19.1 GB']);
+    expect([40, 5_000, 181_000 * 1024, 20_000_000 * 1024].map(formatBytes)).toEqual(['40 bytes', '4.9 KB', '177 MB', '19 GB']);
   });
 
   test('job states and durations', () => {

@@ -1,6 +1,7 @@
 // Pure helpers for the job pages: which states are live, what a stage is called and how far
 // it has got, what its progress line says, and the stress chart's scaling.
 import type { Job, JobStage } from '@wpv/schema';
+import { formatBytes } from '../app/format';
 
 const ACTIVE_JOB_STATES: ReadonlySet<string> = new Set(['queued', 'running']);
 
@@ -84,15 +85,9 @@ export function runFigures(stage: Pick<JobStage, 'state' | 'metrics' | 'backendJ
   if (!metrics) return figures;
   figures.push({ label: 'queue wait', value: formatSeconds(metrics.queueWaitSeconds) });
   if (metrics.cpuSeconds !== null) figures.push({ label: 'CPU', value: formatSeconds(metrics.cpuSeconds) });
-  if (metrics.peakMemoryKb !== null) figures.push({ label: 'peak memory', value: formatKilobytes(metrics.peakMemoryKb) });
+  if (metrics.peakMemoryKb !== null) figures.push({ label: 'peak memory', value: formatBytes(metrics.peakMemoryKb * 1024) });
   if (stage.backendJobId !== null) figures.push({ label: 'ranks × threads', value: `${metrics.ranks} × ${metrics.threads}` });
   return figures;
-}
-
-export function formatKilobytes(kb: number): string {
-  if (kb < 1024) return `${Math.round(kb)} kB`;
-  if (kb < 1024 * 1024) return `${(kb / 1024).toFixed(kb < 10 * 1024 ? 1 : 0)} MB`;
-  return `${(kb / (1024 * 1024)).toFixed(1)} GB`;
 }
 
 export function formatSeconds(s: number | null | undefined): string {

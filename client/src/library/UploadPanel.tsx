@@ -1,6 +1,7 @@
 // Drag-and-drop or file-picker upload with real (XHR) progress.
 import { useState } from 'react';
 import type { Collection, PlotCreated, Visibility } from '@wpv/schema';
+import { formatBytes } from '../app/format';
 import { plots } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { UploadProgress, useUpload } from '../pages/UploadProgress';
@@ -58,7 +59,7 @@ export function UploadPanel({ collections, onUploaded }: { collections: Collecti
       </label>.</p>
       {file && (
         <form className="form" onSubmit={(e) => { e.preventDefault(); void upload(); }}>
-          <div>File: <b>{file.name}</b> ({(file.size / 1024).toFixed(0)} KiB)</div>
+          <div>File: <b>{file.name}</b> ({formatBytes(file.size)})</div>
           <label>Name <input name="name" value={name} onChange={(e) => setName(e.target.value)} /></label>
           <label>Description <textarea value={description} onChange={(e) => setDescription(e.target.value)} /></label>
           <div className="row">

@@ -46,12 +46,12 @@ export async function readCsvFrame(input: FrameInput): Promise<FrameRead> {
     if (fields.length !== columnCount) {
       throw inputError(input, 'column_count', `expected ${columnCount} fields like the header, found ${fields.length}`, line);
     }
-    const coordinate = (column: number): number => {
+    const coordinate = (column: number, name: string): number => {
       if (column < 0) return 0;
       const text = fields[column].trim();
       const value = text.length === 0 ? NaN : parseFloat32Text(text);
       if (Number.isNaN(value) && text !== 'NaN') {
-        throw inputError(input, 'bad_number', `${quoted(text)} is not a number`, line);
+        throw inputError(input, 'bad_number', `${name}: ${quoted(text)} is not a number`, line);
       }
       return value;
     };
@@ -66,9 +66,9 @@ export async function readCsvFrame(input: FrameInput): Promise<FrameRead> {
     }
     builder.add(
       columnOf.id >= 0 ? fields[columnOf.id].trim() : null,
-      coordinate(columnOf.x),
-      coordinate(columnOf.y),
-      coordinate(columnOf.z),
+      coordinate(columnOf.x, 'x'),
+      coordinate(columnOf.y, 'y'),
+      coordinate(columnOf.z, 'z'),
       cluster,
       columnOf.label >= 0 ? fields[columnOf.label] : '',
       line,

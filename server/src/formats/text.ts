@@ -43,10 +43,10 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
   const labelText = (bytes: Buffer, ascii: string | null, start: number, end: number): string =>
     ascii !== null && end - start < COPIED_SUBSTRING ? ascii.slice(start, end) : utf8(bytes, start, end);
   const field = (bytes: Buffer, i: number): string => utf8(bytes, bounds[2 * i], bounds[2 * i + 1]);
-  const coordinate = (bytes: Buffer, i: number, line: number): number => {
+  const coordinate = (bytes: Buffer, i: number, line: number, name: string): number => {
     const value = parseFloat32(bytes, bounds[2 * i], bounds[2 * i + 1]);
     if (Number.isNaN(value) && field(bytes, i) !== 'NaN') {
-      throw inputError(input, 'bad_number', `${quoted(field(bytes, i))} is not a number`, line);
+      throw inputError(input, 'bad_number', `${name} (field ${i + 1}): ${quoted(field(bytes, i))} is not a number`, line);
     }
     return value; // NaN and ±Infinity are rejected as non-finite by the builder
   };
@@ -82,9 +82,9 @@ export async function readTextFrame(input: FrameInput): Promise<FrameRead> {
     }
     builder.add(
       key,
-      coordinate(bytes, xi, lineNo),
-      coordinate(bytes, yi, lineNo),
-      zi >= 0 ? coordinate(bytes, zi, lineNo) : 0,
+      coordinate(bytes, xi, lineNo, 'x'),
+      coordinate(bytes, yi, lineNo, 'y'),
+      zi >= 0 ? coordinate(bytes, zi, lineNo, 'z') : 0,
       cluster,
       li >= 0 ? utf8(bytes, bounds[2 * li], labelEnd(bytes, bounds[2 * li], end)) : '',
       lineNo,

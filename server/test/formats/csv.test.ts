@@ -41,7 +41,8 @@ test('quoted fields: commas, doubled quotes and line breaks inside quotes', asyn
 test('bad CSV files are rejected with the line at fault', async () => {
   await assertInputError(parseCsv('a,b,c\n1,2,3\n'), { code: 'bad_csv_header', line: 1 });
   await assertInputError(parseCsv('x,y,z\n1,2,3\n4,5\n'), { code: 'column_count', line: 3 });
-  await assertInputError(parseCsv('x,y,z\n1,2,3\n4,,6\n'), { code: 'bad_number', line: 3 });
+  const empty = await assertInputError(parseCsv('x,y,z\n1,2,3\n4,,6\n'), { code: 'bad_number', line: 3 });
+  assert.equal(empty.message, 'line 3: y: "" is not a number', 'the message names the column');
   await assertInputError(parseCsv('x,y,z\n1,2,3\n4,1e400,6\n'), { code: 'non_finite', line: 3 });
   await assertInputError(parseCsv('x,y,z,cluster\n1,2,3,1\n4,5,6,other\n'), { code: 'bad_cluster_key', line: 3 });
   await assertInputError(parseCsv('x,y,id\n1,2,a\n\n3,4,b\n5,6,a\n'), { code: 'duplicate_point_key', line: 5 });
@@ -67,7 +68,7 @@ test('errors quote at most 200 characters of a 10 MB line', async () => {
   const huge = '7'.repeat(5_000_000) + 'x' + '7'.repeat(5_000_000);
   const error = await assertInputError(parseCsv(`x,y\n1,${huge}\n`), { code: 'bad_number', line: 2 });
   assert.ok(error.message.length < 260, `message of ${error.message.length} characters`);
-  assert.match(error.message, /^line 2: "7{200}…" is not a number$/);
+  assert.match(error.message, /^line 2: y: "7{200}…" is not a number$/);
   const header = await assertInputError(parseCsv(`${'h'.repeat(10_000_000)},a\n1,2\n`), { code: 'bad_csv_header' });
   assert.ok(header.message.length < 300, `message of ${header.message.length} characters`);
 });

@@ -89,7 +89,8 @@ test('unusual fields read as Number() reads them, and spacing does not matter', 
   assert.ok(Object.is(frame.positions[6], -0));
   assert.deepEqual(Array.from(frame.clusterKeys), [3, 4294967295, 7, 0]);
   assert.deepEqual(frame.labels, ['a', 'b', 'é', 'c']);
-  await assertInputError(parseText('0 1 2 3 0 a\n1 1.5x 2 3 0 b\n'), { code: 'bad_number', line: 2 });
+  const number = await assertInputError(parseText('0 1 2 3 0 a\n1 1.5x 2 3 0 b\n'), { code: 'bad_number', line: 2 });
+  assert.equal(number.message, 'line 2: x (field 2): "1.5x" is not a number', 'the message names the coordinate');
   await assertInputError(parseText('0 1 2 3 0 a\n1 1 2 3 4294967296 b\n'), { code: 'bad_cluster_key', line: 2 });
   await assertInputError(parseText('0 1 2 3 0 a\n1 1 2 3 0\n'), { code: 'column_count', line: 2 });
 });
