@@ -26,6 +26,7 @@ export function TokensPage() {
       // Creating a token re-checks the password, as the API requires.
       setCreated(await auth.createToken({ username: username!, password, name: name || undefined }));
       setPassword('');
+      setName('');
       await reload();
     } catch (e) { setError(e); }
   });
@@ -37,23 +38,34 @@ export function TokensPage() {
   return (
     <main className="page">
       <h1>API tokens</h1>
-      <form className="form row" onSubmit={(e) => { e.preventDefault(); void create(); }}>
-        <input placeholder="token name" value={name} onChange={(e) => setName(e.target.value)} />
-        <input type="password" placeholder="your password" value={password} onChange={(e) => setPassword(e.target.value)} />
-        <button type="submit" disabled={creating.pending}>Create token</button>
+      <p className="muted">
+        Scripts, notebooks and the <code>webplotviz</code> Python package sign in with a token instead of your
+        password. A token acts as you (your private plots, uploads, edits and jobs) until you revoke it; make one per
+        machine or script so that each can be revoked alone. The API is described at{' '}
+        <a href="/api/v1/docs">/api/v1/docs</a>.
+      </p>
+      <form className="row wrap token-form" onSubmit={(e) => { e.preventDefault(); void create(); }}>
+        <label>Name <input placeholder="token name" value={name} onChange={(e) => setName(e.target.value)} /></label>
+        <label>Password <input type="password" placeholder="your password" autoComplete="current-password" value={password}
+          onChange={(e) => setPassword(e.target.value)} /></label>
+        <button type="submit" disabled={creating.pending || !password}>Create token</button>
       </form>
       <ErrorMessage error={error} />
       {created && (
-        <div className="notice">
+        <div className="notice token-created">
           <p>Copy this token now; it is shown only once:</p>
           <code data-testid="new-token">{created.token}</code>{' '}
           <button onClick={() => void navigator.clipboard.writeText(created.token)}>Copy</button>
+          <p>From the shell:</p>
           <pre>{`curl -H "Authorization: Bearer ${created.token}" \\\n  -F file=@plot.pviz -F name="My plot" ${origin}/api/v1/plots`}</pre>
+          <p>From Python (<code>pip install ./clients/python</code> in a checkout):</p>
+          <pre>{`import webplotviz\nclient = webplotviz.Client("${origin}", "${created.token}")   # or set WEBPLOTVIZ_TOKEN\nplot = client.upload("points.txt", name="My plot")`}</pre>
         </div>
       )}
       <table className="table">
         <thead><tr><th>Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th /></tr></thead>
         <tbody>
+          {tokens.length === 0 && <tr><td colSpan={5} className="muted">No tokens yet.</td></tr>}
           {tokens.map((t) => (
             <tr key={t.id}>
               <td>{t.name}</td><td><code>{t.prefix}…</code></td>
