@@ -44,8 +44,9 @@ struct Rows {
 TEST(ForEachStreamedBlock, VisitsEveryBlockInOrderWhileTheNextIsRead) {
   std::vector<std::pair<std::int64_t, std::int64_t>> read, visited;
   std::atomic<int> reads{0};
-  spidal::for_each_streamed_block<Rows>(
-      10, 4,
+  spidal::StreamBlocks<Rows> blocks;
+  spidal::for_each_streamed_block(
+      10, 4, blocks,
       [&](std::int64_t first, std::int64_t last, Rows& into) {
         read.emplace_back(first, last);
         into = {first, last};
@@ -60,15 +61,16 @@ TEST(ForEachStreamedBlock, VisitsEveryBlockInOrderWhileTheNextIsRead) {
         while (reads.load() < expected && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
         EXPECT_EQ(reads.load(), expected);
       });
-  const std::vector<std::pair<std::int64_t, std::int64_t>> blocks{{0, 4}, {4, 8}, {8, 10}};
-  EXPECT_EQ(read, blocks);
-  EXPECT_EQ(visited, blocks);
+  const std::vector<std::pair<std::int64_t, std::int64_t>> expected{{0, 4}, {4, 8}, {8, 10}};
+  EXPECT_EQ(read, expected);
+  EXPECT_EQ(visited, expected);
 }
 
 TEST(ForEachStreamedBlock, RethrowsAFailedReadAfterTheVisit) {
   int visits = 0;
-  EXPECT_THROW(spidal::for_each_streamed_block<Rows>(
-                   10, 4,
+  spidal::StreamBlocks<Rows> blocks;
+  EXPECT_THROW(spidal::for_each_streamed_block(
+                   10, 4, blocks,
                    [&](std::int64_t first, std::int64_t last, Rows& into) {
                      if (first == 4) throw std::runtime_error("disk gone");
                      into = {first, last};
@@ -76,8 +78,8 @@ TEST(ForEachStreamedBlock, RethrowsAFailedReadAfterTheVisit) {
                    [&](const Rows&) { ++visits; }),
                std::runtime_error);
   EXPECT_EQ(visits, 1);
-  EXPECT_THROW(spidal::for_each_streamed_block<Rows>(
-                   10, 4, [&](std::int64_t first, std::int64_t last, Rows& into) { into = {first, last}; },
+  EXPECT_THROW(spidal::for_each_streamed_block(
+                   10, 4, blocks, [&](std::int64_t first, std::int64_t last, Rows& into) { into = {first, last}; },
                    [&](const Rows&) { throw std::logic_error("pass failed"); }),
                std::logic_error);
 }

@@ -71,8 +71,10 @@ struct LocalRows {
   const std::int16_t* weight_row(std::int64_t local_row) const { return weights.data() + row_start(local_row); }
 };
 
-// Reads the halves of rows.block's rows from `file` into `out` (laid out as rows.distances).
-void read_halves(const spidal::MatrixReader& file, const LocalRows& rows, std::vector<std::int16_t>& out);
+// Reads the halves of rows.block's rows from `file` into `out` (laid out as rows.distances),
+// whole file rows at a time through `scratch` (resized as needed).
+void read_halves(const spidal::MatrixReader& file, const LocalRows& rows, std::vector<std::int16_t>& out,
+                 std::vector<std::int16_t>& scratch);
 
 // Calls visit(block) with the halves of the rank's rows in memory: `rows` itself, or
 // when streamed, consecutive blocks of its rows read from the files (the next block is

@@ -131,10 +131,10 @@ void RowStream::read(const LocalRows& rows, std::int64_t first, std::int64_t las
   into.block = {rows.block.begin + first, rows.block.begin + last};
   into.stats = rows.stats;
   into.closed_form = rows.closed_form;
-  read_halves(distances_, into, into.distances);
+  read_halves(distances_, into, into.distances, window_);
   distances_.forget(into.block.begin, into.block.rows());
   if (weights_) {
-    read_halves(*weights_, into, into.weights);
+    read_halves(*weights_, into, into.weights, window_);
     weights_->forget(into.block.begin, into.block.rows());
   }
   if (weighted_) prepare_weights(into, weights_.has_value());
@@ -194,15 +194,18 @@ void load_streamed_rows(const Config& config, std::int64_t budget, LocalRows& ro
   rows.stream = std::make_shared<RowStream>(config, block_rows, weighted, stored_value(rows.stats.min_positive));
 }
 
+void RowStream::visit_blocks(const LocalRows& rows, const std::function<void(const LocalRows&)>& visit) const {
+  spidal::for_each_streamed_block(
+      rows.block.rows(), block_rows_, blocks_,
+      [&](std::int64_t first, std::int64_t last, LocalRows& into) { read(rows, first, last, into); }, visit);
+}
+
 void for_each_block(const LocalRows& rows, const std::function<void(const LocalRows&)>& visit) {
-  if (!rows.stream) {
+  if (rows.stream) {
+    rows.stream->visit_blocks(rows, visit);
+  } else {
     visit(rows);
-    return;
   }
-  const RowStream& stream = *rows.stream;
-  spidal::for_each_streamed_block<LocalRows>(
-      rows.block.rows(), stream.block_rows(),
-      [&](std::int64_t first, std::int64_t last, LocalRows& into) { stream.read(rows, first, last, into); }, visit);
 }
 
 }  // namespace damds

@@ -6,11 +6,14 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "config.hpp"
 #include "local_rows.hpp"
 #include "spidal/matrix.hpp"
+#include "spidal/row_stream.hpp"
 
 namespace damds {
 
@@ -29,11 +32,12 @@ class RowStream {
   // the smallest positive one as the scan over all ranks (load_streamed_rows) found.
   RowStream(const Config& config, std::int64_t block_rows, bool weighted, std::int16_t smallest_positive);
 
-  std::int64_t block_rows() const { return block_rows_; }
   bool weighted() const { return weighted_; }
   // Fills `into` with the halves of local rows [first, last), prepared as
   // load_local_rows prepares rows in memory, and drops them from the page cache.
   void read(const LocalRows& rows, std::int64_t first, std::int64_t last, LocalRows& into) const;
+  // Calls visit(block) with consecutive blocks of `rows` (for_each_block).
+  void visit_blocks(const LocalRows& rows, const std::function<void(const LocalRows&)>& visit) const;
 
  private:
   spidal::MatrixReader distances_;
@@ -41,6 +45,10 @@ class RowStream {
   std::int64_t block_rows_;
   bool weighted_;
   std::int16_t smallest_positive_;
+  // Kept from pass to pass (spidal::StreamBlocks), with read_halves' window of whole file
+  // rows; a stream is visited by one pass at a time, and its reads never overlap.
+  mutable spidal::StreamBlocks<LocalRows> blocks_;
+  mutable std::vector<std::int16_t> window_;
 };
 
 // Sets `rows` (n, block, halves) up for streaming: one sequential scan over the rank's

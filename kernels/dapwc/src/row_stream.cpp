@@ -40,16 +40,18 @@ DistanceRows load_distance_rows(const std::string& path, std::int64_t n, spidal:
   return rows;
 }
 
+void RowStream::visit_blocks(const DistanceRows& rows, const std::function<void(const DistanceRows&)>& visit) const {
+  spidal::for_each_streamed_block(
+      rows.block.rows(), block_rows_, blocks_,
+      [&](std::int64_t first, std::int64_t last, DistanceRows& into) { read(rows, first, last, into); }, visit);
+}
+
 void for_each_block(const DistanceRows& distances, const std::function<void(const DistanceRows&)>& visit) {
-  if (!distances.stream) {
+  if (distances.stream) {
+    distances.stream->visit_blocks(distances, visit);
+  } else {
     visit(distances);
-    return;
   }
-  const RowStream& stream = *distances.stream;
-  spidal::for_each_streamed_block<DistanceRows>(
-      distances.block.rows(), stream.block_rows(),
-      [&](std::int64_t first, std::int64_t last, DistanceRows& into) { stream.read(distances, first, last, into); },
-      visit);
 }
 
 }  // namespace dapwc

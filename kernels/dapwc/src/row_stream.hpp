@@ -12,6 +12,7 @@
 
 #include "distance_rows.hpp"
 #include "spidal/matrix.hpp"
+#include "spidal/row_stream.hpp"
 
 namespace dapwc {
 
@@ -19,18 +20,21 @@ class RowStream {
  public:
   RowStream(const std::string& path, std::int64_t n, spidal::ByteOrder order, std::int64_t block_rows);
 
-  std::int64_t block_rows() const { return block_rows_; }
   // Fills `into` with local rows [first, last) of `rows` as prepare_distances leaves rows
   // in memory (diagonal 0; missing values replaced once set_fill was called), and drops
   // them from the page cache.
   void read(const DistanceRows& rows, std::int64_t first, std::int64_t last, DistanceRows& into) const;
   // The value later reads put in place of missing (negative) distances.
   void set_fill(std::int16_t fill) { fill_ = fill; }
+  // Calls visit(part) with consecutive blocks of `rows` read from the file (for_each_block).
+  void visit_blocks(const DistanceRows& rows, const std::function<void(const DistanceRows&)>& visit) const;
 
  private:
   spidal::MatrixReader file_;
   std::int64_t block_rows_;
   std::optional<std::int16_t> fill_;
+  // Kept from pass to pass (spidal::StreamBlocks); a stream is visited by one pass at a time.
+  mutable spidal::StreamBlocks<DistanceRows> blocks_;
 };
 
 // This rank's rows of the n×n matrix at `path`: read into memory, or, when they need

@@ -127,7 +127,8 @@ LocalResult place_rows(const Config& config, const spidal::RowBlock& block, cons
     reader.read(chunk.first, 0, chunk.count * n, chunk.rows.data());
     reader.forget(chunk.first, chunk.count);
   };
-  spidal::for_each_streamed_block<Chunk>(block.rows(), chunk_rows, read, [&](const Chunk& chunk) {
+  spidal::StreamBlocks<Chunk> chunks;
+  spidal::for_each_streamed_block(block.rows(), chunk_rows, chunks, read, [&](const Chunk& chunk) {
     const std::int64_t first = chunk.first, count = chunk.count;
     const std::vector<std::int16_t>& rows = chunk.rows;
     double stress = 0.0, sum_squares = 0.0;

@@ -42,15 +42,25 @@ bool must_stream(std::int64_t bytes, std::int64_t budget, MPI_Comm comm);
 // at most `rows` (but at least 1).
 std::int64_t stream_block_rows(std::int64_t budget, std::int64_t row_bytes, std::int64_t multiple, std::int64_t rows);
 
-// Visits rows [0, total) in blocks of `step`: read(first, last, block) fills `block`
-// with rows [first, last), on a second thread for the next block while visit(block)
-// runs on the current one (two Blocks in memory). Either's exception is rethrown here
-// once the other has finished.
-template <typename Block, typename Read, typename Visit>
-void for_each_streamed_block(std::int64_t total, std::int64_t step, Read read, Visit visit) {
-  if (total <= 0) return;
+// The two blocks a stream alternates between. A program that streams on every pass keeps
+// them from one pass to the next, so that a pass refills the pages of the pass before
+// instead of faulting new ones in (zeroed by the kernel) and returning them.
+template <typename Block>
+struct StreamBlocks {
   Block current;
   Block next;
+};
+
+// Visits rows [0, total) in blocks of `step`: read(first, last, block) fills a block of
+// `blocks` with rows [first, last), on a second thread for the next block while
+// visit(block) runs on the current one. Either's exception is rethrown here once the
+// other has finished.
+template <typename Block, typename Read, typename Visit>
+void for_each_streamed_block(std::int64_t total, std::int64_t step, StreamBlocks<Block>& blocks, Read read,
+                             Visit visit) {
+  if (total <= 0) return;
+  Block& current = blocks.current;
+  Block& next = blocks.next;
   read(0, std::min(step, total), current);
   for (std::int64_t first = 0; first < total; first += step) {
     const std::int64_t next_first = first + step;
