@@ -115,7 +115,7 @@ def test_errors_carry_code_field_and_line(client: webplotviz.Client, tmp_path: P
     with pytest.raises(WebPlotVizError) as caught:
         client.upload(bad)
     assert caught.value.status == 422 and caught.value.line == 3 and caught.value.code == "bad_number"
-    assert str(caught.value) == 'line 3: "five" is not a number'
+    assert str(caught.value) == 'line 3: y: "five" is not a number'
     good = tmp_path / "good.txt"
     good.write_text("1 2 3\n")
     with pytest.raises(WebPlotVizError) as caught:
