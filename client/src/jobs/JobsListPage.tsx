@@ -5,7 +5,7 @@ import { jobs } from '../api/endpoints';
 import { linkClick, navigate } from '../app/router';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { isActiveJob } from './jobProgress';
+import { elapsedSeconds, formatSeconds, isActiveJob, pointsText } from './jobProgress';
 import { JobSubmitForm } from './JobSubmitForm';
 
 const REFRESH_MS = 2000;
@@ -34,14 +34,15 @@ export function JobsListPage() {
       {items?.length === 0 && <p>No jobs yet.</p>}
       {items && items.length > 0 && (
         <table className="table jobs-table" data-testid="jobs-table">
-          <thead><tr><th>Name</th><th>Type</th><th>State</th><th>Points</th><th>Submitted</th><th>Plot</th></tr></thead>
+          <thead><tr><th>Name</th><th>Type</th><th>State</th><th>Points</th><th>Submitted</th><th>Run time</th><th>Plot</th></tr></thead>
           <tbody>{items.map((j) => (
             <tr key={j.id} data-state={j.state}>
               <td><a href={`/jobs/${encodeURIComponent(j.id)}`} onClick={linkClick}>{j.name}</a></td>
               <td>{j.type}</td>
               <td><span className={`badge state-${j.state}`}>{j.state}</span>{j.error && <span className="error"> {j.error}</span>}</td>
-              <td>{j.input.points}</td>
+              <td>{pointsText(j.input)}</td>
               <td>{new Date(j.createdAt).toLocaleString()}</td>
+              <td>{formatSeconds(elapsedSeconds(j.startedAt, j.endedAt))}</td>
               <td>{j.plotId && <a href={`/plots/${encodeURIComponent(j.plotId)}`} onClick={linkClick}>open</a>}</td>
             </tr>
           ))}</tbody>

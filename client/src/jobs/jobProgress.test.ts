@@ -2,7 +2,7 @@ import { JOB_TYPES, type JobTypeContract } from '@wpv/schema';
 import { describe, expect, test } from 'vitest';
 import { formatBytes } from '../app/format';
 import {
-  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
+  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, pointsText, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
 } from './jobProgress';
 
 const point = (iteration: number, stress: number | null, temperature: number | null = null) => ({ iteration, stress, temperature });
@@ -132,6 +132,11 @@ describe('progress figures', () => {
     ]);
     expect(runFigures({ state: 'running', metrics: null, backendJobId: '7' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
     expect([40, 5_000, 181_000 * 1024, 20_000_000 * 1024].map(formatBytes)).toEqual(['40 bytes', '4.9 KB', '177 MB', '19 GB']);
+  });
+
+  test('points of a job, and its sample when it interpolates', () => {
+    expect(pointsText({ points: 300 })).toBe('300');
+    expect(pointsText({ points: 100_000, sample: 4_000 })).toBe('100,000 (sample 4,000)');
   });
 
   test('job states and durations', () => {

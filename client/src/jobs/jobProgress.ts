@@ -1,6 +1,6 @@
 // Pure helpers for the job pages: which states are live, what a stage is called and how far
 // it has got, what its progress line says, and the stress chart's scaling.
-import type { Job, JobStage } from '@wpv/schema';
+import type { Job, JobStage, JobSummary } from '@wpv/schema';
 import { formatBytes } from '../app/format';
 
 const ACTIVE_JOB_STATES: ReadonlySet<string> = new Set(['queued', 'running']);
@@ -73,6 +73,12 @@ export function progressFigures(progress: JobStage['progress']): { label: string
   add('stress', 'stress', (n) => n.toPrecision(4));
   add('clusters', 'clusters', (n) => String(n));
   return figures;
+}
+
+/** A job's input size: "300", or "100,000 (sample 4,000)" when the job interpolates. */
+export function pointsText(input: Pick<JobSummary['input'], 'points' | 'sample'>): string {
+  const points = input.points.toLocaleString('en-US');
+  return input.sample === undefined ? points : `${points} (sample ${input.sample.toLocaleString('en-US')})`;
 }
 
 /**
