@@ -1,6 +1,5 @@
 import { JOB_TYPES, type JobTypeContract } from '@wpv/schema';
 import { describe, expect, test } from 'vitest';
-import { formatBytes } from '../app/format';
 import {
   elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, pointsText, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
 } from './jobProgress';
@@ -131,7 +130,6 @@ describe('progress figures', () => {
       { label: 'run time', value: '0.1 s' }, { label: 'queue wait', value: '0.0 s' },
     ]);
     expect(runFigures({ state: 'running', metrics: null, backendJobId: '7' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
-    expect([40, 5_000, 181_000 * 1024, 20_000_000 * 1024].map(formatBytes)).toEqual(['40 bytes', '4.9 KB', '177 MB', '19 GB']);
   });
 
   test('points of a job, and its sample when it interpolates', () => {
