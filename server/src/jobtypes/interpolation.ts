@@ -4,6 +4,7 @@
 // sample is a seeded random choice (params.seed, default 0), not a spread over the input:
 // random keeps every family's share, so small families are sampled too on average.
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
@@ -27,13 +28,13 @@ export function chooseSample(n: number, size: number, seed: number): number[] {
   // tie are ordered by their whole digests.
   const high = new Uint32Array(n);
   const low = new Uint32Array(n);
+  const rows = new Uint32Array(n);
   for (let row = 0; row < n; row++) {
     const digest = rowDigest(seed, row);
     high[row] = digest.readUInt32BE(0);
     low[row] = digest.readUInt32BE(4);
+    rows[row] = row;
   }
-  const rows = new Uint32Array(n);
-  for (let row = 0; row < n; row++) rows[row] = row;
   rows.sort((a, b) => high[a]! - high[b]! || low[a]! - low[b]! || Buffer.compare(rowDigest(seed, a), rowDigest(seed, b)));
   return Array.from(rows.subarray(0, size)).sort((a, b) => a - b);
 }
@@ -83,21 +84,21 @@ export async function splitFasta(job: JobDoc): Promise<Record<string, unknown>> 
   const inSample = new Uint8Array(job.input.points);
   for (const row of sample) inSample[row] = 1;
   // The records go to the sample's FASTA or the rest's, and every id to the labels as it is read.
-  const [sampleOut, restOut, labelsOut] = [FILES.sampleFasta, FILES.restFasta, FILES.labels].map((file) => createWriteStream(at(file)));
+  const outputs = [FILES.sampleFasta, FILES.restFasta, FILES.labels].map((file) => createWriteStream(at(file)));
+  const [sampleOut, restOut, labelsOut] = outputs as [WriteStream, WriteStream, WriteStream];
   const write = async (output: WriteStream, text: string) => {
-    if (!output.write(text)) await new Promise<void>((resolve) => output.once('drain', () => resolve()));
+    if (!output.write(text)) await once(output, 'drain');
   };
   let records = 0;
-  let target = sampleOut!;
+  let target = sampleOut;
   for await (const [raw] of lines(at(job.input.file))) {
     const text = raw.trim();
     if (text.startsWith('>')) {
-      target = inSample[records++] ? sampleOut! : restOut!;
-      await write(labelsOut!, `${fastaHeader(text).id}\n`);
+      target = inSample[records++] ? sampleOut : restOut;
+      await write(labelsOut, `${fastaHeader(text).id}\n`);
     }
     if (text) await write(target, `${raw}\n`);
   }
-  const outputs = [sampleOut!, restOut!, labelsOut!];
   for (const output of outputs) output.end();
   await Promise.all(outputs.map((output) => finished(output)));
   return { sample: sample.length, interpolated: records - sample.length };
