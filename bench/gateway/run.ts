@@ -3,7 +3,9 @@
 //      the same programs run by hand (swg, then damds ∥ dapwc) on the same input;
 //   2. burst: 200 small jobs submitted at once by 10 users → all succeed, none lost
 //      or duplicated; throughput, queue wait, CPU per job of each process
-//      (BURST_JOBS_PER_USER=2,20 runs a 20-job burst first: the store's CPU per job of both).
+//      (BURST_JOBS_PER_USER=2,20 runs a 20-job burst first: the store's CPU per job of both);
+//   3. layout: jobs of 500 to 4,640 reads end to end with every local slot as a thread
+//      against 1 rank × 1 thread, alternating (where the default's POINTS_PER_THREAD comes from).
 // Run:  bash bench/with-stack.sh node --import tsx bench/gateway/run.ts [results.md]
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
@@ -25,6 +27,8 @@ import { READS } from '../../server/test/jobs/sequence-plot.ts';
 import type { Client } from '../../server/test/harness.ts';
 
 const OVERHEAD_RUNS = 5;
+const LAYOUT_ROUNDS = Number(process.env.LAYOUT_ROUNDS ?? 3);
+const LAYOUT_SIZES = (process.env.LAYOUT_SIZES ?? '500,1000,2000,4640').split(',').map(Number);
 const OVERHEAD_READS = 40;
 const BURST_USERS = 10;
 /** Jobs per user of each burst, e.g. "2,20": a small and a large burst, to see whether a job's cost grows with the jobs stored. */
@@ -240,6 +244,46 @@ async function burstOf(perUser: number): Promise<{ lines: string[]; storeCpuPerJ
   }
 }
 
+/** Reads of the 16S set end to end on every local slot as a thread against one thread, in alternating rounds, at each size. */
+async function layout(): Promise<string[]> {
+  const slots = os.availableParallelism();
+  const gw = await Gateway.start({ kernels, env: { HPC_POLL_MS: String(POLL_MS) } });
+  try {
+    const client = await signedIn(gw.url);
+    const layouts = [{ ranks: 1, threads: slots }, { ranks: 1, threads: 1 }];
+    const lines = [
+      `## Job layout: 1 × ${slots} against 1 × 1 end to end (local backend, ${slots} slots)`,
+      '',
+      `sequence-clustering of the first N reads of 16s-4640.fasta, default parameters otherwise (beyond 4,000 reads a 4,000-read sample and the rest interpolated). ${LAYOUT_ROUNDS} rounds, the two layouts alternating; seconds.`,
+      '',
+      '| reads | round | ranks × threads | end to end | programs\' run time |',
+      '| ---: | ---: | --- | ---: | --- |',
+    ];
+    const summary: string[] = [];
+    for (const size of LAYOUT_SIZES) {
+      const { text, ids } = await fastaSubset(READS, size);
+      const times = layouts.map(() => [] as number[]);
+      for (let round = 1; round <= LAYOUT_ROUNDS; round++) {
+        for (const i of round % 2 ? [0, 1] : [1, 0]) {
+          const t0 = performance.now();
+          const { id } = await (await submit(client, 'sequence-clustering', '16s.fasta', text, layouts[i])).json();
+          const job = await waitForJob(client, id, isTerminal, 1_800_000);
+          const e2e = (performance.now() - t0) / 1000;
+          if (job.state !== 'succeeded') throw new Error(`layout job failed: ${job.error}`);
+          times[i]!.push(e2e);
+          const programs = job.stages.filter((s: any) => s.backendJobId !== null).map((s: any) => `${s.name} ${s.metrics.runSeconds.toFixed(1)}`);
+          lines.push(`| ${ids.length} | ${round} | ${layouts[i]!.ranks} × ${layouts[i]!.threads} | ${e2e.toFixed(1)} | ${programs.join(', ')} |`);
+        }
+      }
+      const [wide, narrow] = times.map(median);
+      summary.push(`- ${ids.length} reads: median 1 × ${slots} ${wide!.toFixed(1)} s, 1 × 1 ${narrow!.toFixed(1)} s: **${(narrow! / wide!).toFixed(2)}×**`);
+    }
+    return [...lines, '', ...summary, ''];
+  } finally {
+    await gw.close();
+  }
+}
+
 const out = process.argv[2] ?? path.resolve(import.meta.dirname, '../results/gateway.md');
 const sections = process.env.GATEWAY_BENCH ? process.env.GATEWAY_BENCH.split(',') : ['overhead', 'burst'];
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -251,7 +295,7 @@ const lines = [
   `Measured by \`bash bench/with-stack.sh node --import tsx bench/gateway/run.ts\` on ${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${cpu}), FerretDB + RabbitMQ from scripts/stack.sh, OpenMPI ${execFileSync('mpirun', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.replace(/.*\) /, '')}.`,
   '',
 ];
-for (const section of [overhead, burst].filter((f) => sections.includes(f.name))) {
+for (const section of [overhead, burst, layout].filter((f) => sections.includes(f.name))) {
   const part = await section();
   console.log(part.join('\n'));
   lines.push(...part);

@@ -7,9 +7,10 @@
 # Writes launch.json when it starts, stdout/stderr of the program, and exit.json
 # (atomically, by rename) when the program ends: exit code, wall and CPU seconds,
 # peak resident memory of the largest process (KiB).
-# With WPV_SLOTS=N and WPV_SLOT_DIR set (local backend), it first waits for one of N
-# slots (flock; released when the program ends or is killed): local programs beyond
-# the machine's size wait here, asleep, instead of oversubscribing it.
+# With WPV_SLOTS=N and WPV_SLOT_DIR set (local backend), it first waits for
+# WPV_SLOTS_NEEDED (default 1; its ranks × threads) of the N CPU slots (flocks, released
+# when the program ends or is killed): local programs beyond the machine's size wait
+# here, asleep, instead of oversubscribing it.
 set -u
 dir="$1"
 shift
@@ -17,13 +18,24 @@ cd "$dir" || exit 90
 now() { date +%s.%N; }
 
 if [[ -n "${WPV_SLOTS:-}" ]]; then
-  until
-    for slot in $(seq 1 "$WPV_SLOTS"); do
-      exec 9>"$WPV_SLOT_DIR/slot.$slot"
-      flock -n 9 && break 2
+  if (( ${WPV_SLOTS_NEEDED:-1} <= 1 )); then
+    # One CPU: whichever slot is free first.
+    until
+      for slot in $(seq 1 "$WPV_SLOTS"); do
+        exec 9>"$WPV_SLOT_DIR/slot.$slot"
+        flock -n 9 && break 2
+      done
+      false
+    do sleep 0.1; done
+  else
+    # Several: slots 1..k, each waited for in that order. Every multi-CPU program takes
+    # them in the same order and one-CPU programs never wait while holding one, so no
+    # two programs can each hold a slot that the other waits for.
+    for slot in $(seq 1 "$WPV_SLOTS_NEEDED"); do
+      exec {held}>"$WPV_SLOT_DIR/slot.$slot"
+      flock "$held"
     done
-    false
-  do sleep 0.1; done
+  fi
 fi
 printf '{"pid":%d,"slurmJobId":"%s","startedAt":%s}\n' "$$" "${SLURM_JOB_ID:-}" "$(now)" >launch.json.tmp
 mv launch.json.tmp launch.json

@@ -14,7 +14,7 @@ export interface JobConfig {
   pollMs: number;
   /** A running stage's progress reaches the store at most this often (its end carries the last line). */
   progressMs: number;
-  /** Local backend: programs running at once (each with its ranks × threads). */
+  /** Local backend: the CPUs its programs share; a program takes ranks × threads of them. */
   localSlots: number;
   /** Stages the bridge submits before it stops taking messages (the rest wait in RabbitMQ). */
   maxSubmitted: number;
@@ -32,6 +32,8 @@ export interface JobConfig {
   maxVectorRows: number;
   /** CPUs one program may ask for (ranks × threads): the machine's cores locally, the largest allocation on Slurm. */
   maxCpus: number;
+  /** CPUs a program gets when its job names no threads (split among its ranks, at most one per 1,000 points): the local slots, 1 on Slurm. */
+  defaultCpus: number;
   /** Nodes one program's ranks may span: 1 locally; on Slurm, what the site allows (HPC_MAX_NODES). */
   maxNodes: number;
   /** Wall time of one stage's program; beyond it the program is stopped and the stage fails. */
@@ -64,14 +66,16 @@ function memoryFromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined
 
 export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.env): JobConfig {
   const root = path.resolve(import.meta.dirname, '../..');
+  const slurm = env.HPC_BACKEND === 'slurm';
+  const localSlots = intFromEnv(env, 'HPC_LOCAL_SLOTS', os.availableParallelism());
   return {
     jobsDir: path.resolve(env.JOBS_DIR || path.join(dataDir, 'jobs')),
     kernelsDir: path.resolve(env.KERNELS_BIN || path.join(root, 'kernels/build/bin')),
     backend: oneOf(env, 'HPC_BACKEND', ['local', 'slurm'], 'local'),
     pollMs: intFromEnv(env, 'HPC_POLL_MS', 1000),
     progressMs: intFromEnv(env, 'HPC_PROGRESS_MS', 2000),
-    localSlots: intFromEnv(env, 'HPC_LOCAL_SLOTS', os.availableParallelism()),
-    maxSubmitted: intFromEnv(env, 'HPC_MAX_SUBMITTED', env.HPC_BACKEND === 'slurm' ? 1000 : 2 * intFromEnv(env, 'HPC_LOCAL_SLOTS', os.availableParallelism())),
+    localSlots,
+    maxSubmitted: intFromEnv(env, 'HPC_MAX_SUBMITTED', slurm ? 1000 : 2 * localSlots),
     maxInputBytes: intFromEnv(env, 'JOB_MAX_INPUT_BYTES', 256 * 1024 * 1024),
     maxActivePerUser: intFromEnv(env, 'JOB_MAX_ACTIVE', 20),
     maxActiveTotal: intFromEnv(env, 'JOB_MAX_QUEUED', 1000),
@@ -79,8 +83,10 @@ export function loadJobConfig(dataDir: string, env: NodeJS.ProcessEnv = process.
     maxSequenceLength: intFromEnv(env, 'JOB_MAX_SEQUENCE_LENGTH', 100_000),
     maxResidues: intFromEnv(env, 'JOB_MAX_RESIDUES', 200_000_000),
     maxVectorRows: intFromEnv(env, 'JOB_MAX_VECTOR_ROWS', 20_000),
-    maxCpus: intFromEnv(env, 'HPC_MAX_CPUS', env.HPC_BACKEND === 'slurm' ? 1024 : os.availableParallelism()),
-    maxNodes: env.HPC_BACKEND === 'slurm' ? intFromEnv(env, 'HPC_MAX_NODES', 1) : 1,
+    maxCpus: intFromEnv(env, 'HPC_MAX_CPUS', slurm ? 1024 : os.availableParallelism()),
+    // Locally a lone job uses the whole machine; on a cluster the site sizes jobs, so 1 unless told.
+    defaultCpus: intFromEnv(env, 'HPC_DEFAULT_CPUS', slurm ? 1 : localSlots),
+    maxNodes: slurm ? intFromEnv(env, 'HPC_MAX_NODES', 1) : 1,
     stageTimeLimitSeconds: intFromEnv(env, 'JOB_STAGE_TIME_LIMIT', 24 * 3600),
     stageAttempts: intFromEnv(env, 'JOB_STAGE_ATTEMPTS', 3),
     cleanup: oneOf(env, 'JOB_CLEANUP', ['on-success', 'never'], 'on-success'),

@@ -44,7 +44,8 @@ const AnalysisParams = z.object({
     .describe('DA-PWC drops clusters with fewer points (default N/40, clamped to 2..25); the job warns when it does'),
   seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe('DA-MDS random seed'),
   ranks: z.number().int().min(1).max(64).default(1).describe('MPI ranks per program'),
-  threads: z.number().int().min(1).max(64).default(1).describe('OpenMP threads per rank'),
+  threads: z.number().int().min(1).max(64).optional()
+    .describe('OpenMP threads per rank (default: the CPUs a program gets on this gateway, split among the ranks and at most one per 1,000 points; every core on a single machine, 1 on a Slurm cluster)'),
   nodes: z.number().int().min(1).max(64).default(1).describe('cluster nodes the ranks are spread over (Slurm backend; at most HPC_MAX_NODES)'),
 });
 

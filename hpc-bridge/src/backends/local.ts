@@ -14,7 +14,7 @@ export class LocalBackend implements Backend {
   readonly kind = 'local';
   private onEnd: () => void = () => {};
 
-  /** At most `slots` programs run at once; the others wait for a slot in run-stage.sh. */
+  /** Programs share `slots` CPUs, each taking ranks × threads of them (all, if it asks for more); the others wait in run-stage.sh. */
   constructor(
     private readonly slots: number,
     private readonly slotDir: string,
@@ -26,7 +26,13 @@ export class LocalBackend implements Backend {
       cwd: s.dir,
       detached: true,
       stdio: 'ignore',
-      env: { ...process.env, ...stageEnv(s.command), WPV_SLOTS: String(this.slots), WPV_SLOT_DIR: this.slotDir },
+      env: {
+        ...process.env,
+        ...stageEnv(s.command),
+        WPV_SLOTS: String(this.slots),
+        WPV_SLOTS_NEEDED: String(Math.min(s.command.ranks * s.command.threads, this.slots)),
+        WPV_SLOT_DIR: this.slotDir,
+      },
     });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);

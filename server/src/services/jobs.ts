@@ -16,6 +16,8 @@ import type { JobRepo } from '@wpv/jobs/repository';
 import { STAGE_FILES, partName, stageDir, tailOf } from '@wpv/jobs/workdir';
 
 const LOG_TAIL_BYTES = 64 * 1024;
+/** Below about this many points per thread a program's start outweighs a second thread (bench/RESULTS.md, "Default layout"). */
+const POINTS_PER_THREAD = 1000;
 
 export class Jobs {
   constructor(
@@ -27,7 +29,7 @@ export class Jobs {
   /** Validates and queues a job from a multipart upload; the upload's temp file is moved into the job directory. */
   async submit(owner: string, upload: Upload): Promise<{ id: string }> {
     const fields = JobSubmitFields.parse(upload.fields);
-    const params = parseParams(fields.type, fields.params);
+    const requested = parseParams(fields.type, fields.params);
     const file = upload.files.file;
     if (!file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');
     if (file.bytes === 0) throw new ApiError(400, 'empty_file', 'the file is empty', 'file');
@@ -45,12 +47,12 @@ export class Jobs {
     // A cheap early answer; the binding check is the slot taken when the job is stored.
     const active = await this.repo.countActive(owner);
     if (active >= this.config.maxActivePerUser) throw this.tooManyJobs();
-    this.checkLayout(params);
+    this.checkLayout(requested);
     const parts = Object.fromEntries(Object.entries(upload.files).map(([part, f]) => [part, f!.path]));
     const id = randomBytes(12).toString('base64url');
     const workdir = path.join(this.config.jobsDir, id);
     await mkdir(workdir, { recursive: true });
-    const points = await module.checkInput({ file: file.path, parts, params, config: this.config, workdir }).catch(async (err) => {
+    const points = await module.checkInput({ file: file.path, parts, params: requested, config: this.config, workdir }).catch(async (err) => {
       await rm(workdir, { recursive: true, force: true });
       throw err;
     });
@@ -58,6 +60,7 @@ export class Jobs {
     const inputName = module.inputName;
     await moveFile(file.path, path.join(workdir, inputName));
     const input: JobInput = { originalName: file.originalName, bytes: file.bytes, file: inputName, points };
+    const params = this.withThreads(requested, points);
     // Beyond sampleSize points only a sample gets the full pipeline (the type's interpolatedStages).
     if (module.contract.interpolatedStages && points > params.sampleSize) input.sample = params.sampleSize;
     if (weights) {
@@ -81,7 +84,7 @@ export class Jobs {
       await rm(workdir, { recursive: true, force: true });
       throw err;
     });
-    return this.enqueue(this.newRecord(id, owner, type, name, params, input, workdir, null));
+    return this.enqueue(this.newRecord(id, owner, type, name, this.withThreads(params, input.points), input, workdir, null));
   }
 
   /** Closes the broker link (opened by the first submission). */
@@ -140,9 +143,10 @@ export class Jobs {
     return { stage: name, stdout, stderr };
   }
 
-  /** One program's ranks × threads must fit the backend: more would only oversubscribe it. */
+  /** One program's ranks × threads (threads named or not) must fit the backend: more would only oversubscribe it. */
   private checkLayout(params: Record<string, any>): void {
-    const cpus = (params.ranks ?? 1) * (params.threads ?? 1);
+    const ranks: number = params.ranks ?? 1;
+    const cpus = ranks * (params.threads ?? 1);
     if (cpus > this.config.maxCpus) {
       throw new ApiError(422, 'too_many_cpus',
         `ranks × threads = ${cpus}; the ${this.config.backend} backend runs a program on at most ${this.config.maxCpus} CPUs (HPC_MAX_CPUS)`, 'params.ranks');
@@ -152,9 +156,20 @@ export class Jobs {
       throw new ApiError(422, 'too_many_nodes',
         `nodes = ${nodes}; the ${this.config.backend} backend runs a program on at most ${this.config.maxNodes} node${this.config.maxNodes === 1 ? '' : 's'} (HPC_MAX_NODES)`, 'params.nodes');
     }
-    if (nodes > (params.ranks ?? 1)) {
-      throw new ApiError(422, 'nodes_without_ranks', `nodes = ${nodes} but ranks = ${params.ranks ?? 1}: every node needs at least one rank`, 'params.nodes');
+    if (nodes > ranks) {
+      throw new ApiError(422, 'nodes_without_ranks', `nodes = ${nodes} but ranks = ${ranks}: every node needs at least one rank`, 'params.nodes');
     }
+  }
+
+  /**
+   * A job with an MPI layout (`ranks`) that names no threads: its programs get the backend's
+   * default CPUs (HPC_DEFAULT_CPUS) split among the ranks, but no more than a thread per
+   * POINTS_PER_THREAD points, so small jobs, whose programs take seconds, still run side by side.
+   */
+  private withThreads<P extends Record<string, any>>(params: P, points: number): P {
+    if (!('ranks' in params) || params.threads !== undefined) return params;
+    const cpus = Math.min(this.config.defaultCpus, this.config.maxCpus, Math.floor(points / POINTS_PER_THREAD));
+    return { ...params, threads: Math.max(1, Math.floor(cpus / params.ranks)) };
   }
 
   private tooManyJobs(): ApiError {

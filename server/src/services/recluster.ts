@@ -49,7 +49,7 @@ export class Reclusterer {
       maxClusters: request.maxClusters ?? p.maxClusters ?? 8,
       ...(p.seed !== undefined && { seed: p.seed }),
       ranks: p.ranks ?? 1,
-      threads: p.threads ?? 1,
+      ...(p.threads !== undefined && { threads: p.threads }),
       parentPlot: doc._id,
       parentJob: parent._id,
       parentMatrix: path.relative(parent.workdir, matrix.file),

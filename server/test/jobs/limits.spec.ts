@@ -138,3 +138,28 @@ describe('the wall-time limit with ranks that ignore SIGTERM', () => {
     assert.deepEqual(left, [], 'every process of the stage has ended');
   });
 });
+
+describe('the default MPI layout', () => {
+  let gw: Gateway;
+  before(async () => {
+    gw = await Gateway.start({
+      bridge: false,
+      apiEnv: { HPC_LOCAL_SLOTS: '4', HPC_MAX_CPUS: '4', JOB_MAX_QUEUED: '1000', JOB_MAX_POINTS: '5000', JOB_MAX_RESIDUES: '100000' },
+    });
+  });
+  after(async () => gw?.close());
+
+  test('a job that names no threads gets the local slots split among its ranks, at most one per 1,000 points; one that names them keeps them', async () => {
+    const cases: [number, object, number][] = [
+      [4000, {}, 4], [4000, { ranks: 2 }, 2], [4000, { ranks: 3 }, 1], [4000, { threads: 1 }, 1], [4000, { ranks: 2, threads: 2 }, 2],
+      [2500, {}, 2], [999, {}, 1], [999, { threads: 3 }, 3],
+    ];
+    for (const [points, params, threads] of cases) {
+      const client = await signedIn(gw.url);
+      const res = await submit(client, 'sequence-clustering', 'x.fasta', fasta(Array(points).fill(10)), params);
+      assert.equal(res.status, 202, JSON.stringify(await res.clone().json()));
+      const job = await client.json('GET', `/jobs/${(await res.json()).id}`);
+      assert.equal(job.params.threads, threads, `${points} points, ${JSON.stringify(params)}`);
+    }
+  });
+});
