@@ -32,6 +32,8 @@ interface Tracked {
   writtenVersion: number;
   writtenAt: number;
   checkedAt: number;
+  /** Its program's start (the wrapper's launch record) is in the store. */
+  launched: boolean;
 }
 
 interface ExitRecord {
@@ -125,7 +127,7 @@ export class Bridge {
 
   private track(job: JobDoc, stage: StageName, handle: Handle, command: StageCommand, queuedAt: Date | null): void {
     const progress = new ProgressReader(path.join(handle.dir, STAGE_FILES.stdout));
-    const tracked = { jobId: job._id, stage, workdir: job.workdir, handle, command, queuedAt, progress, writtenVersion: 0, writtenAt: 0, checkedAt: 0 };
+    const tracked = { jobId: job._id, stage, workdir: job.workdir, handle, command, queuedAt, progress, writtenVersion: 0, writtenAt: 0, checkedAt: 0, launched: false };
     this.tracked.set(`${job._id}/${stage}`, tracked);
   }
 
@@ -211,6 +213,7 @@ export class Bridge {
       await this.untrack(t);
       return;
     }
+    if (!t.launched) await this.recordLaunch(t);
     await t.progress.update();
     const due = Date.now() - t.writtenAt >= this.config.progressMs;
     if (state.state !== 'ended' && due && t.progress.version !== t.writtenVersion && t.progress.latest) {
@@ -224,6 +227,14 @@ export class Bridge {
       await this.untrack(t);
       await this.transientFailure(t.jobId, t.stage, state.reason);
     }
+  }
+
+  /** Once the wrapper has its CPUs (local slots, a Slurm allocation) it writes its launch record: until then the stage waits. */
+  private async recordLaunch(t: Tracked): Promise<void> {
+    const launch = await readFile(path.join(t.handle.dir, STAGE_FILES.launch), 'utf8').catch(() => null);
+    if (launch === null) return;
+    await this.repo.track(t.jobId, t.stage, { launchedAt: new Date(JSON.parse(launch).startedAt * 1000) });
+    t.launched = true;
   }
 
   /** Collects a finished stage: exit record, outputs, metrics; success needs exit 0 and every output. */

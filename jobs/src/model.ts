@@ -67,6 +67,8 @@ export interface StageDoc {
   endedAt: Date | null;
   retryAt: Date | null;
   backend: { kind: string; jobId: string | null } | null;
+  /** When its program got its CPUs and started (the wrapper's launch record); null while it waits for them. */
+  launchedAt: Date | null;
   exitCode: number | null;
   /** The program's latest JSON progress line. */
   progress: Record<string, unknown> | null;
@@ -173,6 +175,7 @@ export interface StageTrack {
   /** True from just before submission until the bridge stops following the stage. */
   open: boolean;
   backend: { kind: string; jobId: string | null } | null;
+  launchedAt?: Date | null;
   progress: Record<string, unknown> | null;
   series: SeriesPoint[];
   version: number;
@@ -213,6 +216,7 @@ export function newStages(type: JobType, input?: Pick<JobInput, 'sample'>): { or
       endedAt: null,
       retryAt: null,
       backend: null,
+      launchedAt: null,
       exitCode: null,
       progress: null,
       series: [],

@@ -218,9 +218,9 @@ export class JobRepo {
   }
 
   /** The bridge's record of a stage it is about to submit (open) or has stopped following (closed). */
-  async track(id: string, stage: StageName, fields: Partial<Pick<StageTrack, 'open' | 'backend'>>): Promise<void> {
+  async track(id: string, stage: StageName, fields: Partial<Pick<StageTrack, 'open' | 'backend' | 'launchedAt'>>): Promise<void> {
     const set: Record<string, unknown> = { ...fields, at: new Date() };
-    if (fields.open) Object.assign(set, { progress: null, series: [], backend: null }); // a new attempt starts blank
+    if (fields.open) Object.assign(set, { progress: null, series: [], backend: null, launchedAt: null }); // a new attempt starts blank
     await this.tracks.updateOne(
       { _id: `${id}/${stage}` },
       { $set: set, $setOnInsert: { jobId: id, stage, version: 0 } as Partial<StageTrack> } as never,
@@ -344,12 +344,13 @@ function fold(record: JobRecord, events: JobEvent[], tracks: StageTrack[]): JobD
     const stage = stages[t.stage];
     if (!stage) continue;
     stage.backend = t.backend;
+    stage.launchedAt = t.launchedAt ?? null;
     // A stage's end event carries its last progress line; the track may hold an older one.
     if (t.progress && !endedWithProgress.has(t.stage)) {
       stage.progress = t.progress;
       stage.series = t.series;
     }
-    job.revision += t.version + (t.backend?.jobId ? 1 : 0);
+    job.revision += t.version + (t.backend?.jobId ? 1 : 0) + (t.launchedAt ? 1 : 0);
     if (t.at > job.updatedAt) job.updatedAt = t.at;
   }
   return job;

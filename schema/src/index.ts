@@ -304,6 +304,7 @@ export const JobStage = z.object({
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
   backendJobId: z.string().nullable().describe('local process group id or Slurm job id'),
+  launchedAt: z.string().nullable().describe('when the program got its CPUs and started; null while a submitted stage waits for them (local slots, a Slurm allocation)'),
   attempts: z.number().int(),
   exitCode: z.number().int().nullable(),
   metrics: StageMetrics.nullable(),

@@ -62,7 +62,8 @@ function JobProgress({ job }: { job: Job }) {
   const overview = jobOverview(job.stages);
   const elapsed = elapsedSeconds(job.startedAt, null);
   const eta = etaSeconds(overview.fraction, elapsed);
-  const doing = overview.running.length ? overview.running.join(' and ') : 'Waiting for a free slot';
+  const waiting = overview.waiting.length ? `${overview.waiting.join(' and ')} waiting for free CPUs` : '';
+  const doing = [overview.running.join(' and '), waiting].filter(Boolean).join('; ') || 'Starting the next stage';
   return (
     <div className="job-progress" data-testid="job-progress">
       <p><strong>Stage {overview.current} of {overview.total}</strong>: {doing}</p>

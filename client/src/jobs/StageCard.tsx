@@ -5,21 +5,23 @@ import type { JobLogs, JobStage } from '@wpv/schema';
 import type { z } from 'zod';
 import { jobs } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, progressFigures, runFigures, stageFraction, stageTitle } from './jobProgress';
+import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, progressFigures, runFigures, stageFraction, stageTitle, waitsForCpus } from './jobProgress';
 import { ProgressBar } from './ProgressBar';
 import { StressChart } from './StressChart';
 
 export function StageCard({ jobId, stage, index, total, revision }:
   { jobId: string; stage: JobStage; index: number; total: number; revision: number }) {
-  const running = stage.state === 'running';
-  const elapsed = stage.metrics?.runSeconds ?? elapsedSeconds(stage.startedAt, stage.endedAt);
+  const waiting = waitsForCpus(stage);
+  const running = stage.state === 'running' && !waiting;
+  // A program's time runs from its launch; until then the card counts the wait.
+  const elapsed = stage.metrics?.runSeconds ?? elapsedSeconds(running ? stage.launchedAt ?? stage.startedAt : stage.startedAt, stage.endedAt);
   const fraction = stageFraction(stage);
   const eta = running ? etaSeconds(fraction, elapsed) : null;
   return (
     <section className={`job-stage state-${stage.state}`} data-testid={`stage-${stage.name}`} data-state={stage.state}>
       <h3>
         <span className="stage-count">Stage {index} of {total}</span> {stageTitle(stage.name)}
-        {' '}<span className={`badge state-${stage.state}`}>{stage.state}</span>
+        {' '}<span className={`badge state-${waiting ? 'queued' : stage.state}`}>{waiting ? 'waiting for CPUs' : stage.state}</span>
         <span className="program">{stage.name}</span>
       </h3>
       {running && (

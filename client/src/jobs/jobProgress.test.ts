@@ -98,15 +98,21 @@ describe('stage progress', () => {
     expect(etaSeconds(1, 30)).toBeNull();
   });
 
-  test('job overview: stage i of n, what runs, the whole job\'s share', () => {
+  test('job overview: stage i of n, what runs, what waits for CPUs, the whole job\'s share', () => {
     const o = jobOverview([
-      { name: 'swg', state: 'succeeded', progress: null },
-      { name: 'mds', state: 'running', progress: { fraction: 0.5 } },
-      { name: 'pwc', state: 'running', progress: {} },
-      { name: 'assemble', state: 'pending', progress: null },
+      { name: 'swg', state: 'succeeded', progress: null, backendJobId: '5', launchedAt: '2026-11-26T10:00:00Z' },
+      { name: 'mds', state: 'running', progress: { fraction: 0.5 }, backendJobId: '6', launchedAt: '2026-11-26T10:00:09Z' },
+      { name: 'pwc', state: 'running', progress: {}, backendJobId: '7', launchedAt: '2026-11-26T10:00:09Z' },
+      { name: 'assemble', state: 'pending', progress: null, backendJobId: null, launchedAt: null },
     ]);
-    expect(o).toEqual({ current: 2, total: 4, running: ['Mapping to 3D', 'Clustering'], fraction: (1 + 0.5 + 0.5) / 4 });
-    expect(jobOverview([{ name: 'swg', state: 'succeeded', progress: null }]).current).toBe(1);
+    expect(o).toEqual({ current: 2, total: 4, running: ['Mapping to 3D', 'Clustering'], waiting: [], fraction: (1 + 0.5 + 0.5) / 4 });
+    const stage = (name: string, backendJobId: string | null, launchedAt: string | null) =>
+      ({ name, state: 'running' as const, progress: null, backendJobId, launchedAt });
+    // Submitted, no launch yet: waits for CPUs; not yet submitted (a worker stage, or the moment before): running.
+    const waiting = jobOverview([stage('mds', '6', '2026-11-26T10:00:09Z'), stage('pwc', '7', null), stage('assemble', null, null)]);
+    expect(waiting.running).toEqual(['Mapping to 3D', 'Building the plot']);
+    expect(waiting.waiting).toEqual(['Clustering']);
+    expect(jobOverview([{ name: 'swg', state: 'succeeded', progress: null, backendJobId: '5', launchedAt: null }]).current).toBe(1);
   });
 });
 
@@ -121,15 +127,16 @@ describe('progress figures', () => {
 
   test('run figures: a program\'s CPU, memory and layout; a worker stage has only its times', () => {
     const metrics = { queueWaitSeconds: 0.25, runSeconds: 3, cpuSeconds: 5.5, peakMemoryKb: 181_000, ranks: 2, threads: 1 };
-    expect(runFigures({ state: 'succeeded', metrics, backendJobId: '16693' }, 3)).toEqual([
+    expect(runFigures({ state: 'succeeded', metrics, backendJobId: '16693', launchedAt: '2026-11-26T10:00:00Z' }, 3)).toEqual([
       { label: 'run time', value: '3.0 s' }, { label: 'queue wait', value: '0.3 s' }, { label: 'CPU', value: '5.5 s' },
       { label: 'peak memory', value: '177 MB' }, { label: 'ranks × threads', value: '2 × 1' },
     ]);
     const worker = { ...metrics, queueWaitSeconds: 0, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
-    expect(runFigures({ state: 'succeeded', metrics: worker, backendJobId: null }, 0.1)).toEqual([
+    expect(runFigures({ state: 'succeeded', metrics: worker, backendJobId: null, launchedAt: null }, 0.1)).toEqual([
       { label: 'run time', value: '0.1 s' }, { label: 'queue wait', value: '0.0 s' },
     ]);
-    expect(runFigures({ state: 'running', metrics: null, backendJobId: '7' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
+    expect(runFigures({ state: 'running', metrics: null, backendJobId: '7', launchedAt: '2026-11-26T10:00:00Z' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
+    expect(runFigures({ state: 'running', metrics: null, backendJobId: '7', launchedAt: null }, 12)).toEqual([{ label: 'waiting for', value: '12.0 s' }]);
   });
 
   test('points of a job, and its sample when it interpolates', () => {

@@ -38,24 +38,31 @@ export function etaSeconds(fraction: number | null, elapsed: number | null): num
   return (elapsed * (1 - fraction)) / fraction;
 }
 
+/** A submitted program still waiting for its CPUs (local slots, a Slurm allocation): the backend has not started it. */
+export const waitsForCpus = (stage: Pick<JobStage, 'state' | 'backendJobId' | 'launchedAt'>) =>
+  stage.state === 'running' && stage.backendJobId !== null && stage.launchedAt === null;
+
 export interface JobOverview {
   /** 1-based position of the first unfinished stage, or the stage count when all are done. */
   current: number;
   total: number;
   /** Titles of the stages running now (stages without dependencies between them run together). */
   running: string[];
+  /** Titles of the submitted stages whose programs wait for CPUs. */
+  waiting: string[];
   /** Whole job, 0–1: each stage counts equally; a stage that reports no fraction counts half once running. */
   fraction: number;
 }
 
-export function jobOverview(stages: Pick<JobStage, 'name' | 'state' | 'progress'>[]): JobOverview {
+export function jobOverview(stages: Pick<JobStage, 'name' | 'state' | 'progress' | 'backendJobId' | 'launchedAt'>[]): JobOverview {
   const total = stages.length;
   const unfinished = stages.findIndex((s) => s.state !== 'succeeded');
   const done = stages.reduce((sum, s) => sum + (stageFraction(s) ?? (s.state === 'running' ? 0.5 : 0)), 0);
   return {
     current: unfinished < 0 ? total : unfinished + 1,
     total,
-    running: stages.filter((s) => s.state === 'running').map((s) => stageTitle(s.name)),
+    running: stages.filter((s) => s.state === 'running' && !waitsForCpus(s)).map((s) => stageTitle(s.name)),
+    waiting: stages.filter(waitsForCpus).map((s) => stageTitle(s.name)),
     fraction: total ? done / total : 0,
   };
 }
@@ -85,8 +92,9 @@ export function pointsText(input: Pick<JobSummary['input'], 'points' | 'sample'>
  * A stage's run figures. CPU, peak memory and ranks × threads are a program's (its backend
  * measures them); a stage the worker runs itself (sample, assemble) has none of them.
  */
-export function runFigures(stage: Pick<JobStage, 'state' | 'metrics' | 'backendJobId'>, elapsed: number | null): { label: string; value: string }[] {
-  const figures = [{ label: stage.state === 'running' ? 'running for' : 'run time', value: formatSeconds(elapsed) }];
+export function runFigures(stage: Pick<JobStage, 'state' | 'metrics' | 'backendJobId' | 'launchedAt'>, elapsed: number | null): { label: string; value: string }[] {
+  const label = waitsForCpus(stage) ? 'waiting for' : stage.state === 'running' ? 'running for' : 'run time';
+  const figures = [{ label, value: formatSeconds(elapsed) }];
   const metrics = stage.metrics;
   if (!metrics) return figures;
   figures.push({ label: 'queue wait', value: formatSeconds(metrics.queueWaitSeconds) });

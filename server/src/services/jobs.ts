@@ -259,6 +259,7 @@ function toStage(stage: StageDoc): JobStage {
     startedAt: iso(stage.startedAt),
     endedAt: iso(stage.endedAt),
     backendJobId: stage.backend?.jobId ?? null,
+    launchedAt: iso(stage.launchedAt),
     attempts: stage.attempts,
     exitCode: stage.exitCode,
     metrics: stage.metrics,

@@ -1,14 +1,14 @@
 // The local backend's CPU slots with the real mpirun and run-stage.sh: a program takes
 // ranks × threads of them, so two one-CPU programs share a 2-CPU machine while a
-// two-CPU one runs alone.
+// two-CPU one runs alone; through the gateway, a stage waiting for its CPUs shows so.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { STAGE_FILES } from '@wpv/jobs/workdir';
 import type { StageCommand } from '@wpv/jobs/model';
 import { LocalBackend } from '../../../hpc-bridge/src/backends/local.ts';
-import { sleep } from './gateway.ts';
+import { Gateway, isTerminal, signedIn, sleep, submit, waitForJob } from './gateway.ts';
 
 const root = mkdtempSync(path.join(process.env.WPV_TEST_DIR ?? '/tmp', 'local-slots-'));
 const backend = new LocalBackend(2, path.join(root, 'slots'));
@@ -48,5 +48,37 @@ describe('CPU slots of the local backend (2 slots)', () => {
   test('a 1 × 1 program waits for a 1 × 2 one, and a program asking for more than the slots takes them all', async () => {
     assert.ok(overlap(await runTogether([{ ranks: 1, threads: 2 }, { ranks: 1, threads: 1 }])) <= 0);
     assert.ok(overlap(await runTogether([{ ranks: 1, threads: 1 }, { ranks: 2, threads: 4 }])) <= 0);
+  });
+});
+
+describe('a stage waiting for CPUs, through the gateway (1 slot)', () => {
+  let gw: Gateway;
+  before(async () => {
+    gw = await Gateway.start({ env: { HPC_LOCAL_SLOTS: '1', FAKE_KERNEL_SECONDS: '2' } });
+  });
+  after(async () => gw?.close());
+
+  test('a submitted program without its slot has no launchedAt; once it runs, it has one after the other job\'s program ended', async () => {
+    const client = await signedIn(gw.url);
+    const fasta = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
+    const [first, second] = await Promise.all([0, 1].map(async () => (await (await submit(client, 'sequence-clustering', 'x.fasta', fasta)).json()).id as string));
+    // One swg gets the slot and runs; the other, submitted too, waits without a launch while the first has one.
+    let waitingId: string | null = null;
+    for (const started = Date.now(); waitingId === null && Date.now() - started < 20_000; await sleep(100)) {
+      const jobs = await Promise.all([first, second].map((id) => client.json('GET', `/jobs/${id}`)));
+      const [x, y] = jobs.map((j) => j.stages[0]);
+      if (x.launchedAt && y.state === 'running' && y.backendJobId !== null && y.launchedAt === null) waitingId = second;
+      if (y.launchedAt && x.state === 'running' && x.backendJobId !== null && x.launchedAt === null) waitingId = first;
+    }
+    assert.ok(waitingId, 'one swg was seen waiting for the slot while the other ran');
+    const [a, b] = await Promise.all([first, second].map((id) => waitForJob(client, id, isTerminal, 60_000)));
+    for (const job of [a, b]) {
+      assert.equal(job.state, 'succeeded', job.error);
+      for (const stage of job.stages.filter((s: any) => s.backendJobId !== null)) {
+        assert.ok(stage.launchedAt !== null && Date.parse(stage.launchedAt) >= Date.parse(stage.startedAt) - 1000, `${stage.name} launched after its submission`);
+      }
+    }
+    const [later, other] = waitingId === a.id ? [a, b] : [b, a];
+    assert.ok(Date.parse(later.stages[0].launchedAt) >= Date.parse(other.stages[0].launchedAt) + 1500, 'it started after the other swg\'s 2 s run');
   });
 });
