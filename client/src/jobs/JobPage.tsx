@@ -4,7 +4,7 @@ import type { Job } from '@wpv/schema';
 import { jobs } from '../api/endpoints';
 import { linkClick, navigate } from '../app/router';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, isActiveJob, jobOverview } from './jobProgress';
+import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, isActiveJob, jobOverview, stageTitle } from './jobProgress';
 import { ProgressBar } from './ProgressBar';
 import { StageCard } from './StageCard';
 import { useJobEvents } from './useJobEvents';
@@ -63,7 +63,8 @@ function JobProgress({ job }: { job: Job }) {
   const elapsed = elapsedSeconds(job.startedAt, null);
   const eta = etaSeconds(overview.fraction, elapsed);
   const waiting = overview.waiting.length ? `${overview.waiting.join(' and ')} waiting for free CPUs` : '';
-  const doing = [overview.running.join(' and '), waiting].filter(Boolean).join('; ') || 'Starting the next stage';
+  const next = job.stages[overview.current - 1];
+  const doing = [overview.running.join(' and '), waiting].filter(Boolean).join('; ') || `${next ? stageTitle(next.name) : ''} (starting)`;
   return (
     <div className="job-progress" data-testid="job-progress">
       <p><strong>Stage {overview.current} of {overview.total}</strong>: {doing}</p>

@@ -21,7 +21,7 @@ export function StageCard({ jobId, stage, index, total, revision }:
     <section className={`job-stage state-${stage.state}`} data-testid={`stage-${stage.name}`} data-state={stage.state}>
       <h3>
         <span className="stage-count">Stage {index} of {total}</span> {stageTitle(stage.name)}
-        {' '}<span className={`badge state-${waiting ? 'queued' : stage.state}`}>{waiting ? 'waiting for CPUs' : stage.state}</span>
+        {' '}<span className={`badge state-${waiting ? 'waiting' : stage.state}`}>{waiting ? 'waiting for CPUs' : stage.state}</span>
         <span className="program">{stage.name}</span>
       </h3>
       {running && (

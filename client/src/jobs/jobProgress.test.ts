@@ -112,6 +112,7 @@ describe('stage progress', () => {
     const waiting = jobOverview([stage('mds', '6', '2026-11-26T10:00:09Z'), stage('pwc', '7', null), stage('assemble', null, null)]);
     expect(waiting.running).toEqual(['Mapping to 3D', 'Building the plot']);
     expect(waiting.waiting).toEqual(['Clustering']);
+    expect(waiting.fraction).toBe((0.5 + 0 + 0.5) / 3); // a waiting program has done nothing yet
     expect(jobOverview([{ name: 'swg', state: 'succeeded', progress: null, backendJobId: '5', launchedAt: null }]).current).toBe(1);
   });
 });

@@ -50,14 +50,14 @@ export interface JobOverview {
   running: string[];
   /** Titles of the submitted stages whose programs wait for CPUs. */
   waiting: string[];
-  /** Whole job, 0–1: each stage counts equally; a stage that reports no fraction counts half once running. */
+  /** Whole job, 0–1: each stage counts equally; a stage that reports no fraction counts half once its program runs. */
   fraction: number;
 }
 
 export function jobOverview(stages: Pick<JobStage, 'name' | 'state' | 'progress' | 'backendJobId' | 'launchedAt'>[]): JobOverview {
   const total = stages.length;
   const unfinished = stages.findIndex((s) => s.state !== 'succeeded');
-  const done = stages.reduce((sum, s) => sum + (stageFraction(s) ?? (s.state === 'running' ? 0.5 : 0)), 0);
+  const done = stages.reduce((sum, s) => sum + (stageFraction(s) ?? (s.state === 'running' && !waitsForCpus(s) ? 0.5 : 0)), 0);
   return {
     current: unfinished < 0 ? total : unfinished + 1,
     total,
