@@ -63,8 +63,10 @@ function JobProgress({ job }: { job: Job }) {
   const elapsed = elapsedSeconds(job.startedAt, null);
   const eta = etaSeconds(overview.fraction, elapsed);
   const waiting = overview.waiting.length ? `${overview.waiting.join(' and ')} waiting for free CPUs` : '';
+  // Nothing runs or waits for CPUs: the next stage is in the bridge's queue (behind other jobs' stages) or about to be.
   const next = job.stages[overview.current - 1];
-  const doing = [overview.running.join(' and '), waiting].filter(Boolean).join('; ') || `${next ? stageTitle(next.name) : ''} (starting)`;
+  const upcoming = next ? `${stageTitle(next.name)} (${next.state === 'queued' ? 'queued' : 'starting'})` : '';
+  const doing = [overview.running.join(' and '), waiting].filter(Boolean).join('; ') || upcoming;
   return (
     <div className="job-progress" data-testid="job-progress">
       <p><strong>Stage {overview.current} of {overview.total}</strong>: {doing}</p>
