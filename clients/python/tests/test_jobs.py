@@ -8,6 +8,7 @@ import pytest
 
 import webplotviz
 from webplotviz import WebPlotVizError
+from webplotviz.jobs import _ProgressBars
 from webplotviz.params import check_job_params, job_types, params_schema
 
 VECTORS = "name,a,b,c\n" + "".join(
@@ -33,6 +34,15 @@ def test_a_vectors_job_runs_to_a_plot(client: webplotviz.Client, capsys: pytest.
     with pytest.raises(WebPlotVizError) as caught:
         job.cancel()
     assert caught.value.status == 409
+
+
+def test_progress_lines_say_when_a_program_waits_for_cpus(capsys: pytest.CaptureFixture) -> None:
+    bars = _ProgressBars(True)
+    bars.tqdm = None  # the stderr lines, whether or not tqdm is installed
+    stage = {"name": "pwc", "state": "running", "progress": None, "backendJobId": "4242", "launchedAt": None}
+    bars.update([stage])
+    bars.update([{**stage, "launchedAt": "2026-11-26T10:00:00Z", "progress": {"fraction": 0.25}}])
+    assert capsys.readouterr().err.splitlines() == ["1/1 Clustering: waiting for CPUs", "1/1 Clustering: running 25%"]
 
 
 def test_wrong_params_fail_with_the_field(client: webplotviz.Client) -> None:

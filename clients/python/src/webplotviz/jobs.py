@@ -15,15 +15,19 @@ if TYPE_CHECKING:
     from .plot import Plot
 
 TERMINAL = ("succeeded", "failed", "cancelled")
-#: Plain-words stage names, as the Jobs page shows them.
+#: Plain-words stage names, as the job page shows them (client/src/jobs/jobProgress.ts).
 STAGE_TITLES = {
-    "swg": "Aligning sequences",
     "distances": "Computing distances",
+    "cut": "Cutting out the points' distances",
+    "prepare": "Reading the prices",
+    "series": "Mapping each window to 3D",
+    "swg": "Aligning sequences",
     "mds": "Mapping to 3D",
     "pwc": "Clustering",
+    "sample": "Choosing a sample",
+    "align": "Aligning the rest to the sample",
+    "interp": "Placing the rest",
     "assemble": "Building the plot",
-    "prepare": "Preparing the input",
-    "series": "Mapping each window",
 }
 
 
@@ -189,9 +193,10 @@ class _ProgressBars:
                     bar = self.bars[name] = self.tqdm(total=100, desc=title, unit="%", position=index, leave=True)
                 if fraction is not None:
                     bar.n = round(fraction * 100, 1)
-                bar.set_postfix_str(stage["state"], refresh=True)
+                bar.set_postfix_str(_state_text(stage), refresh=True)
             else:
-                status = stage["state"] + (f" {fraction:.0%}" if fraction is not None and stage["state"] == "running" else "")
+                status = _state_text(stage)
+                status += f" {fraction:.0%}" if fraction is not None and status == "running" else ""
                 if self.shown.get(name) != status:
                     self.shown[name] = status
                     print(f"{title}: {status}", file=sys.stderr)
@@ -201,11 +206,20 @@ class _ProgressBars:
             bar.close()
 
 
+def _waits_for_cpus(stage: Dict[str, Any]) -> bool:
+    """A submitted program that its backend has not started yet (local CPU slots, a Slurm allocation)."""
+    return stage["state"] == "running" and stage.get("backendJobId") is not None and stage.get("launchedAt") is None
+
+
+def _state_text(stage: Dict[str, Any]) -> str:
+    return "waiting for CPUs" if _waits_for_cpus(stage) else stage["state"]
+
+
 def _fraction(stage: Dict[str, Any]) -> Optional[float]:
     """The stage's done fraction from its state and the program's progress line, when known."""
     if stage["state"] == "succeeded":
         return 1.0
-    if stage["state"] in ("pending", "queued"):
+    if stage["state"] in ("pending", "queued") or _waits_for_cpus(stage):
         return 0.0
     value = (stage.get("progress") or {}).get("fraction")
     return min(1.0, max(0.0, float(value))) if isinstance(value, (int, float)) else None
