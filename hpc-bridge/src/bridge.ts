@@ -20,6 +20,8 @@ const STDERR_TAIL_BYTES = 2000;
 const RETRY_BASE_MS = 2000;
 /** A running program's job is checked for a cancel this often, not every poll (each check is two store probes). */
 const STATE_CHECK_MS = 2000;
+/** A program with free CPUs starts within this after its submission: a poll then records its launch (else the stage would look waiting until the next poll). */
+const LAUNCH_CHECK_MS = 200;
 
 interface Tracked {
   jobId: string;
@@ -118,6 +120,7 @@ export class Bridge {
     }
     await this.recordHandle(job._id, stage, id);
     this.track(job, stage, { id, dir }, command, queuedAt);
+    if (LAUNCH_CHECK_MS < this.config.pollMs) setTimeout(() => this.pollSoon(), LAUNCH_CHECK_MS).unref();
     this.log(`${job._id}/${stage}: submitted as ${this.backend.kind} ${id}`);
   }
 

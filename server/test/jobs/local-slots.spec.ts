@@ -82,3 +82,22 @@ describe('a stage waiting for CPUs, through the gateway (1 slot)', () => {
     assert.ok(Date.parse(later.stages[0].launchedAt) >= Date.parse(other.stages[0].launchedAt) + 1500, 'it started after the other swg\'s 2 s run');
   });
 });
+
+describe('a started program\'s launch, with a slow poll', () => {
+  let gw: Gateway;
+  before(async () => {
+    gw = await Gateway.start({ env: { HPC_POLL_MS: '5000', FAKE_KERNEL_SECONDS: '4' } });
+  });
+  after(async () => gw?.close());
+
+  test('is recorded within a second of its submission, not at the next 5 s poll', async () => {
+    const client = await signedIn(gw.url);
+    const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n')).json();
+    const submitted = await waitForJob(client, id, (j) => j.stages[0].backendJobId !== null, 20_000);
+    const seen = Date.now();
+    const launched = await waitForJob(client, id, (j) => j.stages[0].launchedAt !== null, 20_000);
+    assert.ok(Date.now() - seen < 1500, `launch recorded ${Date.now() - seen} ms after the submission was seen`);
+    assert.equal(launched.stages[0].state, 'running', 'while the 4 s program still runs');
+    assert.ok(Date.parse(launched.stages[0].launchedAt) >= Date.parse(submitted.stages[0].startedAt) - 1000);
+  });
+});
