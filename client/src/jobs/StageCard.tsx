@@ -5,14 +5,14 @@ import type { JobLogs, JobStage } from '@wpv/schema';
 import type { z } from 'zod';
 import { jobs } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, progressFigures, runFigures, stageFraction, stageTitle, waitsForCpus } from './jobProgress';
+import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, isWorking, progressFigures, runFigures, stageFraction, stageTitle, waitsForCpus } from './jobProgress';
 import { ProgressBar } from './ProgressBar';
 import { StressChart } from './StressChart';
 
 export function StageCard({ jobId, stage, index, total, revision }:
   { jobId: string; stage: JobStage; index: number; total: number; revision: number }) {
   const waiting = waitsForCpus(stage);
-  const running = stage.state === 'running' && !waiting;
+  const running = isWorking(stage);
   // A program's time runs from its launch; until then the card counts the wait.
   const elapsed = stage.metrics?.runSeconds ?? elapsedSeconds(running ? stage.launchedAt ?? stage.startedAt : stage.startedAt, stage.endedAt);
   const fraction = stageFraction(stage);

@@ -41,6 +41,8 @@ export function etaSeconds(fraction: number | null, elapsed: number | null): num
 /** A submitted program still waiting for its CPUs (local slots, a Slurm allocation): the backend has not started it. */
 export const waitsForCpus = (stage: Pick<JobStage, 'state' | 'backendJobId' | 'launchedAt'>) =>
   stage.state === 'running' && stage.backendJobId !== null && stage.launchedAt === null;
+/** A running stage whose work is under way (a worker stage, or a program its backend started). */
+export const isWorking = (stage: Pick<JobStage, 'state' | 'backendJobId' | 'launchedAt'>) => stage.state === 'running' && !waitsForCpus(stage);
 
 export interface JobOverview {
   /** 1-based position of the first unfinished stage, or the stage count when all are done. */
@@ -57,11 +59,11 @@ export interface JobOverview {
 export function jobOverview(stages: Pick<JobStage, 'name' | 'state' | 'progress' | 'backendJobId' | 'launchedAt'>[]): JobOverview {
   const total = stages.length;
   const unfinished = stages.findIndex((s) => s.state !== 'succeeded');
-  const done = stages.reduce((sum, s) => sum + (stageFraction(s) ?? (s.state === 'running' && !waitsForCpus(s) ? 0.5 : 0)), 0);
+  const done = stages.reduce((sum, s) => sum + (stageFraction(s) ?? (isWorking(s) ? 0.5 : 0)), 0);
   return {
     current: unfinished < 0 ? total : unfinished + 1,
     total,
-    running: stages.filter((s) => s.state === 'running' && !waitsForCpus(s)).map((s) => stageTitle(s.name)),
+    running: stages.filter(isWorking).map((s) => stageTitle(s.name)),
     waiting: stages.filter(waitsForCpus).map((s) => stageTitle(s.name)),
     fraction: total ? done / total : 0,
   };

@@ -13,6 +13,7 @@ import { Gateway, isTerminal, signedIn, sleep, submit, waitForJob } from './gate
 const root = mkdtempSync(path.join(process.env.WPV_TEST_DIR ?? '/tmp', 'local-slots-'));
 const backend = new LocalBackend(2, path.join(root, 'slots'));
 let serial = 0;
+const THREE_READS = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
 
 /** When each program held its slots: from the wrapper's launch record (written once it has them) to its exit record. */
 async function runTogether(layouts: { ranks: number; threads: number }[]): Promise<{ start: number; end: number }[]> {
@@ -60,8 +61,7 @@ describe('a stage waiting for CPUs, through the gateway (1 slot)', () => {
 
   test('a submitted program without its slot has no launchedAt; once it runs, it has one after the other job\'s program ended', async () => {
     const client = await signedIn(gw.url);
-    const fasta = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
-    const [first, second] = await Promise.all([0, 1].map(async () => (await (await submit(client, 'sequence-clustering', 'x.fasta', fasta)).json()).id as string));
+    const [first, second] = await Promise.all([0, 1].map(async () => (await (await submit(client, 'sequence-clustering', 'x.fasta', THREE_READS)).json()).id as string));
     // One swg gets the slot and runs; the other, submitted too, waits without a launch while the first has one.
     let waitingId: string | null = null;
     for (const started = Date.now(); waitingId === null && Date.now() - started < 20_000; await sleep(100)) {
@@ -92,7 +92,7 @@ describe('a started program\'s launch, with a slow poll', () => {
 
   test('is recorded within a second of its submission, not at the next 5 s poll', async () => {
     const client = await signedIn(gw.url);
-    const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n')).json();
+    const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', THREE_READS)).json();
     const submitted = await waitForJob(client, id, (j) => j.stages[0].backendJobId !== null, 20_000);
     const seen = Date.now();
     const launched = await waitForJob(client, id, (j) => j.stages[0].launchedAt !== null, 20_000);
