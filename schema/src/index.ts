@@ -262,7 +262,7 @@ export { Selection, SelectionInfo, SelectionInput, SelectionName, SelectionQuery
 // Analytics job gateway (issue 4): job submission parameters and job documents.
 // ---------------------------------------------------------------------------
 
-export { JOB_TYPES, JobFileParts, JobParams, JobType, ReclusterRequest, ReclusterStarted, StageName, SubmittableJobType, type JobTypeContract, type StageSpec, type StageRunner, type FilePart } from './jobTypes.ts';
+export { JOB_TYPES, STAGE_TITLES, stageTitle, JobFileParts, JobParams, JobType, ReclusterRequest, ReclusterStarted, StageName, SubmittableJobType, type JobTypeContract, type StageSpec, type StageRunner, type FilePart } from './jobTypes.ts';
 export const JobState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
 export const StageState = z.enum(['pending', 'queued', 'running', 'succeeded', 'failed', 'cancelled']);
 
@@ -296,6 +296,7 @@ export const StageMetrics = z.object({
 
 export const JobStage = z.object({
   name: StageName,
+  title: z.string().describe('what the stage does, in plain words (as the job page shows it)'),
   state: StageState,
   progress: z.record(z.string(), z.unknown()).nullable().describe('the program\'s latest JSON progress line'),
   series: z

@@ -8,8 +8,27 @@ import { z } from 'zod';
 /** Who runs a stage: the workers (in Node) or the hpc-bridge (an MPI program). */
 export type StageRunner = 'worker' | 'hpc';
 
+/** What each stage does, in the words a user would use (the program names are jargon); the
+ * job page and the Python client show these, and the API serves them with each stage. */
+export const STAGE_TITLES = {
+  distances: 'Computing distances',
+  cut: 'Cutting out the points\' distances',
+  prepare: 'Reading the prices',
+  series: 'Mapping each window to 3D',
+  swg: 'Aligning sequences',
+  mds: 'Mapping to 3D',
+  pwc: 'Clustering',
+  // An interpolating job (more points than sampleSize): the sample gets the stages above.
+  sample: 'Choosing a sample',
+  align: 'Aligning the rest to the sample',
+  interp: 'Placing the rest',
+  assemble: 'Building the plot',
+} as const;
+export const stageTitle = (name: string): string => (STAGE_TITLES as Record<string, string>)[name] ?? name;
+
 export interface StageSpec {
-  name: string;
+  /** A key of STAGE_TITLES, so every stage has a title. */
+  name: keyof typeof STAGE_TITLES;
   runner: StageRunner;
   /** Stages whose success this one waits for. */
   needs: readonly string[];

@@ -1,28 +1,14 @@
 // Pure helpers for the job pages: which states are live, what a stage is called and how far
 // it has got, what its progress line says, and the stress chart's scaling.
-import type { Job, JobStage, JobSummary } from '@wpv/schema';
+import { stageTitle, type Job, type JobStage, type JobSummary } from '@wpv/schema';
 import { formatBytes } from '../app/format';
 
 const ACTIVE_JOB_STATES: ReadonlySet<string> = new Set(['queued', 'running']);
 
 export const isActiveJob = (state: Job['state']) => ACTIVE_JOB_STATES.has(state);
 
-/** What each stage does, in the words a user would use (the program names are jargon). */
-const STAGE_TITLES: Readonly<Record<string, string>> = {
-  distances: 'Computing distances',
-  cut: 'Cutting out the points\' distances',
-  prepare: 'Reading the prices',
-  series: 'Mapping each window to 3D',
-  swg: 'Aligning sequences',
-  mds: 'Mapping to 3D',
-  pwc: 'Clustering',
-  // An interpolating job (more points than sampleSize): the sample gets the stages above.
-  sample: 'Choosing a sample',
-  align: 'Aligning the rest to the sample',
-  interp: 'Placing the rest',
-  assemble: 'Building the plot',
-};
-export const stageTitle = (name: string) => STAGE_TITLES[name] ?? name;
+/** What a stage is called on the page (one table, in @wpv/schema's job types; the API serves it too). */
+export { stageTitle };
 
 /** Share of a stage's work done, 0–1, or null when its programs do not say. */
 export function stageFraction(stage: Pick<JobStage, 'state' | 'progress'>): number | null {

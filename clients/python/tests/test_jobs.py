@@ -22,6 +22,9 @@ def test_a_vectors_job_runs_to_a_plot(client: webplotviz.Client, capsys: pytest.
     assert job.wait(progress=True, timeout=300) is job
     assert job.state == "succeeded", job.stages
     assert [s["name"] for s in job.stages] == ["distances", "mds", "pwc", "assemble"]
+    assert [s["title"] for s in job.stages] == ["Computing distances", "Mapping to 3D", "Clustering", "Building the plot"]
+    # The progress lines name the stages by the titles the API serves.
+    assert "4/4 Building the plot" in capsys.readouterr().err
     plot = job.plot()
     # One point per vector, in input order (cluster centres are marked in place, not appended).
     assert plot.name == "py vectors" and plot.points == 20
@@ -39,7 +42,7 @@ def test_a_vectors_job_runs_to_a_plot(client: webplotviz.Client, capsys: pytest.
 def test_progress_lines_say_when_a_program_waits_for_cpus(capsys: pytest.CaptureFixture) -> None:
     bars = _ProgressBars(True)
     bars.tqdm = None  # the stderr lines, whether or not tqdm is installed
-    stage = {"name": "pwc", "state": "running", "progress": None, "backendJobId": "4242", "launchedAt": None}
+    stage = {"name": "pwc", "title": "Clustering", "state": "running", "progress": None, "backendJobId": "4242", "launchedAt": None}
     bars.update([stage])
     bars.update([{**stage, "launchedAt": "2026-11-26T10:00:00Z", "progress": {"fraction": 0.25}}])
     assert capsys.readouterr().err.splitlines() == ["1/1 Clustering: waiting for CPUs", "1/1 Clustering: running 25%"]

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { JobFileParts, JobParams, JobSubmitFields, type Job, type JobStage, type JobType } from '@wpv/schema';
+import { JobFileParts, JobParams, JobSubmitFields, stageTitle, type Job, type JobStage, type JobType } from '@wpv/schema';
 import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import type { Upload } from '../http/upload.ts';
@@ -253,6 +253,7 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
 function toStage(stage: StageDoc): JobStage {
   return {
     name: stage.name,
+    title: stageTitle(stage.name),
     state: stage.state,
     progress: stage.progress,
     series: stage.series,

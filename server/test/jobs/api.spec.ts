@@ -138,11 +138,11 @@ describe('jobs API', () => {
 
     const job = await client.json('GET', `/jobs/${id}`);
     assert.equal(job.state, 'succeeded');
-    assert.deepEqual(job.stages.map((s: any) => [s.name, s.state, s.attempts]), [
-      ['swg', 'succeeded', 1],
-      ['mds', 'succeeded', 1],
-      ['pwc', 'succeeded', 1],
-      ['assemble', 'succeeded', 1],
+    assert.deepEqual(job.stages.map((s: any) => [s.name, s.title, s.state, s.attempts]), [
+      ['swg', 'Aligning sequences', 'succeeded', 1],
+      ['mds', 'Mapping to 3D', 'succeeded', 1],
+      ['pwc', 'Clustering', 'succeeded', 1],
+      ['assemble', 'Building the plot', 'succeeded', 1],
     ]);
     const mds = job.stages[1];
     assert.equal(mds.progress.phase, 'done');

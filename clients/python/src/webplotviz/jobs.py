@@ -15,20 +15,6 @@ if TYPE_CHECKING:
     from .plot import Plot
 
 TERMINAL = ("succeeded", "failed", "cancelled")
-#: Plain-words stage names, as the job page shows them (client/src/jobs/jobProgress.ts).
-STAGE_TITLES = {
-    "distances": "Computing distances",
-    "cut": "Cutting out the points' distances",
-    "prepare": "Reading the prices",
-    "series": "Mapping each window to 3D",
-    "swg": "Aligning sequences",
-    "mds": "Mapping to 3D",
-    "pwc": "Clustering",
-    "sample": "Choosing a sample",
-    "align": "Aligning the rest to the sample",
-    "interp": "Placing the rest",
-    "assemble": "Building the plot",
-}
 
 
 class Job:
@@ -186,7 +172,7 @@ class _ProgressBars:
         for index, stage in enumerate(stages):
             name = stage["name"]
             fraction = _fraction(stage)
-            title = f"{index + 1}/{len(stages)} {STAGE_TITLES.get(name, name)}"
+            title = f"{index + 1}/{len(stages)} {stage.get('title') or name}"
             if self.tqdm is not None:
                 bar = self.bars.get(name)
                 if bar is None:
