@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
   echo "Each section is written by its benchmark (see bench/README.md for the commands) and"
   echo "compares against a peer measured in the same run on the same machine: 2 cores, 24 GB,"
   echo "shared and noisy, so ratios matter more than absolute figures."
-  for area in server ingest viewer viewer-frames swg damds dapwc clustering mdsseries gateway faults python-client; do
+  for area in server ingest viewer viewer-frames swg damds dapwc dapwc-split-tests clustering mdsseries gateway faults python-client; do
     [[ -f "results/$area.md" ]] || continue
     echo
     # Sections nest under this page's title: a file that starts at "#" moves down a level.

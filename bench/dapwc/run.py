@@ -31,15 +31,18 @@ MPI_FLAGS = ["--allow-run-as-root", "--oversubscribe"]
 
 def matrix_path(n):
     """N points in 8 Gaussian blobs in 3-D, distances scaled to max < 1 and stored as
-    little-endian SPIDAL int16, written in row blocks."""
+    little-endian SPIDAL int16, written in row blocks; each point's blob (0..7) goes to
+    the same path + ".truth", one per line."""
     import numpy as np
     path = os.path.join(OUT, f"n{n}.bin")
-    if os.path.exists(path) and os.path.getsize(path) == 2 * n * n:
+    if os.path.exists(path) and os.path.getsize(path) == 2 * n * n and os.path.exists(path + ".truth"):
         return path
     os.makedirs(OUT, exist_ok=True)
     generator = np.random.default_rng(n)
     centres = generator.uniform(0, 20, size=(8, 3))
-    points = centres[generator.integers(0, 8, size=n)] + generator.normal(scale=1.0, size=(n, 3))
+    blobs = generator.integers(0, 8, size=n)
+    points = centres[blobs] + generator.normal(scale=1.0, size=(n, 3))
+    np.savetxt(path + ".truth", blobs, fmt="%d")
     bound = 2 * np.sqrt((points * points).sum(1).max())
     with open(path + ".tmp", "wb") as file:
         for start in range(0, n, 1000):
@@ -187,7 +190,7 @@ def main():
         lines += ["", f"Whole program once at N = {args.full_run} (8 planted blobs, MaxNcent 8, 1 rank × 2 threads): "
                   f"{t['anneal']:.1f} s annealing, {done['clusters']} clusters, {done['temperature_steps']} "
                   f"temperatures, {done['em_iterations']} E/M steps ({t['em']:.1f} s, {t['per_em_iteration']:.4f} "
-                  f"s each), {done['eigen_passes']} power-iteration passes ({t['split_tests']:.1f} s), "
+                  f"s each), {done['eigen_passes']} split-test passes ({t['split_tests']:.1f} s), "
                   f"{done['splits']} splits, {done['merged']} merged, {done['removed']} removed; "
                   f"peak memory {rss / 2**20:.0f} MiB. No peer: NumPy has no DA-PWC."]
         print(lines[-1], flush=True)

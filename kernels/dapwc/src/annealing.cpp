@@ -90,7 +90,7 @@ class Annealer {
     ClusterState& state = result_.state;
     const StabilityTest test = test_stability(distances_, exchange_, state,
                                               settings_.too_small_to_split,
-                                              settings_.min_eig_test, settings_.power);
+                                              settings_.min_eig_test, settings_.eigen);
     result_.eigen_passes += test.passes;
     const int chosen = choose_split(test, settings_.min_eig_test);
     if (chosen >= 0) {

@@ -33,7 +33,7 @@ struct AnnealingSettings {
                                       // (the program's default follows N: default_min_cluster_points)
   double split_amplitude = 0.5;       // ε perturbation of a split, in units of T
   double coincidence_tolerance = 0.05;  // clusters with ε this close (units of T) are merged
-  PowerIterationSettings power;
+  EigenSettings eigen;
 };
 
 // One line of progress: a converged temperature step, a split or a removal.
@@ -58,7 +58,7 @@ struct AnnealingResult {
   double initial_temperature = 0.0;
   int temperature_steps = 0;
   std::int64_t em_iterations = 0;
-  std::int64_t eigen_passes = 0;   // distance passes spent in power iterations
+  std::int64_t eigen_passes = 0;   // distance passes spent in split tests (Lanczos)
   int splits = 0;
   int merged_clusters = 0;         // coincident copies merged before split tests
   int removed_clusters = 0;

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
+
+#include "symmetric_eigen.hpp"
 
 namespace dapwc {
 namespace {
@@ -21,30 +24,31 @@ double start_component(std::int64_t point, int cluster) {
   return static_cast<double>(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-// H·v for every tested cluster (vectors one after another, length n each),
-// with one shared pass over the distances.
+// H·v for tested clusters, with one shared pass over the distances.
 class Hessians {
  public:
   Hessians(const DistanceRows& distances, RowExchange& exchange, const ClusterState& state,
            std::vector<int> clusters)
       : distances_(distances), exchange_(exchange), state_(state), clusters_(std::move(clusters)) {}
 
-  int count() const { return static_cast<int>(clusters_.size()); }
-
-  void apply(const std::vector<double>& v, std::vector<double>& hv) const {
+  // hv[c] = H_c·v[c] for each c in `which` (indexes into the tested clusters).
+  void apply(const std::vector<int>& which, const std::vector<const std::vector<double>*>& v,
+             std::vector<std::vector<double>>& hv) const {
     const std::int64_t n = state_.n;
-    const int width = count();
+    const int width = static_cast<int>(which.size());
     const int k = state_.clusters;
     std::vector<double> u(width * n);  // u_β = M_β v_β
-    for (int c = 0; c < width; ++c)
-      for (std::int64_t p = 0; p < n; ++p) u[c * n + p] = state_.m(p, clusters_[c]) * v[c * n + p];
+    for (int c = 0; c < width; ++c) {
+      const int j = clusters_[which[c]];
+      for (std::int64_t p = 0; p < n; ++p) u[c * n + p] = state_.m(p, j) * (*v[c])[p];
+    }
     std::vector<double> local(exchange_.local_block().rows() * width);
     multiply_rows(distances_, u.data(), width, local.data());
     std::vector<double> du(n * width);  // (d·u)_α
     exchange_.allgather(local.data(), du.data(), width);
 
     for (int c = 0; c < width; ++c) {
-      const int j = clusters_[c];
+      const int j = clusters_[which[c]];
       const double* uc = u.data() + c * n;
       double sum_u = 0.0, sum_bu = 0.0;
       for (std::int64_t p = 0; p < n; ++p) {
@@ -52,11 +56,13 @@ class Hessians {
         sum_bu += state_.b[p * k + j] * uc[p];
       }
       const double scale = 1.0 / (state_.temperature * state_.size[j]);
+      std::vector<double>& out = hv[c];
+      out.resize(n);
       for (std::int64_t p = 0; p < n; ++p) {
         const double m = state_.m(p, j);
         const double coupled =
             du[p * width + c] - (state_.b[p * k + j] + 2.0 * state_.a[j]) * sum_u - sum_bu;
-        hv[c * n + p] = m * v[c * n + p] + m * scale * coupled;
+        out[p] = m * (*v[c])[p] + m * scale * coupled;
       }
     }
   }
@@ -68,58 +74,123 @@ class Hessians {
   std::vector<int> clusters_;
 };
 
-// Normalises each length-n vector to unit length.
-void normalise(std::vector<double>& v, std::int64_t n, int count) {
-  for (int c = 0; c < count; ++c) {
-    double norm = 0.0;
-    for (std::int64_t p = 0; p < n; ++p) norm += v[c * n + p] * v[c * n + p];
-    norm = std::sqrt(norm);
-    if (norm > 0.0)
-      for (std::int64_t p = 0; p < n; ++p) v[c * n + p] /= norm;
-  }
+double dot(const std::vector<double>& x, const std::vector<double>& y) {
+  double sum = 0.0;
+  for (std::size_t p = 0; p < x.size(); ++p) sum += x[p] * y[p];
+  return sum;
 }
 
-// Dominant eigenvalue of sign·(H − shift·I) for each cluster by power
-// iteration from `v`, which returns holding the eigenvectors. The estimate
-// (a Rayleigh quotient) never exceeds the true value. A cluster is done when
-// its estimate settles or `enough(cluster, estimate)` says so.
-template <typename Enough>
-std::vector<double> power_iteration(const Hessians& hessians, const std::vector<double>& sign,
-                                    const std::vector<double>& shift,
-                                    std::vector<double>& v, std::int64_t n,
-                                    const PowerIterationSettings& settings, int& passes, Enough enough) {
-  const int count = hessians.count();
-  std::vector<double> eigenvalue(count, std::numeric_limits<double>::quiet_NaN());
-  std::vector<double> w(v.size());
-  normalise(v, n, count);
-  for (int iteration = 0; iteration < settings.max_iterations; ++iteration) {
-    hessians.apply(v, w);
-    ++passes;
-    bool all_settled = true;
-    for (int c = 0; c < count; ++c) {
-      double rayleigh = 0.0;
-      for (std::int64_t p = 0; p < n; ++p) {
-        double& wp = w[c * n + p];
-        wp = sign[c] * (wp - shift[c] * v[c * n + p]);
-        rayleigh += v[c * n + p] * wp;
-      }
-      const double previous = eigenvalue[c];
-      eigenvalue[c] = rayleigh;
-      if (!(std::abs(rayleigh - previous) <= settings.tolerance * std::abs(rayleigh)) && !enough(c, rayleigh))
-        all_settled = false;
-    }
-    v.swap(w);
-    normalise(v, n, count);
-    if (all_settled) break;
-  }
-  return eigenvalue;
+// Scales x to unit length (a zero vector stays zero).
+void normalise(std::vector<double>& x) {
+  const double norm = std::sqrt(dot(x, x));
+  if (norm > 0.0)
+    for (double& value : x) value /= norm;
 }
+
+// Lanczos on one cluster's Hessian: an orthonormal Krylov basis q_0, q_1, … and
+// the tridiagonal T = Qᵀ H Q, whose extreme eigenvalues (Ritz values) approach
+// λmin and λmax from inside, both from the same products. A full basis restarts
+// from the sum of the two extreme Ritz vectors. Each step: extend() with H·current(),
+// read the Ritz values, then advance().
+class Lanczos {
+ public:
+  Lanczos(std::vector<double> start, int max_dimension) : max_dimension_(max_dimension) {
+    restart(std::move(start));
+  }
+
+  // The vector to multiply next.
+  const std::vector<double>& current() const { return basis_.back(); }
+
+  // Takes hq = H·current() and updates the Ritz values and their residual bounds
+  // (an eigenvalue of H lies within `residual` of each).
+  void extend(std::vector<double> hq) {
+    alpha_.push_back(dot(basis_.back(), hq));
+    // Orthogonalise against the whole basis, again when that removed most of hq
+    // (Daniel–Gragg–Kaufman–Stewart), so no converged Ritz value comes back as a copy.
+    for (int pass = 0; pass < 2; ++pass) {
+      const double before = std::sqrt(dot(hq, hq));
+      for (const auto& q : basis_) {
+        const double c = dot(q, hq);
+        for (std::size_t p = 0; p < hq.size(); ++p) hq[p] -= c * q[p];
+      }
+      if (std::sqrt(dot(hq, hq)) > 0.7 * before) break;
+    }
+    const double beta = std::sqrt(dot(hq, hq));
+    const int m = static_cast<int>(alpha_.size());
+    std::vector<double> t(m * m, 0.0);
+    for (int i = 0; i < m; ++i) {
+      t[i * m + i] = alpha_[i];
+      if (i + 1 < m) t[i * m + i + 1] = t[(i + 1) * m + i] = beta_[i];
+    }
+    ritz_ = symmetric_eigen(std::move(t), m);
+    min_.value = ritz_.values.front();
+    max_.value = ritz_.values.back();
+    min_.residual = beta * std::abs(ritz_.vectors[(m - 1) * m]);
+    max_.residual = beta * std::abs(ritz_.vectors[(m - 1) * m + m - 1]);
+    // An invariant subspace: the Ritz values are eigenvalues.
+    exhausted_ = beta <= 1e-14 * std::max(std::abs(min_.value), std::abs(max_.value));
+    normalise(hq);
+    beta_.push_back(beta);
+    next_ = std::move(hq);
+  }
+
+  // Adds the next basis vector, or restarts from the two extreme Ritz vectors once
+  // the basis is full. Not after exhausted().
+  void advance() {
+    if (static_cast<int>(alpha_.size()) < max_dimension_) {
+      basis_.push_back(std::move(next_));
+      return;
+    }
+    std::vector<double> start = ritz_vector(0);
+    const std::vector<double> top = ritz_vector(static_cast<int>(alpha_.size()) - 1);
+    for (std::size_t p = 0; p < start.size(); ++p) start[p] += top[p];
+    restart(std::move(start));
+  }
+
+  struct Ritz {
+    double value = 0.0, residual = 0.0;
+  };
+  const Ritz& smallest() const { return min_; }
+  const Ritz& largest() const { return max_; }
+  bool exhausted() const { return exhausted_; }
+
+  // The unit Ritz vector of the smallest Ritz value.
+  std::vector<double> smallest_vector() const { return ritz_vector(0); }
+
+ private:
+  void restart(std::vector<double> start) {
+    normalise(start);
+    basis_.assign(1, std::move(start));
+    alpha_.clear();
+    beta_.clear();
+  }
+
+  // Q·s for T's eigenvector `index`, over the basis T was built from.
+  std::vector<double> ritz_vector(int index) const {
+    const int m = static_cast<int>(alpha_.size());
+    std::vector<double> y(basis_.front().size(), 0.0);
+    for (int i = 0; i < m; ++i) {
+      const double s = ritz_.vectors[i * m + index];
+      for (std::size_t p = 0; p < y.size(); ++p) y[p] += s * basis_[i][p];
+    }
+    normalise(y);
+    return y;
+  }
+
+  const int max_dimension_;
+  std::vector<std::vector<double>> basis_;
+  std::vector<double> alpha_, beta_;  // T's diagonal and off-diagonal
+  std::vector<double> next_;           // the next basis vector
+  SymmetricEigen ritz_;
+  Ritz min_, max_;
+  bool exhausted_ = false;
+};
 
 }  // namespace
 
 StabilityTest test_stability(const DistanceRows& distances, RowExchange& exchange,
                              const ClusterState& state, double too_small_to_split,
-                             double min_eig_test, const PowerIterationSettings& settings) {
+                             double min_eig_test, const EigenSettings& settings) {
   StabilityTest test;
   for (int j = 0; j < state.clusters; ++j)
     if (state.size[j] > too_small_to_split) test.tested.push_back(j);
@@ -129,36 +200,52 @@ StabilityTest test_stability(const DistanceRows& distances, RowExchange& exchang
   const int count = static_cast<int>(test.tested.size());
   const Hessians hessians(distances, exchange, state, test.tested);
   // Start inside each cluster: random components weighted by membership.
-  std::vector<double> start(count * n);
-  for (int c = 0; c < count; ++c)
-    for (std::int64_t p = 0; p < n; ++p)
-      start[c * n + p] = start_component(p, test.tested[c]) * state.m(p, test.tested[c]);
-
-  // First the eigenvalue of largest magnitude, λ₁. Usually that is λmax, and
-  // λmin = λ₁ − (dominant eigenvalue of λ₁·I − H). A cluster well below its
-  // critical temperature can have λmin dominant instead; then
-  // λmax = λ₁ + (dominant eigenvalue of H − λ₁·I).
-  std::vector<double> first_direction = start;
-  PowerIterationSettings shift_settings = settings;
-  shift_settings.tolerance = settings.shift_tolerance;
-  const std::vector<double> first = power_iteration(
-      hessians, std::vector<double>(count, 1.0), std::vector<double>(count, 0.0), first_direction, n,
-      shift_settings, test.passes, [](int, double) { return false; });
-  std::vector<double> sign(count);
-  for (int c = 0; c < count; ++c) sign[c] = first[c] >= 0.0 ? -1.0 : 1.0;
-  std::vector<double> second_direction = start;
-  // With λmax first, λmin ≤ λ₁ − spread: unstable as soon as λ₁ − spread ≤ min_eig_test·λ₁.
-  const std::vector<double> spread = power_iteration(
-      hessians, sign, first, second_direction, n, settings, test.passes, [&](int c, double estimate) {
-        return first[c] >= 0.0 && first[c] - estimate <= min_eig_test * first[c];
-      });
-
+  std::vector<Lanczos> runs;
   for (int c = 0; c < count; ++c) {
-    const bool max_first = first[c] >= 0.0;
-    test.lambda_max.push_back(max_first ? first[c] : first[c] + spread[c]);
-    test.lambda_min.push_back(max_first ? first[c] - spread[c] : first[c]);
-    const std::vector<double>& direction = max_first ? second_direction : first_direction;
-    test.direction.emplace_back(direction.begin() + c * n, direction.begin() + (c + 1) * n);
+    std::vector<double> start(n);
+    for (std::int64_t p = 0; p < n; ++p)
+      start[p] = start_component(p, test.tested[c]) * state.m(p, test.tested[c]);
+    runs.emplace_back(std::move(start), settings.max_dimension);
+  }
+
+  // A cluster is done once λmax is known roughly (it only sets the threshold
+  // min_eig_test·λmax) and λmin is either converged or on one side of the threshold:
+  // below it when the smallest Ritz value (an upper bound on λmin) is, since
+  // λmax ≤ largest Ritz value + its residual; above it when the eigenvalue that the
+  // smallest Ritz value approximates is (Lanczos finds the extremes first).
+  auto done = [&](const Lanczos& run) {
+    if (run.exhausted()) return true;
+    const auto& low = run.smallest();
+    const auto& high = run.largest();
+    const double size = std::max(std::abs(low.value), std::abs(high.value));
+    if (high.residual > settings.lambda_max_tolerance * size) return false;
+    if (low.residual <= settings.tolerance * size) return true;
+    return settings.stop_when_decided && (low.value <= min_eig_test * (high.value + high.residual) ||
+                                          low.value - low.residual > min_eig_test * high.value);
+  };
+  std::vector<int> active(count);
+  std::iota(active.begin(), active.end(), 0);
+  std::vector<std::vector<double>> products(count);
+  while (!active.empty() && test.passes < settings.max_passes) {
+    std::vector<const std::vector<double>*> vectors;
+    for (int c : active) vectors.push_back(&runs[c].current());
+    hessians.apply(active, vectors, products);
+    ++test.passes;
+    std::vector<int> still;
+    for (std::size_t a = 0; a < active.size(); ++a) {
+      Lanczos& run = runs[active[a]];
+      run.extend(std::move(products[a]));
+      if (done(run)) continue;
+      run.advance();
+      still.push_back(active[a]);
+    }
+    active.swap(still);
+  }
+
+  for (const Lanczos& run : runs) {
+    test.lambda_max.push_back(run.largest().value);
+    test.lambda_min.push_back(run.smallest().value);
+    test.direction.push_back(run.smallest_vector());
   }
   return test;
 }

@@ -1,8 +1,7 @@
 // Cluster splitting by the eigenvalue test: a cluster becomes unstable (and
 // should split) when its Hessian H_αβ = δ_αβ M_α + (M_α M_β / T)(d_αβ − B_α − B_β
-// − 2A_k)/C_k acquires a negative eigenvalue. The smallest eigenvalue comes from
-// two power iterations: λmax of H, then the largest eigenvalue μ of λmax·I − H,
-// λmin = λmax − μ. All tested clusters share each pass over the distances.
+// − 2A_k)/C_k acquires a negative eigenvalue. λmin and λmax come from one Lanczos
+// run per tested cluster; all tested clusters share each pass over the distances.
 #pragma once
 
 #include <vector>
@@ -13,10 +12,12 @@
 
 namespace dapwc {
 
-struct PowerIterationSettings {
-  int max_iterations = 100;       // per power iteration (two per test)
-  double tolerance = 1e-4;        // relative change of the λmin estimate
-  double shift_tolerance = 1e-2;  // same for the dominant eigenvalue, which only sets the shift
+struct EigenSettings {
+  int max_passes = 200;               // distance passes per test
+  int max_dimension = 32;             // Krylov basis vectors kept before a restart
+  double tolerance = 1e-4;            // λmin's residual bound, relative to the largest |eigenvalue|
+  double lambda_max_tolerance = 1e-2; // the same for λmax, which only scales the test
+  bool stop_when_decided = true;      // stop once λmin is clearly below or above the threshold
 };
 
 struct StabilityTest {
@@ -28,11 +29,13 @@ struct StabilityTest {
 
 // Tests every cluster with C_k > too_small_to_split; ε must be current.
 // The λmin estimates are upper bounds that fall towards the true value; a
-// cluster stops iterating once converged or once its bound already shows
-// λmin ≤ min_eig_test·λmax (an unstable cluster needs no better estimate).
+// cluster stops iterating once converged or once its estimate is clearly on one
+// side of min_eig_test·λmax (the test needs no better estimate).
+// Labels and directions are the same on every rank (all of it is computed
+// redundantly from the gathered products, in point order).
 StabilityTest test_stability(const DistanceRows& distances, RowExchange& exchange,
                              const ClusterState& state, double too_small_to_split,
-                             double min_eig_test, const PowerIterationSettings& settings);
+                             double min_eig_test, const EigenSettings& settings);
 
 // Index into test.tested of the cluster with the smallest λmin among those with
 // λmin ≤ min_eig_test·λmax (min_eig_test is negative), or −1 when all are stable.

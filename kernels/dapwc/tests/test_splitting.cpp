@@ -6,42 +6,10 @@
 
 #include "planted.hpp"
 #include "splitting.hpp"
+#include "symmetric_eigen.hpp"
 
 namespace dapwc {
 namespace {
-
-// Eigenvalues of a dense symmetric matrix by cyclic Jacobi rotations (an
-// independent check of the power iterations).
-std::vector<double> jacobi_eigenvalues(std::vector<double> a, int n) {
-  for (int sweep = 0; sweep < 100; ++sweep) {
-    double off = 0.0;
-    for (int i = 0; i < n; ++i)
-      for (int j = i + 1; j < n; ++j) off += a[i * n + j] * a[i * n + j];
-    if (off < 1e-22) break;
-    for (int p = 0; p < n; ++p)
-      for (int q = p + 1; q < n; ++q) {
-        const double apq = a[p * n + q];
-        if (std::abs(apq) < 1e-300) continue;
-        const double theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1.0));
-        const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
-        for (int k = 0; k < n; ++k) {  // rotate columns p, q
-          const double akp = a[k * n + p], akq = a[k * n + q];
-          a[k * n + p] = c * akp - s * akq;
-          a[k * n + q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < n; ++k) {  // rotate rows p, q
-          const double apk = a[p * n + k], aqk = a[q * n + k];
-          a[p * n + k] = c * apk - s * aqk;
-          a[q * n + k] = s * apk + c * aqk;
-        }
-      }
-  }
-  std::vector<double> eigen(n);
-  for (int i = 0; i < n; ++i) eigen[i] = a[i * n + i];
-  std::sort(eigen.begin(), eigen.end());
-  return eigen;
-}
 
 struct OneClusterOverBlobs {
   testing::PlantedClusters data;
@@ -75,28 +43,54 @@ std::vector<double> dense_hessian(const OneClusterOverBlobs& s) {
   return h;
 }
 
-void expect_matches_dense(double temperature) {
-  const OneClusterOverBlobs s = one_cluster_over_two_blobs(temperature);
-  const std::vector<double> eigen = jacobi_eigenvalues(dense_hessian(s), static_cast<int>(s.data.n));
+// Planted spectrum: Q·diag(values)·Qᵀ for a random orthogonal Q (Householder reflection).
+TEST(SymmetricEigen, RecoversAPlantedSpectrumAndVectors) {
+  const int n = 7;
+  const std::vector<double> planted = {-2.5, -0.5, 0.0, 1e-3, 0.75, 3.0, 40.0};
+  std::vector<double> u(n);
+  for (int i = 0; i < n; ++i) u[i] = std::sin(1.7 * i + 0.3);
+  const double uu = std::inner_product(u.begin(), u.end(), u.begin(), 0.0);
+  std::vector<double> q(n * n), a(n * n, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) q[i * n + j] = (i == j ? 1.0 : 0.0) - 2.0 * u[i] * u[j] / uu;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < n; ++k) a[i * n + j] += q[i * n + k] * planted[k] * q[j * n + k];
+  const SymmetricEigen eigen = symmetric_eigen(a, n);
+  for (int k = 0; k < n; ++k) {
+    EXPECT_NEAR(eigen.values[k], planted[k], 1e-12) << k;
+    double along = 0.0;  // |⟨vector k, planted vector k⟩| = 1
+    for (int r = 0; r < n; ++r) along += eigen.vectors[r * n + k] * q[r * n + k];
+    EXPECT_NEAR(std::abs(along), 1.0, 1e-10) << k;
+  }
+}
+
+// Against a dense solve of the same Hessian; a small Krylov basis makes the run
+// restart (60 points, 6 vectors).
+void expect_matches_dense(double temperature, int max_dimension) {
+  const OneClusterOverBlobs s = one_cluster_over_blobs({30, 30}, temperature);
+  const std::vector<double> eigen = symmetric_eigen(dense_hessian(s), static_cast<int>(s.data.n)).values;
   SingleRankExchange exchange(s.data.n);
-  PowerIterationSettings settings;
-  settings.max_iterations = 5000;
-  settings.tolerance = 1e-12;
-  settings.shift_tolerance = 1e-12;
-  const StabilityTest test = test_stability(s.rows, exchange, s.state, 5.0, -1.0, settings);
+  EigenSettings settings;
+  settings.max_passes = 5000;
+  settings.max_dimension = max_dimension;
+  settings.tolerance = 1e-10;
+  settings.lambda_max_tolerance = 1e-10;
+  settings.stop_when_decided = false;
+  const StabilityTest test = test_stability(s.rows, exchange, s.state, 5.0, -0.01, settings);
   ASSERT_EQ(test.tested, std::vector<int>{0});
-  // λmax sits next to a nearly equal eigenvalue (H·1 = 1 for one cluster), so
-  // it converges slowly; the test only needs it roughly.
-  EXPECT_NEAR(test.lambda_max[0], eigen.back(), 1e-3 * std::abs(eigen.back()));
-  EXPECT_NEAR(test.lambda_min[0], eigen.front(), 1e-3 * std::abs(eigen.back()));
+  // The distance pass sums in single precision (relative error ~1e-7).
+  const double size = std::max(std::abs(eigen.front()), std::abs(eigen.back()));
+  EXPECT_NEAR(test.lambda_max[0], eigen.back(), 1e-7 * size);
+  EXPECT_NEAR(test.lambda_min[0], eigen.front(), 1e-7 * size);
 }
 
 TEST(StabilityTest, EigenvaluesMatchADenseSolveAboveTheCriticalTemperature) {
-  expect_matches_dense(1.0);
+  for (const int dimension : {32, 6}) expect_matches_dense(1.0, dimension);
 }
 
 TEST(StabilityTest, EigenvaluesMatchADenseSolveFarBelowIt) {
-  expect_matches_dense(0.01);  // here λmin dominates in magnitude
+  for (const int dimension : {32, 6}) expect_matches_dense(0.01, dimension);  // λmin dominates here
 }
 
 TEST(StabilityTest, HighTemperatureIsStableLowTemperatureSplitsTheBlobs) {
