@@ -235,7 +235,7 @@ StabilityTest test_stability(const DistanceRows& distances, RowExchange& exchang
     for (std::size_t a = 0; a < active.size(); ++a) {
       Lanczos& run = runs[active[a]];
       run.extend(std::move(products[a]));
-      if (done(run)) continue;
+      if (done(run) || test.passes == settings.max_passes) continue;  // keeps its Ritz vectors
       run.advance();
       still.push_back(active[a]);
     }

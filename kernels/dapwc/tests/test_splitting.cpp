@@ -85,6 +85,22 @@ void expect_matches_dense(double temperature, int max_dimension) {
   EXPECT_NEAR(test.lambda_min[0], eigen.front(), 1e-7 * size);
 }
 
+// A test cut short by max_passes when its basis is full still has the last Ritz pair.
+TEST(StabilityTest, StoppedAtTheFullBasisKeepsItsDirection) {
+  const OneClusterOverBlobs s = one_cluster_over_two_blobs(0.05);
+  SingleRankExchange exchange(s.data.n);
+  EigenSettings settings;
+  settings.max_dimension = 4;
+  settings.max_passes = 4;
+  settings.stop_when_decided = false;
+  settings.tolerance = settings.lambda_max_tolerance = 0.0;
+  const StabilityTest test = test_stability(s.rows, exchange, s.state, 5.0, -0.01, settings);
+  EXPECT_EQ(test.passes, 4);
+  const std::vector<double>& v = test.direction.at(0);
+  EXPECT_NEAR(std::inner_product(v.begin(), v.end(), v.begin(), 0.0), 1.0, 1e-12);
+  EXPECT_LT(test.lambda_min[0], 0.0);
+}
+
 TEST(StabilityTest, EigenvaluesMatchADenseSolveAboveTheCriticalTemperature) {
   for (const int dimension : {32, 6}) expect_matches_dense(1.0, dimension);
 }
