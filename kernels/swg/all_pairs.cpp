@@ -73,6 +73,7 @@ TileAligner::TileAligner(const std::vector<std::vector<Residue>>& col_sequences,
       codes_in_use_(std::move(codes_in_use)) {
   const BlockAxis& cols = plan.cols();
   lane_groups_.resize(cols.blocks());
+  group_of_.resize(cols.items);
   for (std::int64_t block = 0; block < cols.blocks(); ++block) {
     std::vector<std::int64_t> order(cols.end(block) - cols.begin(block));
     std::iota(order.begin(), order.end(), cols.begin(block));
@@ -80,6 +81,7 @@ TileAligner::TileAligner(const std::vector<std::vector<Residue>>& col_sequences,
                      [&](auto x, auto y) { return col_sequences[x].size() < col_sequences[y].size(); });
     for (std::size_t start = 0; start < order.size(); start += kernel.lanes) {
       const auto end = std::min(order.size(), start + kernel.lanes);
+      for (auto k = start; k < end; ++k) group_of_[order[k]] = static_cast<std::int32_t>(lane_groups_[block].size());
       lane_groups_[block].emplace_back(order.begin() + start, order.begin() + end);
     }
   }
@@ -167,12 +169,17 @@ void TileAligner::compute(std::span<const Tile> tiles, const RowWindow& row_sequ
       const std::int64_t col0 = plan_.cols().begin(tile.col_block);
       const std::int64_t rows = row_end - row0, cols = plan_.cols().end(tile.col_block) - col0;
       const bool symmetric = plan_.is_symmetric();
+      // A diagonal tile holds both (i, j) and (j, i): pair them once, from the row
+      // whose own lane group comes first (pairs within one group go twice), and store
+      // both. The distance is the same either way round (README, tie-break).
+      const bool diagonal = symmetric && tile.row_block == tile.col_block;
       const auto store = [&](std::int64_t i, std::size_t lane, const AlignmentStats& stats) {
         const std::int64_t j = group[lane];
         const std::int16_t value = symmetric && i == j ? 0
                                                        : stored_distance(stats, row_sequences[i].size(),
                                                                          col_sequences_[j].size(), distance_);
         out.values[(i - row0) * cols + (j - col0)] = value;
+        if (diagonal) out.values[(j - col0) * cols + (i - row0)] = value;
         if (!out.transposed.empty()) out.transposed[(j - col0) * rows + (i - row0)] = value;
       };
 
@@ -185,6 +192,7 @@ void TileAligner::compute(std::span<const Tile> tiles, const RowWindow& row_sequ
       // Each row goes to the narrowest key width its pairs fit; beyond the widest,
       // the scalar reference aligns it lane by lane.
       for (std::int64_t i = row0; i < row_end; ++i) {
+        if (diagonal && group_of_[i] > static_cast<std::int32_t>(items[w].group)) continue;
         const auto& row = row_sequences[i];
         if (narrow.offer(i, row, group_columns) || wide.offer(i, row, group_columns)) continue;
         for (std::size_t lane = 0; lane < group.size(); ++lane) {

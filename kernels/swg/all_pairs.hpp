@@ -99,6 +99,8 @@ class TileAligner {
   // A column block's sequences sorted by length and cut into kernel.lanes-wide
   // groups, so that lanes of one group need little padding.
   std::vector<std::vector<std::vector<std::int64_t>>> lane_groups_;
+  // Each column's lane group within its block (index into lane_groups_[block]).
+  std::vector<std::int32_t> group_of_;
   const std::vector<std::vector<Residue>>& col_sequences_;
   const ScoringScheme& scheme_;
   DistanceKind distance_;
