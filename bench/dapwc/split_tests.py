@@ -10,15 +10,17 @@ kept beside them) and the 4640 real 16S reads through `swg --distance global` (t
 gateway's sequence clustering; no truth, so only the ARI between builds).
 1 rank × 2 threads, `--max-clusters 8`. Writes bench/results/dapwc-split-tests.md.
 
-    python3 bench/dapwc/split_tests.py --baseline DIR --baseline-name TEXT [--bin DIR] [--rounds 3]
+    .local/venv-clustering/bin/python bench/dapwc/split_tests.py --baseline DIR --baseline-name TEXT [--bin DIR] [--rounds 3]
+
+(numpy and scikit-learn: the venv bench/clustering/run.sh makes)
 """
 import argparse
 import datetime
 import importlib.util
-import json
 import os
 import subprocess
-from collections import Counter
+
+from sklearn.metrics import adjusted_rand_score
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESULTS = os.path.join(ROOT, "bench", "results", "dapwc-split-tests.md")
@@ -34,15 +36,6 @@ def load(name, path):
 
 dapwc_run = load("dapwc_run", "bench/dapwc/run.py")
 damds_stream = load("damds_stream", "bench/damds/stream.py")
-
-
-def adjusted_rand(a, b):
-    pairs = lambda x: x * (x - 1) / 2
-    together = sum(pairs(v) for v in Counter(zip(a, b)).values())
-    in_a = sum(pairs(v) for v in Counter(a).values())
-    in_b = sum(pairs(v) for v in Counter(b).values())
-    expected = in_a * in_b / pairs(len(a))
-    return (together - expected) / ((in_a + in_b) / 2 - expected)
 
 
 def read_matrix(bin_dir):
@@ -87,16 +80,16 @@ def main():
                 if tag not in best or result["elapsed"] < best[tag]["elapsed"]:
                     best[tag] = result
         before, now = best["before"], best["now"]
-        truth_ari = lambda r: f"{adjusted_rand(truth, r['labels']):.3f}" if truth else "–"
+        truth_ari = lambda r: f"{adjusted_rand_score(truth, r['labels']):.3f}" if truth else "–"
         rows.append(f"| {name} | {before['elapsed']:.2f} | {now['elapsed']:.2f} | "
                     f"**{before['elapsed'] / now['elapsed']:.2f}×** | {before['split']:.2f} | {now['split']:.2f} | "
                     f"{before['passes']} | {now['passes']} | {before['clusters']} | {now['clusters']} | "
-                    f"{truth_ari(before)} | {truth_ari(now)} | {adjusted_rand(before['labels'], now['labels']):.3f} |")
+                    f"{truth_ari(before)} | {truth_ari(now)} | {adjusted_rand_score(before['labels'], now['labels']):.3f} |")
         print(rows[-1], flush=True)
 
     lines = ["## DA-PWC split tests: Lanczos against power iterations", "",
              f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by "
-             f"`python3 bench/dapwc/split_tests.py` on {damds_stream.cpu_description()}; load average "
+             f"`bench/dapwc/split_tests.py` on {damds_stream.cpu_description()}; load average "
              f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. Whole `dapwc` runs, "
              f"1 rank × 2 threads, `--max-clusters 8`; the best of {args.rounds} runs per build, the builds "
              f"alternating. `before`: {args.baseline_name}. Times in seconds; passes are passes over the "
