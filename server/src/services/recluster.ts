@@ -60,7 +60,8 @@ export class Reclusterer {
       // Labels are one line each: a line break inside one would split its row.
       const text = rows.map((r) => `${r}\t${labels[r]!.replace(/[\r\n]+/g, ' ')}\n`).join('');
       await writeFile(path.join(workdir, RECLUSTER_INPUT), text);
-      return { originalName: `${doc.name} (${rows.length} points)`, bytes: Buffer.byteLength(text), file: RECLUSTER_INPUT, points: rows.length };
+      // The input is the parent plot; the job page adds its point count.
+      return { originalName: doc.name, bytes: Buffer.byteLength(text), file: RECLUSTER_INPUT, points: rows.length };
     });
   }
 

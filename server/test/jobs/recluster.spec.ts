@@ -75,6 +75,9 @@ describe('re-clustering a cluster with the real kernels (local backend)', () => 
     assert.deepEqual(child.stages.map((s: any) => s.name), ['cut', 'mds', 'pwc', 'assemble']);
     assert.equal(child.type, 'recluster');
     assert.equal(child.params.parentPlot, parent.plotId);
+    // Its input, as the job page shows it ("<input> (<points> points)"): the parent plot, once.
+    const parentPlot = await alice.json('GET', `/plots/${parent.plotId}`);
+    assert.deepEqual([child.input.originalName, child.input.points], [parentPlot.name, familyRows.length]);
 
     // The child: exactly the chosen points, labelled as in the parent, the subfamilies apart.
     const plot = await alice.json('GET', `/plots/${child.plotId}`);
