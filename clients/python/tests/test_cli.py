@@ -12,6 +12,7 @@ import numpy as np
 import requests
 
 from conftest import PASSWORD
+from webplotviz.cli import parser
 from test_jobs import VECTORS
 
 
@@ -65,3 +66,9 @@ def test_cli_round_trip(url: str, tmp_path: Path) -> None:
     # The token comes from the environment too, and a wrong one is the API's 401 message.
     env["WEBPLOTVIZ_TOKEN"] = "wrong"
     assert "bearer token" in run(["ls"], env).stderr
+
+
+def test_an_id_that_starts_with_a_dash_goes_after_double_dash() -> None:
+    # Servers before 2026-11-26 could make such ids; the server now never does (server/test/ids.test.ts).
+    args = parser().parse_args(["get", "--positions", "p.npy", "--", "--30N9hv7TeZqvOeUILb9A"])
+    assert (args.id, args.positions) == ("--30N9hv7TeZqvOeUILb9A", "p.npy")

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
 import { CollectionInput, type Collection } from '@wpv/schema';
 import { requireUser, userOf } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
 import type { Store } from '../storage/db.ts';
+import { newId } from '../storage/ids.ts';
 import type { CollectionDoc } from '../storage/documents.ts';
 
 /** Collections belong to one user; tags are free text on plots, counted over what the caller can see. */
@@ -26,7 +26,7 @@ export function collectionRoutes(store: Store): Router {
 
   router.post('/collections', requireUser, async (req, res) => {
     const input = CollectionInput.parse(req.body);
-    const doc: CollectionDoc = { _id: randomBytes(12).toString('base64url'), ...input, owner: userOf(req), createdAt: new Date() };
+    const doc: CollectionDoc = { _id: newId(12), ...input, owner: userOf(req), createdAt: new Date() };
     await store.collections.insertOne(doc);
     res.status(201).json(await withCount(doc));
   });

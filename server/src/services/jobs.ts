@@ -1,12 +1,12 @@
 // Job submission and the user's view of jobs: validate the input, stage it in the
 // job's directory, store the job and hand it to the pipeline; list, read, cancel,
 // retry, logs. The workers and the hpc-bridge do the rest.
-import { randomBytes } from 'node:crypto';
 import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { JobFileParts, JobParams, JobSubmitFields, stageTitle, type Job, type JobStage, type JobType } from '@wpv/schema';
 import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
+import { newId } from '../storage/ids.ts';
 import type { Upload } from '../http/upload.ts';
 import { type JobBroker } from '@wpv/jobs/broker';
 import type { JobConfig } from '@wpv/jobs/config';
@@ -49,7 +49,7 @@ export class Jobs {
     if (active >= this.config.maxActivePerUser) throw this.tooManyJobs();
     this.checkLayout(requested);
     const parts = Object.fromEntries(Object.entries(upload.files).map(([part, f]) => [part, f!.path]));
-    const id = randomBytes(12).toString('base64url');
+    const id = newId(12);
     const workdir = path.join(this.config.jobsDir, id);
     await mkdir(workdir, { recursive: true });
     const points = await module.checkInput({ file: file.path, parts, params: requested, config: this.config, workdir }).catch(async (err) => {
@@ -77,7 +77,7 @@ export class Jobs {
   async start(owner: string, type: JobType, name: string, params: Record<string, unknown>, stage: (workdir: string) => Promise<JobInput>): Promise<{ id: string }> {
     if ((await this.repo.countActive(owner)) >= this.config.maxActivePerUser) throw this.tooManyJobs();
     this.checkLayout(params);
-    const id = randomBytes(12).toString('base64url');
+    const id = newId(12);
     const workdir = path.join(this.config.jobsDir, id);
     await mkdir(workdir, { recursive: true });
     const input = await stage(workdir).catch(async (err) => {
@@ -120,14 +120,14 @@ export class Jobs {
     if (old.state !== 'failed' && old.state !== 'cancelled') {
       throw new ApiError(409, 'not_retryable', `only failed or cancelled jobs can be retried; this one is ${old.state}`);
     }
-    const newId = randomBytes(12).toString('base64url');
-    const workdir = path.join(this.config.jobsDir, newId);
+    const retryId = newId(12);
+    const workdir = path.join(this.config.jobsDir, retryId);
     await mkdir(workdir, { recursive: true });
     const files = [old.input.file, old.input.weights?.file, ...(JOB_MODULES[old.type].checkOutputs ?? [])];
     for (const file of files.filter((f) => f !== undefined)) {
       await link(path.join(old.workdir, file), path.join(workdir, file)).catch(() => copyFile(path.join(old.workdir, file), path.join(workdir, file)));
     }
-    return this.enqueue(this.newRecord(newId, owner, old.type, old.name, old.params, old.input, workdir, old._id));
+    return this.enqueue(this.newRecord(retryId, owner, old.type, old.name, old.params, old.input, workdir, old._id));
   }
 
   async logs(id: string, owner: string, stage?: string): Promise<{ stage: StageName; stdout: string; stderr: string }> {

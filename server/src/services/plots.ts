@@ -1,6 +1,5 @@
 // Plot ingest, access rules and metadata. A plot becomes visible only once every
 // blob is stored; a failed ingest removes what it wrote.
-import { randomBytes } from 'node:crypto';
 import {
   categoricalColor,
   columnArray,
@@ -23,6 +22,7 @@ import type { FormatName, ParseLimits, ParsedPlot } from '../formats/types.ts';
 import type { Config } from '../config.ts';
 import { columnBlobName, frameBlobName, plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
 import type { Store } from '../storage/db.ts';
+import { newId } from '../storage/ids.ts';
 import { Recent } from '../storage/recent.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
 
@@ -108,7 +108,7 @@ export class Plots {
     const columns = encodeColumns(parsed.frames, { maxColumns: this.limits.columns, maxCategories: this.limits.columnCategories });
     const now = new Date();
     const doc: PlotDoc = {
-      _id: id ?? randomBytes(16).toString('base64url'),
+      _id: id ?? newId(16),
       state: 'ingesting',
       name: fields.name || parsed.title || originalName,
       description: fields.description,

@@ -22,6 +22,8 @@ from .client import TOKEN_ENV, Client
 from .errors import WebPlotVizError
 
 URL_ENV = "WEBPLOTVIZ_URL"
+# Servers before 2026-11-26 could give ids that start with "-", which argparse reads as an option.
+ID_HELP = "the id (one that starts with '-' goes last, after '--': get --positions p.npy -- -abc)"
 
 
 def config_path() -> Path:
@@ -147,14 +149,14 @@ def parser() -> argparse.ArgumentParser:
     ls.set_defaults(run=cmd_ls)
 
     get = commands.add_parser("get", help="a plot's metadata (JSON), or its arrays as .npy files")
-    get.add_argument("id")
+    get.add_argument("id", help=ID_HELP)
     get.add_argument("--positions", metavar="OUT.npy", help="save the frame's float32 (N, 3) positions")
     get.add_argument("--clusters", metavar="OUT.npy", help="save the frame's uint32 cluster keys")
     get.add_argument("--frame", type=int, default=0)
     get.set_defaults(run=cmd_get)
 
     export = commands.add_parser("export", help="download a plot as PlotViz XML (or the original file)")
-    export.add_argument("id")
+    export.add_argument("id", help=ID_HELP)
     export.add_argument("out")
     export.add_argument("--format", choices=["pviz", "original"], default="pviz")
     export.set_defaults(run=cmd_export)
@@ -170,7 +172,7 @@ def parser() -> argparse.ArgumentParser:
     submit.add_argument("--quiet", action="store_true", help="no progress bars")
     submit.set_defaults(run=cmd_jobs_submit)
     wait = jobs.add_parser("wait", help="follow a job until it ends; exit 1 if it failed")
-    wait.add_argument("id")
+    wait.add_argument("id", help=ID_HELP)
     wait.add_argument("--quiet", action="store_true", help="no progress bars")
     wait.set_defaults(run=cmd_jobs_wait)
     jobs.add_parser("ls", help="your jobs: id, type, state, name, plot id").set_defaults(run=cmd_jobs_ls)
