@@ -10,7 +10,7 @@ export type StageRunner = 'worker' | 'hpc';
 
 /** What each stage does, in the words a user would use (the program names are jargon); the
  * job page and the Python client show these, and the API serves them with each stage. */
-export const STAGE_TITLES = {
+const STAGE_TITLES = {
   distances: 'Computing distances',
   cut: 'Cutting out the points\' distances',
   prepare: 'Reading the prices',
