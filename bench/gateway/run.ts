@@ -5,7 +5,9 @@
 //      or duplicated; throughput, queue wait, CPU per job of each process
 //      (BURST_JOBS_PER_USER=2,20 runs a 20-job burst first: the store's CPU per job of both);
 //   3. layout: jobs of 500 to 4,640 reads end to end with every local slot as a thread
-//      against 1 rank × 1 thread, alternating (where the default's POINTS_PER_THREAD comes from).
+//      against 1 rank × 1 thread, alternating (where the default's POINTS_PER_THREAD comes from);
+//   4. eta: how far the job page's "time left" is from the truth, with the API's stage shares
+//      (from the jobs before) against equal shares, computed by the page's own functions.
 // Run:  bash bench/with-stack.sh node --import tsx bench/gateway/run.ts [results.md]
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
@@ -25,10 +27,13 @@ import {
 } from '../../server/test/jobs/gateway.ts';
 import { READS } from '../../server/test/jobs/sequence-plot.ts';
 import type { Client } from '../../server/test/harness.ts';
+import { JOB_ETA_FROM, etaSeconds, jobOverview } from '../../client/src/jobs/jobProgress.ts';
 
 const OVERHEAD_RUNS = 5;
 const LAYOUT_ROUNDS = Number(process.env.LAYOUT_ROUNDS ?? 3);
 const LAYOUT_SIZES = (process.env.LAYOUT_SIZES ?? '500,1000,2000,4640').split(',').map(Number);
+const ETA_SIZES = (process.env.ETA_SIZES ?? '2000,4640').split(',').map(Number);
+const ETA_RUNS = Number(process.env.ETA_RUNS ?? 4);
 const OVERHEAD_READS = 40;
 const BURST_USERS = 10;
 /** Jobs per user of each burst, e.g. "2,20": a small and a large burst, to see whether a job's cost grows with the jobs stored. */
@@ -284,6 +289,55 @@ async function layout(): Promise<string[]> {
   }
 }
 
+/**
+ * Jobs of each size one after another on a fresh gateway (the first has no history), polled
+ * every 250 ms as the job page is; at each poll, the page's time left against the time the job
+ * then really had left, with the shares the API served and with equal ones.
+ */
+async function eta(): Promise<string[]> {
+  const gw = await Gateway.start({ kernels });
+  try {
+    const client = await signedIn(gw.url);
+    const lines = [
+      '## Job page: time left against the truth',
+      '',
+      `sequence-clustering of the first N reads of 16s-4640.fasta, default parameters (4,640 reads: a 4,000-read sample, the rest interpolated: 7 stages), ${ETA_RUNS} jobs per size one after another on a fresh gateway; the page's figures (client/src/jobs/jobProgress.ts) at each poll (250 ms), against the job's real end. "Shares": the API's, from the jobs before (none for the first); "equal": every stage the same weight. Absolute error in seconds, median / largest over the polls where the page shows a time left (from ${JOB_ETA_FROM * 100} % done, and from 2 %).`,
+      '',
+      '| reads | job | seconds | shares served | shares, from 10 % | equal, from 10 % | shares, from 2 % | equal, from 2 % |',
+      '| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |',
+    ];
+    for (const size of ETA_SIZES) {
+      const { text, ids } = await fastaSubset(READS, size);
+      for (let run = 1; run <= ETA_RUNS; run++) {
+        await sleep(10_500); // the API reads a graph's history again after 10 s
+        const { id } = await (await submit(client, 'sequence-clustering', '16s.fasta', text, {})).json();
+        const polls: { at: number; job: any }[] = [];
+        let job: any;
+        for (;;) {
+          job = await client.json('GET', `/jobs/${id}`);
+          if (isTerminal(job)) break;
+          if (job.startedAt) polls.push({ at: Date.now() / 1000, job });
+          await sleep(250);
+        }
+        if (job.state !== 'succeeded') throw new Error(`eta job failed: ${job.error}`);
+        const end = seconds(job, 'endedAt');
+        const errors = (equal: boolean, from: number) => polls.flatMap(({ at, job: seen }) => {
+          const stages = seen.stages.map((s: any) => (equal ? { ...s, share: 1 / seen.stages.length } : s));
+          const left = etaSeconds(jobOverview(stages).fraction, at - seconds(seen, 'startedAt'), from);
+          return left === null ? [] : [Math.abs(left - (end - at))];
+        });
+        const cell = (xs: number[]) => (xs.length ? `${median(xs).toFixed(1)} / ${Math.max(...xs).toFixed(1)}` : '–');
+        const shares = job.stages.map((s: any) => `${s.name} ${(s.share * 100).toFixed(0)}`).join(', ');
+        lines.push(`| ${ids.length} | ${run} | ${(end - seconds(job, 'startedAt')).toFixed(1)} | ${shares} | ${cell(errors(false, JOB_ETA_FROM))} | ${cell(errors(true, JOB_ETA_FROM))} | ${cell(errors(false, 0.02))} | ${cell(errors(true, 0.02))} |`);
+        console.log(lines.at(-1));
+      }
+    }
+    return [...lines, ''];
+  } finally {
+    await gw.close();
+  }
+}
+
 const out = process.argv[2] ?? path.resolve(import.meta.dirname, '../results/gateway.md');
 const sections = process.env.GATEWAY_BENCH ? process.env.GATEWAY_BENCH.split(',') : ['overhead', 'burst'];
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -295,7 +349,7 @@ const lines = [
   `Measured by \`bash bench/with-stack.sh node --import tsx bench/gateway/run.ts\` on ${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${cpu}), FerretDB + RabbitMQ from scripts/stack.sh, OpenMPI ${execFileSync('mpirun', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.replace(/.*\) /, '')}.`,
   '',
 ];
-for (const section of [overhead, burst, layout].filter((f) => sections.includes(f.name))) {
+for (const section of [overhead, burst, layout, eta].filter((f) => sections.includes(f.name))) {
   const part = await section();
   console.log(part.join('\n'));
   lines.push(...part);

@@ -297,6 +297,9 @@ export const StageMetrics = z.object({
 export const JobStage = z.object({
   name: StageName,
   title: z.string().describe('what the stage does, in plain words (as the job page shows it)'),
+  runner: z.enum(['worker', 'hpc']).describe('who runs the stage: a pipeline worker (in Node), or an MPI program the hpc-bridge submits'),
+  share: z.number().min(0).max(1)
+    .describe('the share of the job\'s time this stage usually takes: the median over recent succeeded jobs of the same type and stage graph nearest in size; equal shares without such jobs. The job page weighs its overall progress by it'),
   state: StageState,
   progress: z.record(z.string(), z.unknown()).nullable().describe('the program\'s latest JSON progress line'),
   series: z

@@ -8,6 +8,7 @@ import { JobBroker } from '@wpv/jobs/broker';
 import { loadJobConfig } from '@wpv/jobs/config';
 import { JobRepo } from '@wpv/jobs/repository';
 import { endpointOf, retrying } from '@wpv/jobs/retry';
+import { StageTimings } from '@wpv/jobs/timings';
 import { Plots } from '@wpv/server/services/plots';
 import { openStore } from '@wpv/server/storage/db';
 import { assembleStage } from './assemble.ts';
@@ -27,7 +28,7 @@ await broker.waitForConnection();
 const orchestrator = new Orchestrator(repo, broker, jobConfig, {
   distances: distancesStage,
   assemble: assembleStage(plots),
-});
+}, new StageTimings(store.jobTimings));
 const sweeper = new Sweeper(repo, broker);
 
 await broker.consume('pipeline', (message, delivery) => orchestrator.advance(message, delivery));

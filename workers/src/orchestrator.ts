@@ -10,6 +10,7 @@ import type { JobConfig } from '@wpv/jobs/config';
 import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '@wpv/jobs/model';
 import { redactPaths } from '@wpv/jobs/messages';
 import type { JobRepo } from '@wpv/jobs/repository';
+import type { StageTimings } from '@wpv/jobs/timings';
 import { JOB_MODULES } from '@wpv/server/jobtypes/index';
 
 /**
@@ -32,6 +33,7 @@ export class Orchestrator {
     private readonly broker: JobBroker,
     private readonly config: JobConfig,
     private readonly workerStages: Partial<Record<StageName, WorkerStage>>,
+    private readonly timings: StageTimings,
     private readonly log: (line: string) => void = console.log,
   ) {}
 
@@ -51,7 +53,10 @@ export class Orchestrator {
         continue;
       }
       if (stages.every((s) => s.state === 'succeeded')) {
-        await this.repo.moveJob(jobId, 'succeeded', 'every stage succeeded');
+        if (await this.repo.moveJob(jobId, 'succeeded', 'every stage succeeded')) {
+          // Only statistics for later jobs' progress: a failure to keep them must not touch this job.
+          await this.timings.record(job).catch((err) => this.log(`${jobId}: stage times not kept: ${(err as Error).message}`));
+        }
         continue;
       }
       let ranWorkerStage = false;

@@ -96,24 +96,39 @@ describe('stage progress', () => {
     expect(etaSeconds(0.01, 30)).toBeNull();
     expect(etaSeconds(null, 30)).toBeNull();
     expect(etaSeconds(1, 30)).toBeNull();
+    expect(etaSeconds(0.05, 30, 0.1)).toBeNull();
+    expect(etaSeconds(0.1, 30, 0.1)).toBeCloseTo(270, 9);
   });
 
   test('job overview: stage i of n, what runs, what waits for CPUs, the whole job\'s share', () => {
     const o = jobOverview([
-      { name: 'swg', state: 'succeeded', progress: null, backendJobId: '5', launchedAt: '2026-11-26T10:00:00Z' },
-      { name: 'mds', state: 'running', progress: { fraction: 0.5 }, backendJobId: '6', launchedAt: '2026-11-26T10:00:09Z' },
-      { name: 'pwc', state: 'running', progress: {}, backendJobId: '7', launchedAt: '2026-11-26T10:00:09Z' },
-      { name: 'assemble', state: 'pending', progress: null, backendJobId: null, launchedAt: null },
+      { name: 'swg', runner: 'hpc', share: 0.25, state: 'succeeded', progress: null, launchedAt: '2026-11-26T10:00:00Z' },
+      { name: 'mds', runner: 'hpc', share: 0.25, state: 'running', progress: { fraction: 0.5 }, launchedAt: '2026-11-26T10:00:09Z' },
+      { name: 'pwc', runner: 'hpc', share: 0.25, state: 'running', progress: {}, launchedAt: '2026-11-26T10:00:09Z' },
+      { name: 'assemble', runner: 'worker', share: 0.25, state: 'pending', progress: null, launchedAt: null },
     ]);
-    expect(o).toEqual({ current: 2, total: 4, running: ['Mapping to 3D', 'Clustering'], waiting: [], fraction: (1 + 0.5 + 0.5) / 4 });
-    const stage = (name: string, backendJobId: string | null, launchedAt: string | null) =>
-      ({ name, state: 'running' as const, progress: null, backendJobId, launchedAt });
-    // Submitted, no launch yet: waits for CPUs; not yet submitted (a worker stage, or the moment before): running.
-    const waiting = jobOverview([stage('mds', '6', '2026-11-26T10:00:09Z'), stage('pwc', '7', null), stage('assemble', null, null)]);
+    expect(o).toEqual({ current: 2, total: 4, running: ['Mapping to 3D', 'Clustering'], waiting: [], fraction: (1 + 0.5 + 0) / 4 });
+    const stage = (name: string, runner: 'hpc' | 'worker', launchedAt: string | null) =>
+      ({ name, runner, share: 1 / 3, state: 'running' as const, progress: null, launchedAt });
+    // A program not launched yet waits for CPUs (submitted or being submitted); a worker stage runs at once.
+    const waiting = jobOverview([stage('mds', 'hpc', '2026-11-26T10:00:09Z'), stage('pwc', 'hpc', null), stage('assemble', 'worker', null)]);
     expect(waiting.running).toEqual(['Mapping to 3D', 'Building the plot']);
     expect(waiting.waiting).toEqual(['Clustering']);
-    expect(waiting.fraction).toBe((0.5 + 0 + 0.5) / 3); // a waiting program has done nothing yet
-    expect(jobOverview([{ name: 'swg', state: 'succeeded', progress: null, backendJobId: '5', launchedAt: null }]).current).toBe(1);
+    expect(waiting.fraction).toBe(0); // nothing has reported a fraction: a waiting program has done nothing yet
+    expect(jobOverview([{ name: 'swg', runner: 'hpc', share: 1, state: 'succeeded', progress: null, launchedAt: null }]).current).toBe(1);
+  });
+
+  test('job overview: stages weigh their share of the time, so the time left extrapolates evenly', () => {
+    // Alignment usually takes 70 % of such a job: done with it, the job is 70 % done, not a quarter.
+    const shares = { swg: 0.7, mds: 0.15, pwc: 0.1, assemble: 0.05 };
+    const job = (states: [string, 'succeeded' | 'running' | 'pending', number | null][]) => jobOverview(states.map(([name, state, fraction]) =>
+      ({ name, runner: 'hpc' as const, share: shares[name as keyof typeof shares], state, progress: fraction === null ? null : { fraction }, launchedAt: '2026-11-26T10:00:00Z' })));
+    const afterAlignment = job([['swg', 'succeeded', null], ['mds', 'running', 0], ['pwc', 'pending', null], ['assemble', 'pending', null]]);
+    expect(afterAlignment.fraction).toBeCloseTo(0.7, 12);
+    // 7 s in, 70 % done: 3 s left (equal weights said a quarter done and 21 s left).
+    expect(etaSeconds(afterAlignment.fraction, 7)).toBeCloseTo(3, 9);
+    const halfAligned = job([['swg', 'running', 0.5], ['mds', 'pending', null], ['pwc', 'pending', null], ['assemble', 'pending', null]]);
+    expect(halfAligned.fraction).toBeCloseTo(0.35, 12);
   });
 });
 
@@ -128,16 +143,16 @@ describe('progress figures', () => {
 
   test('run figures: a program\'s CPU, memory and layout; a worker stage has only its times', () => {
     const metrics = { queueWaitSeconds: 0.25, runSeconds: 3, cpuSeconds: 5.5, peakMemoryKb: 181_000, ranks: 2, threads: 1 };
-    expect(runFigures({ state: 'succeeded', metrics, backendJobId: '16693', launchedAt: '2026-11-26T10:00:00Z' }, 3)).toEqual([
+    expect(runFigures({ state: 'succeeded', runner: 'hpc', metrics, backendJobId: '16693', launchedAt: '2026-11-26T10:00:00Z' }, 3)).toEqual([
       { label: 'run time', value: '3.0 s' }, { label: 'queue wait', value: '0.3 s' }, { label: 'CPU', value: '5.5 s' },
       { label: 'peak memory', value: '177 MB' }, { label: 'ranks × threads', value: '2 × 1' },
     ]);
     const worker = { ...metrics, queueWaitSeconds: 0, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
-    expect(runFigures({ state: 'succeeded', metrics: worker, backendJobId: null, launchedAt: null }, 0.1)).toEqual([
+    expect(runFigures({ state: 'succeeded', runner: 'worker', metrics: worker, backendJobId: null, launchedAt: null }, 0.1)).toEqual([
       { label: 'run time', value: '0.1 s' }, { label: 'queue wait', value: '0.0 s' },
     ]);
-    expect(runFigures({ state: 'running', metrics: null, backendJobId: '7', launchedAt: '2026-11-26T10:00:00Z' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
-    expect(runFigures({ state: 'running', metrics: null, backendJobId: '7', launchedAt: null }, 12)).toEqual([{ label: 'waiting for', value: '12.0 s' }]);
+    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: '2026-11-26T10:00:00Z' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
+    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: null }, 12)).toEqual([{ label: 'waiting for', value: '12.0 s' }]);
   });
 
   test('points of a job, and its sample when it interpolates', () => {

@@ -18,17 +18,30 @@ export function stageFraction(stage: Pick<JobStage, 'state' | 'progress'>): numb
   return typeof f === 'number' && Number.isFinite(f) ? Math.min(1, Math.max(0, f)) : null;
 }
 
-/** Seconds left at the rate so far; null until there is enough progress to extrapolate from. */
-export function etaSeconds(fraction: number | null, elapsed: number | null): number | null {
-  if (fraction === null || elapsed === null || fraction < 0.02 || fraction >= 1) return null;
+/**
+ * Seconds left at the rate so far; null until `minFraction` is done (before that, a program's
+ * start-up dominates the rate).
+ */
+export function etaSeconds(fraction: number | null, elapsed: number | null, minFraction = 0.02): number | null {
+  if (fraction === null || elapsed === null || fraction < minFraction || fraction >= 1) return null;
   return (elapsed * (1 - fraction)) / fraction;
 }
 
-/** A submitted program still waiting for its CPUs (local slots, a Slurm allocation): the backend has not started it. */
-export const waitsForCpus = (stage: Pick<JobStage, 'state' | 'backendJobId' | 'launchedAt'>) =>
-  stage.state === 'running' && stage.backendJobId !== null && stage.launchedAt === null;
+/**
+ * The whole job's time left shows from this share done: from 2 %, the first program's start-up
+ * once made it 50 s on a 16 s job; from 10 %, at most 19 s (bench/results/job-eta.md).
+ */
+export const JOB_ETA_FROM = 0.1;
+
+/**
+ * A program that has not started: the backend waits for CPUs (local slots, a Slurm allocation),
+ * or the bridge is submitting it (before it names a backend id: shown as running, the line
+ * "Clustering; Mapping to 3D waiting" flickered to "Mapping to 3D; Clustering waiting").
+ */
+export const waitsForCpus = (stage: Pick<JobStage, 'state' | 'runner' | 'launchedAt'>) =>
+  stage.state === 'running' && stage.runner === 'hpc' && stage.launchedAt === null;
 /** A running stage whose work is under way (a worker stage, or a program its backend started). */
-export const isWorking = (stage: Pick<JobStage, 'state' | 'backendJobId' | 'launchedAt'>) => stage.state === 'running' && !waitsForCpus(stage);
+export const isWorking = (stage: Pick<JobStage, 'state' | 'runner' | 'launchedAt'>) => stage.state === 'running' && !waitsForCpus(stage);
 
 export interface JobOverview {
   /** 1-based position of the first unfinished stage, or the stage count when all are done. */
@@ -38,20 +51,26 @@ export interface JobOverview {
   running: string[];
   /** Titles of the submitted stages whose programs wait for CPUs. */
   waiting: string[];
-  /** Whole job, 0–1: each stage counts equally; a stage that reports no fraction counts half once its program runs. */
+  /**
+   * Whole job, 0–1: each stage weighs its share of the time (the API's, from recent jobs like
+   * this one), so that the time left extrapolates evenly. A stage counts nothing until its
+   * program reports a fraction (crediting half before then made the total fall back when the
+   * first report came, and the time left jump from 4 s to 13 s).
+   */
   fraction: number;
 }
 
-export function jobOverview(stages: Pick<JobStage, 'name' | 'state' | 'progress' | 'backendJobId' | 'launchedAt'>[]): JobOverview {
+export function jobOverview(stages: Pick<JobStage, 'name' | 'runner' | 'share' | 'state' | 'progress' | 'launchedAt'>[]): JobOverview {
   const total = stages.length;
   const unfinished = stages.findIndex((s) => s.state !== 'succeeded');
-  const done = stages.reduce((sum, s) => sum + (stageFraction(s) ?? (isWorking(s) ? 0.5 : 0)), 0);
+  const weight = stages.reduce((sum, s) => sum + s.share, 0);
+  const done = stages.reduce((sum, s) => sum + s.share * (stageFraction(s) ?? 0), 0);
   return {
     current: unfinished < 0 ? total : unfinished + 1,
     total,
     running: stages.filter(isWorking).map((s) => stageTitle(s.name)),
     waiting: stages.filter(waitsForCpus).map((s) => stageTitle(s.name)),
-    fraction: total ? done / total : 0,
+    fraction: weight > 0 ? done / weight : 0,
   };
 }
 
@@ -80,7 +99,7 @@ export function pointsText(input: Pick<JobSummary['input'], 'points' | 'sample'>
  * A stage's run figures. CPU, peak memory and ranks × threads are a program's (its backend
  * measures them); a stage the worker runs itself (sample, assemble) has none of them.
  */
-export function runFigures(stage: Pick<JobStage, 'state' | 'metrics' | 'backendJobId' | 'launchedAt'>, elapsed: number | null): { label: string; value: string }[] {
+export function runFigures(stage: Pick<JobStage, 'state' | 'runner' | 'metrics' | 'backendJobId' | 'launchedAt'>, elapsed: number | null): { label: string; value: string }[] {
   const label = waitsForCpus(stage) ? 'waiting for' : stage.state === 'running' ? 'running for' : 'run time';
   const figures = [{ label, value: formatSeconds(elapsed) }];
   const metrics = stage.metrics;

@@ -42,7 +42,7 @@ def test_a_vectors_job_runs_to_a_plot(client: webplotviz.Client, capsys: pytest.
 def test_progress_lines_say_when_a_program_waits_for_cpus(capsys: pytest.CaptureFixture) -> None:
     bars = _ProgressBars(True)
     bars.tqdm = None  # the stderr lines, whether or not tqdm is installed
-    stage = {"name": "pwc", "title": "Clustering", "state": "running", "progress": None, "backendJobId": "4242", "launchedAt": None}
+    stage = {"name": "pwc", "title": "Clustering", "runner": "hpc", "state": "running", "progress": None, "backendJobId": "4242", "launchedAt": None}
     bars.update([stage])
     bars.update([{**stage, "launchedAt": "2026-11-26T10:00:00Z", "progress": {"fraction": 0.25}}])
     assert capsys.readouterr().err.splitlines() == ["1/1 Clustering: waiting for CPUs", "1/1 Clustering: running 25%"]

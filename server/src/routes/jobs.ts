@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { receiveUpload } from '../http/upload.ts';
-import { toJob, type Jobs } from '../services/jobs.ts';
+import type { Jobs } from '../services/jobs.ts';
 import { JobStreams } from './job-events.ts';
 
 export function jobRoutes(config: Config, jobs: Jobs): Router {
@@ -29,15 +29,13 @@ export function jobRoutes(config: Config, jobs: Jobs): Router {
   });
 
   router.get('/', async (req, res) => {
-    const items = (await jobs.list(userOf(req))).map((doc) => {
-      const { history: _history, params: _params, ...summary } = toJob({ ...doc, history: [] });
-      return summary;
-    });
+    const docs = await jobs.list(userOf(req));
+    const items = (await Promise.all(docs.map((doc) => jobs.present(doc)))).map(({ history: _history, params: _params, ...summary }) => summary);
     res.json({ items });
   });
 
   router.get('/:id', async (req, res) => {
-    res.json(toJob(await jobs.owned(id(req), userOf(req))));
+    res.json(await jobs.present(await jobs.owned(id(req), userOf(req))));
   });
 
   router.get('/:id/logs', async (req, res) => {
@@ -46,7 +44,7 @@ export function jobRoutes(config: Config, jobs: Jobs): Router {
   });
 
   router.post('/:id/cancel', async (req, res) => {
-    res.json(toJob(await jobs.cancel(id(req), userOf(req))));
+    res.json(await jobs.present(await jobs.cancel(id(req), userOf(req))));
   });
 
   router.post('/:id/retry', async (req, res) => {

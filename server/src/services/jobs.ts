@@ -13,18 +13,41 @@ import type { JobConfig } from '@wpv/jobs/config';
 import { JOB_MODULES } from '../jobtypes/index.ts';
 import { newStages, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
 import type { JobRepo } from '@wpv/jobs/repository';
+import { stageShares, timingsKey, type StageTimings, type TimingSample } from '@wpv/jobs/timings';
 import { STAGE_FILES, partName, stageDir, tailOf } from '@wpv/jobs/workdir';
 
 const LOG_TAIL_BYTES = 64 * 1024;
 /** Below about this many points per thread a program's start outweighs a second thread (bench/RESULTS.md, "Default layout"). */
 const POINTS_PER_THREAD = 1000;
+const TIMINGS_TTL_MS = 10_000;
 
 export class Jobs {
+  /** Recent jobs' stage times per type and graph, read once per TIMINGS_TTL_MS (a list shows many jobs of one graph). */
+  private readonly timingCache = new Map<string, { at: number; samples: Promise<TimingSample[]> }>();
+
   constructor(
     readonly repo: JobRepo,
     private readonly broker: JobBroker,
     readonly config: JobConfig,
+    private readonly timings: StageTimings,
   ) {}
+
+  /** A job as the API shows it. */
+  async present(doc: JobDoc): Promise<Job> {
+    return toJob(doc, await this.shares(doc));
+  }
+
+  /** Each stage's usual share of the job's time, from recent succeeded jobs of its type and graph; null without any. */
+  async shares(doc: JobDoc): Promise<Record<StageName, number> | null> {
+    const key = timingsKey(doc);
+    let cached = this.timingCache.get(key);
+    if (!cached || Date.now() - cached.at > TIMINGS_TTL_MS) {
+      cached = { at: Date.now(), samples: this.timings.samples(doc) };
+      cached.samples.catch(() => this.timingCache.delete(key)); // the store was away: ask again next time
+      this.timingCache.set(key, cached);
+    }
+    return stageShares(await cached.samples, doc.input.points, doc.stageOrder);
+  }
 
   /** Validates and queues a job from a multipart upload; the upload's temp file is moved into the job directory. */
   async submit(owner: string, upload: Upload): Promise<{ id: string }> {
@@ -250,10 +273,12 @@ function lastStarted(job: JobDoc): string {
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function toStage(stage: StageDoc): JobStage {
+function toStage(stage: StageDoc, share: number): JobStage {
   return {
     name: stage.name,
     title: stageTitle(stage.name),
+    runner: stage.runner,
+    share,
     state: stage.state,
     progress: stage.progress,
     series: stage.series,
@@ -268,7 +293,8 @@ function toStage(stage: StageDoc): JobStage {
   };
 }
 
-export function toJob(doc: JobDoc): Job {
+/** `shares`: each stage's usual share of the job's time (stageShares); equal shares when null. */
+export function toJob(doc: JobDoc, shares: Record<StageName, number> | null): Job {
   const firstStart = doc.stageOrder.map((n) => doc.stages[n]!.startedAt).filter((d): d is Date => d !== null).sort((a, b) => +a - +b)[0];
   return {
     id: doc._id,
@@ -284,7 +310,7 @@ export function toJob(doc: JobDoc): Job {
       ...(doc.input.weights && { weights: { originalName: doc.input.weights.originalName, bytes: doc.input.weights.bytes } }),
       ...(doc.input.sample !== undefined && { sample: doc.input.sample }),
     },
-    stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!)),
+    stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!, shares?.[name] ?? 1 / doc.stageOrder.length)),
     ...(doc.plotId && { plotId: doc.plotId }),
     ...(doc.error && { error: doc.error }),
     warnings: doc.warnings,

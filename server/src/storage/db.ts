@@ -3,6 +3,7 @@ import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
 import { BlobStore } from './blobs.ts';
 import type { ActiveJob, JobEvent, JobRecord, JobSlot, OwnedJob, StageTrack } from '@wpv/jobs/model';
 import type { JobCollections } from '@wpv/jobs/repository';
+import type { TimingsDoc } from '@wpv/jobs/timings';
 import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, UserDoc } from './documents.ts';
 
 /** The API's collections, the job gateway's among them. */
@@ -17,6 +18,8 @@ export interface Store extends JobCollections {
   collections: Collection<CollectionDoc>;
   /** Failed-login counters of rate-limiter-flexible (http/rate-limits.ts). */
   loginFailures: Collection<Document>;
+  /** Recent jobs' seconds per stage (@wpv/jobs/timings), one document per job type and stage graph. */
+  jobTimings: Collection<TimingsDoc>;
   blobs: BlobStore;
 }
 
@@ -40,6 +43,7 @@ export async function openStore(uri: string): Promise<Store> {
     jobActive: db.collection<ActiveJob>('job_active'),
     jobOwners: db.collection<OwnedJob>('job_owners'),
     jobSlots: db.collection<JobSlot>('job_slots'),
+    jobTimings: db.collection<TimingsDoc>('job_timings'),
     blobs: new BlobStore(db),
   };
   await createIndexes(store);

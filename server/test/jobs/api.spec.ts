@@ -155,6 +155,15 @@ describe('jobs API', () => {
     // MDS and PWC both waited for SWG and ran side by side.
     const swgEnd = Date.parse(job.stages[0].endedAt);
     assert.ok(Date.parse(mds.startedAt) >= swgEnd && Date.parse(job.stages[2].startedAt) >= swgEnd);
+    // The worker that finished it kept its seconds of work per stage, for the progress of later jobs like it.
+    const kept = await gw.store.jobTimings.findOne({ jobId: id });
+    assert.match(kept?._id ?? '', /^sequence-clustering\/swg\+mds\+pwc\+assemble\/\d+$/);
+    assert.deepEqual(kept && { ...kept, _id: undefined }, {
+      _id: undefined,
+      jobId: id,
+      points: 4,
+      seconds: Object.fromEntries(job.stages.map((s: any) => [s.name, (Date.parse(s.endedAt) - Date.parse(s.launchedAt ?? s.startedAt)) / 1000])),
+    });
 
     const plot = await client.json('GET', `/plots/${job.plotId}`);
     assert.equal(plot.points, 4, 'one point per sequence, no appended centres');

@@ -193,8 +193,8 @@ class _ProgressBars:
 
 
 def _waits_for_cpus(stage: Dict[str, Any]) -> bool:
-    """A submitted program that its backend has not started yet (local CPU slots, a Slurm allocation)."""
-    return stage["state"] == "running" and stage.get("backendJobId") is not None and stage.get("launchedAt") is None
+    """A program not started yet: its backend waits for CPUs (local slots, a Slurm allocation), or the bridge is submitting it."""
+    return stage["state"] == "running" and stage.get("runner") == "hpc" and stage.get("launchedAt") is None
 
 
 def _state_text(stage: Dict[str, Any]) -> str:

@@ -1,0 +1,116 @@
+// How long each stage of recent succeeded jobs took, so that a running job's overall
+// progress can weigh its stages by the time they usually take: with equal weights, a
+// sequence job whose quick first stages were done said "23 s left" 5.6 s before it ended.
+//
+// Each job type and stage graph keeps its last KEPT jobs as documents "<key>/<n>", written
+// by insertOne, whose unique _id is the only guard FerretDB (SQLite) gives concurrent
+// writers: it applies neither an update's filter nor $push atomically (concurrent
+// replaceOne with one version filter all succeed; 8 concurrent $push keep one). The
+// document "<key>" holds a hint of the next n; readers and writers probe upward from it.
+import { MongoServerError, type Collection } from 'mongodb';
+import type { JobDoc, StageName } from './model.ts';
+
+/** Jobs remembered per type and graph. */
+const KEPT = 50;
+/** Of those, the ones nearest in size to the job at hand give its shares. */
+const NEAREST = 10;
+/** Jobs within this factor of the points count as of a similar size. */
+const SIMILAR_SIZE = 4;
+const MAX_RACES = 5;
+
+export interface TimingSample {
+  points: number;
+  /** Seconds of work per stage: from its program's start (or the worker's) to its end. */
+  seconds: Record<StageName, number>;
+}
+
+/** A remembered job ("<key>/<n>"), or a graph's hint of its next n ("<key>"). */
+export type TimingsDoc = { _id: string } & ((TimingSample & { jobId: string }) | { next: number });
+
+/** The history a job's shares come from: its type and its stage graph (an interpolating job has its own). */
+export const timingsKey = (job: Pick<JobDoc, 'type' | 'stageOrder'>) => `${job.type}/${job.stageOrder.join('+')}`;
+
+/** A succeeded job's seconds per stage; null when a stage lacks its times (a job from before they were kept). */
+export function timingSample(job: Pick<JobDoc, 'input' | 'stageOrder' | 'stages'>): TimingSample | null {
+  const seconds: Record<StageName, number> = {};
+  for (const name of job.stageOrder) {
+    const stage = job.stages[name]!;
+    const start = stage.launchedAt ?? stage.startedAt;
+    if (!start || !stage.endedAt) return null;
+    seconds[name] = Math.max(0, (stage.endedAt.getTime() - start.getTime()) / 1000);
+  }
+  return { points: job.input.points, seconds };
+}
+
+/**
+ * Each stage's share of the job's time (summing to 1): per stage, the median share in the
+ * NEAREST remembered jobs closest in size (by ratio of points), of a similar size if any are;
+ * null without history.
+ */
+export function stageShares(samples: readonly TimingSample[], points: number, stageOrder: readonly StageName[]): Record<StageName, number> | null {
+  const ranked = samples
+    .filter((s) => stageOrder.every((name) => Number.isFinite(s.seconds[name])))
+    .map((s) => ({ s, d: Math.abs(Math.log(s.points / points)) }))
+    .sort((a, b) => a.d - b.d);
+  // Shares move with size (alignment grows faster than the rest): jobs of a similar size when there are any.
+  const similar = ranked.filter(({ d }) => d <= Math.log(SIMILAR_SIZE));
+  const nearest = (similar.length ? similar : ranked).slice(0, NEAREST).map(({ s }) => s);
+  const shares = nearest
+    .map((s) => {
+      const total = stageOrder.reduce((sum, name) => sum + s.seconds[name]!, 0);
+      return total > 0 ? stageOrder.map((name) => s.seconds[name]! / total) : null;
+    })
+    .filter((row): row is number[] => row !== null);
+  if (shares.length === 0) return null;
+  const medians = stageOrder.map((_, k) => median(shares.map((row) => row[k]!)));
+  const sum = medians.reduce((a, b) => a + b, 0);
+  if (!(sum > 0)) return null;
+  return Object.fromEntries(stageOrder.map((name, k) => [name, medians[k]! / sum]));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export class StageTimings {
+  constructor(private readonly docs: Collection<TimingsDoc>) {}
+
+  /** Adds a succeeded job to its graph's history; the job KEPT places older leaves it. */
+  async record(job: JobDoc): Promise<void> {
+    const sample = timingSample(job);
+    if (!sample) return;
+    const key = timingsKey(job);
+    let n = await this.next(key);
+    for (let race = 0; ; race++, n++) {
+      try {
+        await this.docs.insertOne({ _id: `${key}/${n}`, jobId: job._id, ...sample });
+        break;
+      } catch (err) {
+        // Another worker took n: the next one, a few times (the sample is only statistics).
+        if (!(err instanceof MongoServerError && err.code === 11000) || race === MAX_RACES) throw err;
+      }
+    }
+    // A hint: a lost update leaves it a little lower (by as many writers as raced), and probes find the rest.
+    await this.docs.replaceOne({ _id: key }, { next: n + 1 }, { upsert: true });
+    if (n >= KEPT) await this.docs.deleteOne({ _id: `${key}/${n - KEPT}` });
+  }
+
+  /** The remembered jobs of this job's type and graph, oldest first. */
+  async samples(job: Pick<JobDoc, 'type' | 'stageOrder'>): Promise<TimingSample[]> {
+    const key = timingsKey(job);
+    const next = await this.next(key);
+    const first = Math.max(0, next - KEPT);
+    const docs = await Promise.all(Array.from({ length: next - first }, (_, i) => this.docs.findOne({ _id: `${key}/${first + i}` })));
+    return docs.flatMap((doc) => (doc && 'points' in doc ? [{ points: doc.points, seconds: doc.seconds }] : []));
+  }
+
+  /** The first free n of a graph: its hint, then probes. */
+  private async next(key: string): Promise<number> {
+    const hint = await this.docs.findOne({ _id: key });
+    let n = hint && 'next' in hint ? hint.next : 0;
+    while (await this.docs.findOne({ _id: `${key}/${n}` }, { projection: { _id: 1 } })) n++;
+    return n;
+  }
+}
