@@ -110,15 +110,15 @@ export const Plot = z.object({
   hasThumbnail: z.boolean(),
   display: DisplaySettings.optional().describe('display settings read from the file, where it has any'),
   columns: z.array(PlotColumn).default([]).describe('metadata columns: extra per-point values beside label and cluster'),
-  parent: z.string().optional().describe('the plot this one re-clusters some points of (POST /plots/{id}/recluster)'),
-  children: z.array(z.string()).optional().describe('re-clusterings of this plot\'s points (their plot ids), oldest first'),
+  parent: z.string().optional().describe('the plot this one re-clusters some points of (POST /plots/{id}/recluster), when you may read it'),
+  children: z.array(z.string()).optional().describe('the re-clusterings of this plot\'s points that you may read (their plot ids), oldest first; absent when there are none'),
 });
 export type Plot = z.infer<typeof Plot>;
 
 export const PlotCreated = Plot.extend({ warnings: z.array(z.string()) });
 export type PlotCreated = z.infer<typeof PlotCreated>;
 
-export const PlotSummary = Plot.omit({ clusters: true, frameList: true, views: true, columns: true }).extend({
+export const PlotSummary = Plot.omit({ clusters: true, frameList: true, views: true, columns: true, parent: true, children: true }).extend({
   clusterCount: z.number().int(),
 });
 export type PlotSummary = z.infer<typeof PlotSummary>;

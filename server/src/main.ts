@@ -22,6 +22,8 @@ await amqp.start();
 const { app, plots, loginLimits } = createApp({ config, store, amqp });
 const swept = await plots.sweepAbandoned(10 * 60_000);
 if (swept) console.log(`removed ${swept} plots left half-written by an earlier crash`);
+const moved = await plots.moveChildLists();
+if (moved) console.log(`moved the re-clustering lists of ${moved} plots to links`);
 const sweptUploads = await sweepUploadTmp(path.join(config.dataDir, 'tmp'));
 if (sweptUploads) console.log(`removed ${sweptUploads} temporary upload files left by an earlier process`);
 

@@ -50,8 +50,8 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
 
   router.get('/:id', async (req, res) => {
     const doc = await readable(req);
-    const children = doc.children && (await plots.visibleChildren(doc, caller(req)));
-    res.json(toPlot({ ...doc, ...(children && { children }) }, await plots.details(doc)));
+    const [parent, children, details] = await Promise.all([plots.visibleParent(doc, caller(req)), plots.visibleChildren(doc, caller(req)), plots.details(doc)]);
+    res.json({ ...toPlot({ ...doc, parent }, details), ...(children.length > 0 && { children }) });
   });
 
   router.patch('/:id', requireUser, async (req, res) => {

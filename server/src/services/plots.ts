@@ -14,7 +14,7 @@ import {
   type PlotSummary,
   type Visibility,
 } from '@wpv/schema';
-import type { Filter, UpdateFilter } from 'mongodb';
+import type { Filter } from 'mongodb';
 import { ApiError, notFound } from '../http/errors.ts';
 import { parseFile, sniffFormat } from '../formats/index.ts';
 import { encodeColumns, type EncodedColumns } from '../formats/columns.ts';
@@ -23,6 +23,7 @@ import type { Config } from '../config.ts';
 import { columnBlobName, frameBlobName, plotBlobName, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
 import type { Store } from '../storage/db.ts';
 import { newId } from '../storage/ids.ts';
+import { PlotLinks } from '../storage/plot-links.ts';
 import { Recent } from '../storage/recent.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
 
@@ -56,6 +57,7 @@ const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
 
 export class Plots {
   private readonly blobs: BlobStore;
+  private readonly links: PlotLinks;
   private readonly parseLimits: ParseLimits;
   /** The detail edit in progress per plot (see oneEditAtATime). */
   private readonly editing = new Map<string, Promise<unknown>>();
@@ -67,6 +69,7 @@ export class Plots {
     private readonly limits: Config['limits'],
   ) {
     this.blobs = store.blobs;
+    this.links = new PlotLinks(store.plotLinks);
     this.parseLimits = {
       maxPoints: limits.points,
       maxFrames: limits.frames,
@@ -141,7 +144,7 @@ export class Plots {
       await this.storeBlobs(doc._id, parsed, columns, file);
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready' } });
       this.recent.delete(doc._id);
-      if (doc.parent) await this.link(doc.parent, { $addToSet: { children: doc._id } });
+      if (doc.parent) await this.links.add(doc.parent, doc._id);
     } catch (err) {
       await this.remove(doc._id);
       throw err;
@@ -180,18 +183,36 @@ export class Plots {
     return doc;
   }
 
-  /** Updates a parent's or child's links (the plot may be gone: then nothing is linked). */
-  private async link(id: string, update: UpdateFilter<PlotDoc>): Promise<void> {
-    await this.store.plots.updateOne({ _id: id }, update);
-    this.recent.delete(id);
+  /**
+   * Plots stored before links had documents of their own listed their re-clusterings in a
+   * `children` array: each moves to links once (at start-up); the number of plots moved.
+   */
+  async moveChildLists(): Promise<number> {
+    const listing = { children: { $exists: true } } as Filter<PlotDoc>;
+    const old = (await this.store.plots.find(listing, { projection: { children: 1 } }).toArray()) as unknown as { _id: string; children: string[] }[];
+    for (const { _id, children } of old) {
+      const linked = new Set(await this.links.children(_id));
+      for (const child of children.filter((id) => !linked.has(id))) await this.links.add(_id, child);
+      await this.store.plots.updateOne({ _id }, { $unset: { children: '' } } as object);
+      this.recent.delete(_id);
+    }
+    return old.length;
   }
 
-  /** The re-clusterings of a plot the caller may see: all for the owner, the public ones for others. */
+  /** The re-clusterings of a plot that the caller may read, oldest first. */
   async visibleChildren(doc: PlotDoc, caller: string | null): Promise<string[]> {
-    const children = doc.children ?? [];
-    if (doc.owner === caller) return children;
-    const visible = await Promise.all(children.map((id) => this.isPublic(id)));
+    const children = await this.links.children(doc._id);
+    const visible = await Promise.all(children.map((id) => this.mayRead(id, caller)));
     return children.filter((_, i) => visible[i]);
+  }
+
+  /** The plot a re-clustering was made from, if the caller may read it (it may be private, or deleted). */
+  async visibleParent(doc: PlotDoc, caller: string | null): Promise<string | undefined> {
+    return doc.parent && (await this.mayRead(doc.parent, caller)) ? doc.parent : undefined;
+  }
+
+  private mayRead(id: string, caller: string | null): Promise<boolean> {
+    return this.readable(id, caller).then(() => true, () => false);
   }
 
   async isPublic(id: string): Promise<boolean> {
@@ -261,9 +282,10 @@ export class Plots {
   }
 
   /**
-   * Runs the edits of one plot's details one after another. The details are one JSON
-   * document read, changed and written back, and FerretDB does not isolate concurrent
-   * updates: two overlapping edits (a rename and a saved view) would lose one.
+   * Runs the edits of one plot one after another. The details are one JSON document read,
+   * changed and written back, and FerretDB does not isolate concurrent updates of a document
+   * (it reads, changes and writes it back too): two overlapping edits (a rename and a saved
+   * view, or the thumbnail's flag) would lose one.
    * One API process serialises its own edits; compose runs one.
    */
   oneEditAtATime<T>(id: string, work: () => Promise<T>): Promise<T> {
@@ -311,10 +333,9 @@ export class Plots {
 
   /** Hides the plot first, so a half-deleted plot is never served; its re-clustering links go with it. */
   private async remove(id: string): Promise<void> {
-    const doc = await this.store.plots.findOneAndUpdate({ _id: id }, { $set: { state: 'ingesting' } });
+    await this.store.plots.updateOne({ _id: id }, { $set: { state: 'ingesting' } });
     this.recent.delete(id);
-    if (doc?.parent) await this.link(doc.parent, { $pull: { children: id } });
-    for (const child of doc?.children ?? []) await this.link(child, { $unset: { parent: '' } });
+    await this.links.removeAll(id); // its re-clusterings keep their `parent`: a deleted one is not shown
     await this.blobs.deletePlot(id);
     await this.store.plotDetails.deleteOne({ _id: id });
     await this.store.plots.deleteOne({ _id: id });
@@ -400,7 +421,8 @@ export class Plots {
   async setThumbnail(doc: PlotDoc, png: Buffer): Promise<void> {
     const name = plotBlobName(doc._id, 'thumbnail');
     await this.blobs.putBuffer(doc._id, name, png, 'image/png');
-    await this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true } });
+    // One of the plot's edits: beside a rename, FerretDB would keep only one of the two.
+    await this.oneEditAtATime(doc._id, () => this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true } }));
     this.recent.delete(doc._id);
   }
 
@@ -450,10 +472,11 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
 
 export function toPlot(doc: PlotDoc, { clusters, frameList, views, columns = [] }: PlotDetails): Plot {
   const { clusterCount: _count, ...summary } = toSummary(doc);
-  return { ...summary, clusters, frameList, views, columns };
+  return { ...summary, ...(doc.parent && { parent: doc.parent }), clusters, frameList, views, columns };
 }
 
+/** A plot in a list: its links (parent, re-clusterings) are the full plot's, checked against the caller. */
 function toSummary(doc: PlotDoc): PlotSummary {
-  const { _id, state: _state, createdAt, updatedAt, ...rest } = doc;
+  const { _id, state: _state, createdAt, updatedAt, parent: _parent, ...rest } = doc;
   return { id: _id, ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
 }

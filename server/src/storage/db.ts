@@ -1,6 +1,7 @@
 // MongoDB connection, collections and the indexes behind every query the API makes.
 import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
 import { BlobStore } from './blobs.ts';
+import type { PlotLinkDoc } from './plot-links.ts';
 import type { ActiveJob, JobEvent, JobRecord, JobSlot, OwnedJob, StageTrack } from '@wpv/jobs/model';
 import type { JobCollections } from '@wpv/jobs/repository';
 import type { TimingsDoc } from '@wpv/jobs/timings';
@@ -18,6 +19,8 @@ export interface Store extends JobCollections {
   collections: Collection<CollectionDoc>;
   /** Failed-login counters of rate-limiter-flexible (http/rate-limits.ts). */
   loginFailures: Collection<Document>;
+  /** Re-clustering links between plots (plot-links.ts). */
+  plotLinks: Collection<PlotLinkDoc>;
   /** Recent jobs' seconds per stage (@wpv/jobs/timings), one document per job type and stage graph. */
   jobTimings: Collection<TimingsDoc>;
   blobs: BlobStore;
@@ -44,6 +47,7 @@ export async function openStore(uri: string): Promise<Store> {
     jobOwners: db.collection<OwnedJob>('job_owners'),
     jobSlots: db.collection<JobSlot>('job_slots'),
     jobTimings: db.collection<TimingsDoc>('job_timings'),
+    plotLinks: db.collection<PlotLinkDoc>('plot_links'),
     blobs: new BlobStore(db),
   };
   await createIndexes(store);

@@ -51,8 +51,6 @@ export interface PlotDoc {
   display?: DisplaySettings;
   /** A re-clustering's plot: the plot whose points it re-clusters. */
   parent?: string;
-  /** The re-clusterings of this plot's points, oldest first (each names this plot as its parent). */
-  children?: string[];
 }
 
 /** The large per-plot parts: read and written whole, never queried by field. */
