@@ -5,7 +5,7 @@ import { jobs } from '../api/endpoints';
 import { linkClick, navigate } from '../app/router';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { elapsedSeconds, formatSeconds, isActiveJob, pointsText } from './jobProgress';
+import { elapsedSeconds, formatSeconds, isActiveJob, listProgressText, pointsText } from './jobProgress';
 import { JobSubmitForm } from './JobSubmitForm';
 
 const REFRESH_MS = 2000;
@@ -39,7 +39,11 @@ export function JobsListPage() {
             <tr key={j.id} data-state={j.state}>
               <td><a href={`/jobs/${encodeURIComponent(j.id)}`} onClick={linkClick}>{j.name}</a></td>
               <td>{j.type}</td>
-              <td><span className={`badge state-${j.state}`}>{j.state}</span>{j.error && <span className="error"> {j.error}</span>}</td>
+              <td>
+                <span className={`badge state-${j.state}`}>{j.state}</span>
+                {j.state === 'running' && <span className="list-progress" data-testid="list-progress"> {listProgressText(j.stages)}</span>}
+                {j.error && <span className="error"> {j.error}</span>}
+              </td>
               <td>{pointsText(j.input)}</td>
               <td>{new Date(j.createdAt).toLocaleString()}</td>
               <td>{formatSeconds(elapsedSeconds(j.startedAt, j.endedAt))}</td>

@@ -1,7 +1,7 @@
 import { JOB_TYPES, type JobTypeContract } from '@wpv/schema';
 import { describe, expect, test } from 'vitest';
 import {
-  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, pointsText, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
+  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, listProgressText, pointsText, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
 } from './jobProgress';
 
 const point = (iteration: number, stress: number | null, temperature: number | null = null) => ({ iteration, stress, temperature });
@@ -129,6 +129,18 @@ describe('stage progress', () => {
     expect(etaSeconds(afterAlignment.fraction, 7)).toBeCloseTo(3, 9);
     const halfAligned = job([['swg', 'running', 0.5], ['mds', 'pending', null], ['pwc', 'pending', null], ['assemble', 'pending', null]]);
     expect(halfAligned.fraction).toBeCloseTo(0.35, 12);
+  });
+});
+
+describe('jobs list', () => {
+  test('a running job shows its weighed share done, its stage, and whether it waits for CPUs', () => {
+    const stage = (name: string, share: number, state: 'succeeded' | 'running' | 'pending', fraction: number | null) =>
+      ({ name, runner: 'hpc' as const, share, state, progress: fraction === null ? null : { fraction }, launchedAt: '2026-11-26T10:00:00Z' });
+    expect(listProgressText([stage('swg', 0.6, 'succeeded', null), stage('mds', 0.2, 'running', 0.5), stage('pwc', 0.15, 'pending', null), stage('assemble', 0.05, 'pending', null)]))
+      .toBe('70 % · stage 2 of 4');
+    // Its first program submitted, behind another job's on the CPUs.
+    expect(listProgressText([{ ...stage('swg', 0.6, 'running', null), launchedAt: null }, stage('mds', 0.4, 'pending', null)]))
+      .toBe('0 % · stage 1 of 2 · waiting for CPUs');
   });
 });
 

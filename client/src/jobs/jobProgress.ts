@@ -74,6 +74,12 @@ export function jobOverview(stages: Pick<JobStage, 'name' | 'runner' | 'share' |
   };
 }
 
+/** A running job in the jobs list: "45 % · stage 2 of 4", and whether it waits for CPUs (the job page's figures, in short). */
+export function listProgressText(stages: Parameters<typeof jobOverview>[0]): string {
+  const { fraction, current, total, running, waiting } = jobOverview(stages);
+  return `${formatPercent(fraction)} · stage ${current} of ${total}${running.length === 0 && waiting.length > 0 ? ' · waiting for CPUs' : ''}`;
+}
+
 /** The figures of a stage's latest progress line worth showing, in a fixed order. */
 export function progressFigures(progress: JobStage['progress']): { label: string; value: string }[] {
   if (!progress) return [];
