@@ -32,8 +32,8 @@ import { JOB_ETA_FROM, etaSeconds, jobOverview } from '../../client/src/jobs/job
 const OVERHEAD_RUNS = 5;
 const LAYOUT_ROUNDS = Number(process.env.LAYOUT_ROUNDS ?? 3);
 const LAYOUT_SIZES = (process.env.LAYOUT_SIZES ?? '500,1000,2000,4640').split(',').map(Number);
-const ETA_SIZES = (process.env.ETA_SIZES ?? '2000,4640').split(',').map(Number);
-const ETA_RUNS = Number(process.env.ETA_RUNS ?? 4);
+const ETA_SIZES = (process.env.ETA_SIZES ?? '1000,2000,4000,4640').split(',').map(Number);
+const ETA_RUNS = Number(process.env.ETA_RUNS ?? 3);
 const OVERHEAD_READS = 40;
 const BURST_USERS = 10;
 /** Jobs per user of each burst, e.g. "2,20": a small and a large burst, to see whether a job's cost grows with the jobs stored. */
@@ -301,7 +301,7 @@ async function eta(): Promise<string[]> {
     const lines = [
       '## Job page: time left against the truth',
       '',
-      `sequence-clustering of the first N reads of 16s-4640.fasta, default parameters (4,640 reads: a 4,000-read sample, the rest interpolated: 7 stages), ${ETA_RUNS} jobs per size one after another on a fresh gateway; the page's figures (client/src/jobs/jobProgress.ts) at each poll (250 ms), against the job's real end. "Shares": the API's, from the jobs before (none for the first); "equal": every stage the same weight. Absolute error in seconds, median / largest over the polls where the page shows a time left (from ${JOB_ETA_FROM * 100} % done, and from 2 %).`,
+      `sequence-clustering of the first N reads of 16s-4640.fasta, default parameters (4,640 reads: a 4,000-read sample, the rest interpolated: 7 stages), ${ETA_RUNS} jobs per size, the sizes in turn, one after another on a fresh gateway; the page's figures (client/src/jobs/jobProgress.ts) at each poll (250 ms), against the job's real end. "Shares": the API's, from the jobs before (of the same graph: none for the first 1,000- and 4,640-read jobs; the first 2,000 and 4,000-read jobs' come from smaller jobs, scaled by each stage's work); "equal": every stage the same weight. Absolute error in seconds, median / largest over the polls where the page shows a time left (from ${JOB_ETA_FROM * 100} % done, and from 2 %).`,
       '',
       '| reads | job | seconds | shares served | shares, from 10 % | equal, from 10 % | shares, from 2 % | equal, from 2 % |',
       '| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |',

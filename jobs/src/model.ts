@@ -1,6 +1,6 @@
 // The job document, its stages and the state machines that guard them. Shared by
 // the API server, the workers (pipeline orchestrator) and the hpc-bridge.
-import { JOB_TYPES, type JobType, type JobTypeContract, type StageRunner } from '@wpv/schema';
+import { JOB_TYPES, type JobType, type JobTypeContract, type StageRunner, type StageSpec } from '@wpv/schema';
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 export type StageState = 'pending' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -198,11 +198,16 @@ export interface JobDoc extends JobRecord {
   endedAt: Date | null;
 }
 
-/** A job's stages, all pending, from its type's stage graph (the interpolated one when its input has a sample). */
+/** A job's stage graph: its type's, or the interpolating one when only a sample gets the full pipeline. */
+export function stageGraph(type: JobType, input?: Pick<JobInput, 'sample'>): readonly StageSpec[] {
+  const contract: JobTypeContract = JOB_TYPES[type];
+  return input?.sample !== undefined && contract.interpolatedStages ? contract.interpolatedStages : contract.stages;
+}
+
+/** A job's stages, all pending, from its stage graph. */
 export function newStages(type: JobType, input?: Pick<JobInput, 'sample'>): { order: StageName[]; stages: Record<string, StageDoc> } {
   const stages: Record<string, StageDoc> = {};
-  const contract: JobTypeContract = JOB_TYPES[type];
-  const graph = input?.sample !== undefined && contract.interpolatedStages ? contract.interpolatedStages : contract.stages;
+  const graph = stageGraph(type, input);
   for (const { name, runner, needs } of graph) {
     stages[name] = {
       name,

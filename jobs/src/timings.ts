@@ -8,11 +8,12 @@
 // replaceOne with one version filter all succeed; 8 concurrent $push keep one). The
 // document "<key>" holds a hint of the next n; readers and writers probe upward from it.
 import { MongoServerError, type Collection } from 'mongodb';
+import type { StageSpec, StageWork } from '@wpv/schema';
 import type { JobDoc, StageName } from './model.ts';
 
 /** Jobs remembered per type and graph. */
 const KEPT = 50;
-/** Of those, the ones nearest in size to the job at hand give its shares. */
+/** Of those, the ones nearest in size to the job at hand give its shares (their seconds per unit of work). */
 const NEAREST = 10;
 /** Jobs within this factor of the points count as of a similar size. */
 const SIMILAR_SIZE = 4;
@@ -20,6 +21,8 @@ const MAX_RACES = 5;
 
 export interface TimingSample {
   points: number;
+  /** Points in the sample, when the job interpolated the others. */
+  sample?: number;
   /** Seconds of work per stage: from its program's start (or the worker's) to its end. */
   seconds: Record<StageName, number>;
 }
@@ -32,6 +35,7 @@ export const timingsKey = (job: Pick<JobDoc, 'type' | 'stageOrder'>) => `${job.t
 
 /** A succeeded job's seconds per stage; null when a stage lacks its times (a job from before they were kept). */
 export function timingSample(job: Pick<JobDoc, 'input' | 'stageOrder' | 'stages'>): TimingSample | null {
+  const { points, sample } = job.input;
   const seconds: Record<StageName, number> = {};
   for (const name of job.stageOrder) {
     const stage = job.stages[name]!;
@@ -39,33 +43,36 @@ export function timingSample(job: Pick<JobDoc, 'input' | 'stageOrder' | 'stages'
     if (!start || !stage.endedAt) return null;
     seconds[name] = Math.max(0, (stage.endedAt.getTime() - start.getTime()) / 1000);
   }
-  return { points: job.input.points, seconds };
+  return { points, ...(sample !== undefined && { sample }), seconds };
+}
+
+/** A stage's units of work in a job of `points` points, `sample` of them a sample (StageWork). */
+export function workUnits(work: StageWork, { points, sample = points }: Pick<TimingSample, 'points' | 'sample'>): number {
+  switch (work) {
+    case 'points': return points;
+    case 'pairs': return points * points;
+    case 'sample pairs': return sample * sample;
+    case 'rest × sample': return Math.max(1, points - sample) * sample;
+  }
 }
 
 /**
- * Each stage's share of the job's time (summing to 1): per stage, the median share in the
- * NEAREST remembered jobs closest in size (by ratio of points), of a similar size if any are;
- * null without history.
+ * Each stage's share of the job's time (summing to 1): per stage, the median seconds per unit of
+ * work in the NEAREST remembered jobs closest in size (by ratio of points), of a similar size if
+ * any are (start-up costs do not scale), times this job's units; null without history.
  */
-export function stageShares(samples: readonly TimingSample[], points: number, stageOrder: readonly StageName[]): Record<StageName, number> | null {
+export function stageShares(samples: readonly TimingSample[], job: Pick<TimingSample, 'points' | 'sample'>, stages: readonly Pick<StageSpec, 'name' | 'work'>[]): Record<StageName, number> | null {
   const ranked = samples
-    .filter((s) => stageOrder.every((name) => Number.isFinite(s.seconds[name])))
-    .map((s) => ({ s, d: Math.abs(Math.log(s.points / points)) }))
+    .filter((s) => stages.every(({ name }) => Number.isFinite(s.seconds[name])))
+    .map((s) => ({ s, d: Math.abs(Math.log(s.points / job.points)) }))
     .sort((a, b) => a.d - b.d);
-  // Shares move with size (alignment grows faster than the rest): jobs of a similar size when there are any.
   const similar = ranked.filter(({ d }) => d <= Math.log(SIMILAR_SIZE));
   const nearest = (similar.length ? similar : ranked).slice(0, NEAREST).map(({ s }) => s);
-  const shares = nearest
-    .map((s) => {
-      const total = stageOrder.reduce((sum, name) => sum + s.seconds[name]!, 0);
-      return total > 0 ? stageOrder.map((name) => s.seconds[name]! / total) : null;
-    })
-    .filter((row): row is number[] => row !== null);
-  if (shares.length === 0) return null;
-  const medians = stageOrder.map((_, k) => median(shares.map((row) => row[k]!)));
-  const sum = medians.reduce((a, b) => a + b, 0);
-  if (!(sum > 0)) return null;
-  return Object.fromEntries(stageOrder.map((name, k) => [name, medians[k]! / sum]));
+  if (nearest.length === 0) return null;
+  const seconds = stages.map(({ name, work }) => median(nearest.map((s) => s.seconds[name]! / workUnits(work, s))) * workUnits(work, job));
+  const total = seconds.reduce((a, b) => a + b, 0);
+  if (!(total > 0)) return null;
+  return Object.fromEntries(stages.map(({ name }, k) => [name, seconds[k]! / total]));
 }
 
 function median(values: number[]): number {
@@ -103,7 +110,7 @@ export class StageTimings {
     const next = await this.next(key);
     const first = Math.max(0, next - KEPT);
     const docs = await Promise.all(Array.from({ length: next - first }, (_, i) => this.docs.findOne({ _id: `${key}/${first + i}` })));
-    return docs.flatMap((doc) => (doc && 'points' in doc ? [{ points: doc.points, seconds: doc.seconds }] : []));
+    return docs.flatMap((doc) => (doc && 'points' in doc ? [{ points: doc.points, ...(doc.sample !== undefined && { sample: doc.sample }), seconds: doc.seconds }] : []));
   }
 
   /** The first free n of a graph: its hint, then probes. */

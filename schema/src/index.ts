@@ -262,7 +262,7 @@ export { Selection, SelectionInfo, SelectionInput, SelectionName, SelectionQuery
 // Analytics job gateway (issue 4): job submission parameters and job documents.
 // ---------------------------------------------------------------------------
 
-export { JOB_TYPES, stageTitle, JobFileParts, JobParams, JobType, ReclusterRequest, ReclusterStarted, StageName, SubmittableJobType, type JobTypeContract, type StageSpec, type StageRunner, type FilePart } from './jobTypes.ts';
+export { JOB_TYPES, stageTitle, JobFileParts, JobParams, JobType, ReclusterRequest, ReclusterStarted, StageName, SubmittableJobType, type JobTypeContract, type StageSpec, type StageRunner, type StageWork, type FilePart } from './jobTypes.ts';
 export const JobState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
 export const StageState = z.enum(['pending', 'queued', 'running', 'succeeded', 'failed', 'cancelled']);
 

@@ -26,12 +26,20 @@ const STAGE_TITLES = {
 } as const;
 export const stageTitle = (name: string): string => (STAGE_TITLES as Record<string, string>)[name] ?? name;
 
+/**
+ * How a stage's work grows with its job's input of N points, S of them a sample (an
+ * interpolating job's): N, N², S², or (N − S)·S. A running job's progress weighs each stage by
+ * the seconds per unit of work it took in recent jobs, times its own units (@wpv/jobs/timings).
+ */
+export type StageWork = 'points' | 'pairs' | 'sample pairs' | 'rest × sample';
+
 export interface StageSpec {
   /** A key of STAGE_TITLES, so every stage has a title. */
   name: keyof typeof STAGE_TITLES;
   runner: StageRunner;
   /** Stages whose success this one waits for. */
   needs: readonly string[];
+  work: StageWork;
 }
 
 export interface FilePart {
@@ -70,9 +78,9 @@ const AnalysisParams = z.object({
 
 /** DA-MDS and DA-PWC side by side on one distance matrix, then the plot. */
 const mdsAndPwc = (after: string[]): StageSpec[] => [
-  { name: 'mds', runner: 'hpc', needs: after },
-  { name: 'pwc', runner: 'hpc', needs: after },
-  { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'] },
+  { name: 'mds', runner: 'hpc', needs: after, work: 'pairs' },
+  { name: 'pwc', runner: 'hpc', needs: after, work: 'pairs' },
+  { name: 'assemble', runner: 'worker', needs: ['mds', 'pwc'], work: 'points' },
 ];
 
 /**
@@ -89,10 +97,10 @@ const InterpolationParams = {
 
 /** The sample's DA-MDS ∥ DA-PWC (after `after`), the interpolation of the rest (also after `alsoInterp`), then the plot. */
 const interpolated = (after: string[], alsoInterp: string[] = []): StageSpec[] => [
-  { name: 'mds', runner: 'hpc', needs: after },
-  { name: 'pwc', runner: 'hpc', needs: after },
-  { name: 'interp', runner: 'hpc', needs: ['mds', 'pwc', ...alsoInterp] },
-  { name: 'assemble', runner: 'worker', needs: ['interp'] },
+  { name: 'mds', runner: 'hpc', needs: after, work: 'sample pairs' },
+  { name: 'pwc', runner: 'hpc', needs: after, work: 'sample pairs' },
+  { name: 'interp', runner: 'hpc', needs: ['mds', 'pwc', ...alsoInterp], work: 'rest × sample' },
+  { name: 'assemble', runner: 'worker', needs: ['interp'], work: 'points' },
 ];
 
 const sequenceClustering = {
@@ -108,12 +116,12 @@ const sequenceClustering = {
     ...InterpolationParams,
   }).strict(),
   files: { file: { required: true, accept: '.fasta,.fa,.fna,.faa,.txt', description: 'FASTA sequences' } },
-  stages: [{ name: 'swg', runner: 'hpc', needs: [] }, ...mdsAndPwc(['swg'])],
+  stages: [{ name: 'swg', runner: 'hpc', needs: [], work: 'pairs' }, ...mdsAndPwc(['swg'])],
   // `sample` splits the FASTA; swg aligns the sample all-pairs, `align` the others against the sample (swg --query).
   interpolatedStages: [
-    { name: 'sample', runner: 'worker', needs: [] },
-    { name: 'swg', runner: 'hpc', needs: ['sample'] },
-    { name: 'align', runner: 'hpc', needs: ['sample'] },
+    { name: 'sample', runner: 'worker', needs: [], work: 'points' },
+    { name: 'swg', runner: 'hpc', needs: ['sample'], work: 'sample pairs' },
+    { name: 'align', runner: 'hpc', needs: ['sample'], work: 'rest × sample' },
     ...interpolated(['swg'], ['align']),
   ],
 } satisfies JobTypeContract;
@@ -136,7 +144,8 @@ const distanceMatrix = {
   },
   stages: mdsAndPwc([]),
   // `sample` cuts the sample's matrix and the out-of-sample × sample block from the input.
-  interpolatedStages: [{ name: 'sample', runner: 'worker', needs: [] }, ...interpolated(['sample'])],
+  // The cut reads the whole N × N input.
+  interpolatedStages: [{ name: 'sample', runner: 'worker', needs: [], work: 'pairs' }, ...interpolated(['sample'])],
 } satisfies JobTypeContract;
 
 const vectors = {
@@ -147,7 +156,7 @@ const vectors = {
     labelColumn: z.number().int().min(0).optional().describe('0-based column holding point labels (not a feature)'),
   }).strict(),
   files: { file: { required: true, accept: '.csv,.txt', description: 'CSV, one row per point' } },
-  stages: [{ name: 'distances', runner: 'worker', needs: [] }, ...mdsAndPwc(['distances'])],
+  stages: [{ name: 'distances', runner: 'worker', needs: [], work: 'pairs' }, ...mdsAndPwc(['distances'])],
 } satisfies JobTypeContract;
 
 const stockTimeseries = {
@@ -172,9 +181,9 @@ const stockTimeseries = {
     },
   },
   stages: [
-    { name: 'prepare', runner: 'worker', needs: [] },
-    { name: 'series', runner: 'hpc', needs: ['prepare'] },
-    { name: 'assemble', runner: 'worker', needs: ['series'] },
+    { name: 'prepare', runner: 'worker', needs: [], work: 'points' },
+    { name: 'series', runner: 'hpc', needs: ['prepare'], work: 'pairs' },
+    { name: 'assemble', runner: 'worker', needs: ['series'], work: 'points' },
   ],
 } satisfies JobTypeContract;
 
@@ -188,7 +197,7 @@ const recluster = {
     byteOrder: z.enum(['little', 'big']).default('little').describe('byte order of the parent\'s matrix (the cut is little-endian)'),
   }).strict(),
   files: { file: { required: true, accept: '.tsv', description: 'the parent\'s rows, "row<TAB>label" per line (written by POST /plots/{id}/recluster)' } },
-  stages: [{ name: 'cut', runner: 'worker', needs: [] }, ...mdsAndPwc(['cut'])],
+  stages: [{ name: 'cut', runner: 'worker', needs: [], work: 'points' }, ...mdsAndPwc(['cut'])],
   startedBy: 'POST /api/v1/plots/{id}/recluster',
 } satisfies JobTypeContract;
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { JobDoc } from '@wpv/jobs/model';
-import { StageTimings, stageShares, timingSample, type TimingSample } from '@wpv/jobs/timings';
+import { StageTimings, stageShares, timingSample, workUnits, type TimingSample } from '@wpv/jobs/timings';
 import { Client, startServer, type TestServer } from './harness.ts';
 
 const ORDER = ['swg', 'mds', 'pwc', 'assemble'];
@@ -13,37 +13,45 @@ const sample = (points: number, seconds: number[]): TimingSample =>
 const rounded = (shares: Record<string, number> | null) =>
   shares && Object.fromEntries(Object.entries(shares).map(([name, share]) => [name, Math.round(share * 1000) / 1000]));
 
+// sequence-clustering's graph: alignment, DA-MDS and DA-PWC grow with the pairs, the plot with the points.
+const GRAPH = [
+  { name: 'swg', work: 'pairs' }, { name: 'mds', work: 'pairs' }, { name: 'pwc', work: 'pairs' }, { name: 'assemble', work: 'points' },
+] as const;
+/** A remembered job whose stages took exactly these seconds per unit of work (planted rates). */
+const planted = (points: number, rates: number[]) => sample(points, GRAPH.map(({ work }, k) => rates[k]! * workUnits(work, { points })));
+
 describe('stageShares', () => {
-  test('the median share per stage of the remembered jobs nearest in size, summing to 1', () => {
-    const samples = [
-      sample(1000, [6, 2, 1, 1]), // shares .6 .2 .1 .1
-      sample(1200, [14, 3, 2, 1]), // .7 .15 .1 .05
-      sample(900, [8, 1, 0.5, 0.5]), // .8 .1 .05 .05
-      ...Array.from({ length: 10 }, () => sample(100_000, [1, 8, 1, 0])), // far in size: left out
-    ];
-    const shares = stageShares(samples, 1000, ORDER)!;
-    // Medians .7 .15 .1 .05 (sum 1): the three of similar size, not the ten large ones.
-    assert.deepEqual(rounded(shares), { swg: 0.7, mds: 0.15, pwc: 0.1, assemble: 0.05 });
-    // Near the large ones, those are the nearest.
-    assert.deepEqual(rounded(stageShares(samples, 80_000, ORDER)), { swg: 0.1, mds: 0.8, pwc: 0.1, assemble: 0 });
-    // None of a similar size (within 4×): the ten nearest, seven of them large.
-    assert.deepEqual(rounded(stageShares(samples, 10, ORDER)), { swg: 0.1, mds: 0.8, pwc: 0.1, assemble: 0 });
-    assert.deepEqual(rounded(stageShares(samples.slice(0, 3), 10, ORDER)), { swg: 0.7, mds: 0.15, pwc: 0.1, assemble: 0.05 });
+  test('the median seconds per unit of work of the remembered jobs nearest in size, times this job\'s units', () => {
+    // Alignment 4 µs per pair, DA-MDS 1, DA-PWC 1; the plot 1 ms per point.
+    const rates = [4e-6, 1e-6, 1e-6, 1e-3];
+    const samples = [planted(1000, rates), planted(2000, rates), planted(1500, rates.map((r) => r * 3)), planted(1200, rates)];
+    // At N = 4,000: 64, 16, 16 and 4 s.
+    assert.deepEqual(rounded(stageShares(samples, { points: 4000 }, GRAPH)), { swg: 0.64, mds: 0.16, pwc: 0.16, assemble: 0.04 });
+    // At N = 100, pairs weigh less: 0.04, 0.01, 0.01 and 0.1 s.
+    assert.deepEqual(rounded(stageShares(samples, { points: 100 }, GRAPH)), { swg: 0.25, mds: 0.063, pwc: 0.063, assemble: 0.625 });
   });
 
-  test('medians that do not sum to 1 are scaled to', () => {
-    const shares = stageShares([sample(10, [1, 1, 0, 0]), sample(10, [0, 0, 1, 1]), sample(10, [1, 0, 1, 0])], 10, ORDER)!;
-    // Medians .5 0 .5 0 of (.5 .5 0 0), (0 0 .5 .5), (.5 0 .5 0).
-    assert.deepEqual(rounded(shares), { swg: 0.5, mds: 0, pwc: 0.5, assemble: 0 });
-    const sums = stageShares([sample(10, [3, 1, 0, 0]), sample(10, [0, 1, 3, 0]), sample(10, [1, 1, 1, 1])], 10, ORDER)!;
-    assert.ok(Math.abs(Object.values(sums).reduce((a, b) => a + b, 0) - 1) < 1e-12);
+  test('jobs of a similar size (within 4×) first: their start-up costs are like this job\'s', () => {
+    const small = Array.from({ length: 10 }, () => planted(100, [1e-4, 1e-4, 1e-4, 0])); // start-up dominated: 1 s per stage
+    const large = [planted(50_000, [4e-9, 1e-9, 1e-9, 0])];
+    assert.deepEqual(rounded(stageShares([...small, ...large], { points: 40_000 }, GRAPH)), { swg: 0.667, mds: 0.167, pwc: 0.167, assemble: 0 });
+    // None within 4×: the ten nearest (here the small ones).
+    assert.deepEqual(rounded(stageShares(small, { points: 40_000 }, GRAPH)), { swg: 0.333, mds: 0.333, pwc: 0.333, assemble: 0 });
+  });
+
+  test('an interpolating job: the sample\'s stages scale with the sample, the rest\'s with (N − S)·S', () => {
+    const graph = [{ name: 'swg', work: 'sample pairs' }, { name: 'align', work: 'rest × sample' }, { name: 'assemble', work: 'points' }] as const;
+    // 4,640 reads, a 4,000 sample: swg 16 s (1 µs per pair), align 2.56 s (1 µs per pair), assemble 0.
+    const seen = { points: 4640, sample: 4000, seconds: { swg: 16, align: 2.56, assemble: 0 } };
+    // 100,000 reads: align 96,000 × 4,000 pairs = 384 s beside swg's 16 s.
+    assert.deepEqual(rounded(stageShares([seen], { points: 100_000, sample: 4000 }, graph)), { swg: 0.04, align: 0.96, assemble: 0 });
   });
 
   test('no history, no usable history: null (the job shows equal shares)', () => {
-    assert.equal(stageShares([], 100, ORDER), null);
-    assert.equal(stageShares([sample(100, [0, 0, 0, 0])], 100, ORDER), null);
+    assert.equal(stageShares([], { points: 100 }, GRAPH), null);
+    assert.equal(stageShares([sample(100, [0, 0, 0, 0])], { points: 100 }, GRAPH), null);
     // A remembered job without one of the stages (another graph's) is no evidence.
-    assert.equal(stageShares([{ points: 100, seconds: { swg: 1, mds: 1 } }], 100, ORDER), null);
+    assert.equal(stageShares([{ points: 100, seconds: { swg: 1, mds: 1 } }], { points: 100 }, GRAPH), null);
   });
 });
 
@@ -80,6 +88,7 @@ describe('stage times in the store and in the API', () => {
   test('a job\'s sample is its seconds of work per stage (from launch, not from submission to the backend)', () => {
     const job = succeededJob('sequence-clustering', 300, [7, 2, 1, 0.5]);
     assert.deepEqual(timingSample(job), sample(300, [7, 2, 1, 0.5]));
+    assert.equal(timingSample({ ...job, input: { ...job.input, sample: 100 } })!.sample, 100, 'an interpolating job\'s sample is kept');
     const unfinished = succeededJob('sequence-clustering', 300, [7, 2, 1, 0.5]);
     (unfinished.stages.pwc as { endedAt: Date | null }).endedAt = null;
     assert.equal(timingSample(unfinished), null);
@@ -98,7 +107,7 @@ describe('stage times in the store and in the API', () => {
   });
 
   test('the API serves each stage\'s share from jobs like it; equal shares without history', async () => {
-    for (const seconds of [[7, 2, 0.5, 0.5], [8, 1, 0.5, 0.5], [6, 3, 0.5, 0.5]]) await timings.record(succeededJob('sequence-clustering', 5, seconds));
+    for (const seconds of [[7, 2, 0.5, 0.5], [8, 1, 0.5, 0.5], [6, 3, 0.5, 0.5]]) await timings.record(succeededJob('sequence-clustering', 4, seconds));
     const submit = async (type: string, name: string, text: string) => {
       const form = new FormData();
       form.set('type', type);
@@ -112,7 +121,7 @@ describe('stage times in the store and in the API', () => {
     const vectors = await submit('vectors', 'points.csv', 'x,y\n1,2\n3,4\n5,7\n');
     const shares = async (id: string) => Object.fromEntries(((await (await user.request('GET', `/jobs/${id}`)).json()).stages as { name: string; share: number }[])
       .map((s) => [s.name, Math.round(s.share * 1000) / 1000]));
-    // Medians of (.7 .2 .05 .05), (.8 .1 .05 .05), (.6 .3 .05 .05).
+    // Jobs of its size (4 reads): the median seconds of each stage, 7, 2, 0.5 and 0.5.
     assert.deepEqual(await shares(sequences), { swg: 0.7, mds: 0.2, pwc: 0.05, assemble: 0.05 });
     assert.deepEqual(await shares(vectors), { distances: 0.25, mds: 0.25, pwc: 0.25, assemble: 0.25 }, 'no vectors job has run');
     const listed = (await (await user.request('GET', '/jobs')).json()).items.find((job: { id: string }) => job.id === sequences);

@@ -29,7 +29,7 @@ export function etaSeconds(fraction: number | null, elapsed: number | null, minF
 
 /**
  * The whole job's time left shows from this share done: from 2 %, the first program's start-up
- * once made it 50 s on a 16 s job; from 10 %, at most 19 s (bench/results/job-eta.md).
+ * made it up to 43 s off on 2- and 3-second jobs; from 10 %, at most 15 s (bench/results/job-eta.md).
  */
 export const JOB_ETA_FROM = 0.1;
 

@@ -11,7 +11,7 @@ import type { Upload } from '../http/upload.ts';
 import { type JobBroker } from '@wpv/jobs/broker';
 import type { JobConfig } from '@wpv/jobs/config';
 import { JOB_MODULES } from '../jobtypes/index.ts';
-import { newStages, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
+import { newStages, stageGraph, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
 import type { JobRepo } from '@wpv/jobs/repository';
 import { stageShares, timingsKey, type StageTimings, type TimingSample } from '@wpv/jobs/timings';
 import { STAGE_FILES, partName, stageDir, tailOf } from '@wpv/jobs/workdir';
@@ -37,7 +37,7 @@ export class Jobs {
     return toJob(doc, await this.shares(doc));
   }
 
-  /** Each stage's usual share of the job's time, from recent succeeded jobs of its type and graph; null without any. */
+  /** Each stage's share of the job's time, from recent succeeded jobs of its type and graph scaled to its size; null without any. */
   async shares(doc: JobDoc): Promise<Record<StageName, number> | null> {
     const key = timingsKey(doc);
     let cached = this.timingCache.get(key);
@@ -46,7 +46,7 @@ export class Jobs {
       cached.samples.catch(() => this.timingCache.delete(key)); // the store was away: ask again next time
       this.timingCache.set(key, cached);
     }
-    return stageShares(await cached.samples, doc.input.points, doc.stageOrder);
+    return stageShares(await cached.samples, doc.input, stageGraph(doc.type, doc.input));
   }
 
   /** Validates and queues a job from a multipart upload; the upload's temp file is moved into the job directory. */
