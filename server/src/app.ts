@@ -11,6 +11,7 @@ import { LoginLimits } from './http/rate-limits.ts';
 import { bodyDeadline } from './http/timeouts.ts';
 import { authRoutes } from './routes/auth.ts';
 import { collectionRoutes } from './routes/collections.ts';
+import { Collections } from './services/collections.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { plotRoutes } from './routes/plots.ts';
@@ -66,7 +67,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs), reclusterer));
   api.use('/plots', selectionRoutes(plots, blobs));
   api.use('/jobs', jobRoutes(config, jobs));
-  api.use(collectionRoutes(store));
+  api.use(collectionRoutes(new Collections(store, plots)));
   api.use(docsRoutes());
   api.use((req) => {
     throw new ApiError(404, 'not_found', `no route ${req.method} ${API_PREFIX}${req.path}`);

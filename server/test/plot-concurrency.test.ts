@@ -1,6 +1,7 @@
 // Concurrent changes to one plot: FerretDB (SQLite) applies concurrent updates of one document
 // by read-modify-write, so links kept on the parent's document were lost when re-clusterings
-// finished together, and a thumbnail's flag set during a rename could undo it (or be undone).
+// finished together, and a thumbnail's flag, or a deleted collection's clearing, set during a
+// rename could undo it (or be undone).
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -89,5 +90,20 @@ test('a rename and a thumbnail arriving together are both kept', async () => {
     ]);
     const shown = await alice.json('GET', `/plots/${plot}`);
     assert.deepEqual([shown.name, shown.hasThumbnail, shown.tags], [`renamed ${round}`, true, ['late']], `round ${round}`);
+  }
+});
+
+test('deleting a collection while its plots are renamed keeps the renames and empties the collection', async () => {
+  for (let round = 0; round < 5; round++) {
+    const collection = await alice.json('POST', '/collections', { name: `c${round}`, description: '' }, 201);
+    const members = await Promise.all(Array.from({ length: 4 }, async () => (await alice.uploaded('points.txt', TEXT, { collection: collection.id })).id));
+    await Promise.all([
+      alice.request('DELETE', `/collections/${collection.id}`).then((res) => assert.equal(res.status, 204)),
+      ...members.map((id, k) => alice.json('PATCH', `/plots/${id}`, { name: `member ${k}` })),
+    ]);
+    for (const [k, id] of members.entries()) {
+      const shown = await alice.json('GET', `/plots/${id}`);
+      assert.deepEqual([shown.name, shown.collection], [`member ${k}`, null], `round ${round}, plot ${k}`);
+    }
   }
 });

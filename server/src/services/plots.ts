@@ -418,6 +418,12 @@ export class Plots {
     });
   }
 
+  /** A deleted collection's plot leaves it: one of the plot's edits, so a rename at that moment keeps both. */
+  async leaveCollection(id: string, collection: string): Promise<void> {
+    await this.oneEditAtATime(id, () => this.store.plots.updateOne({ _id: id, collection }, { $set: { collection: null } }));
+    this.recent.delete(id);
+  }
+
   async setThumbnail(doc: PlotDoc, png: Buffer): Promise<void> {
     const name = plotBlobName(doc._id, 'thumbnail');
     await this.blobs.putBuffer(doc._id, name, png, 'image/png');
