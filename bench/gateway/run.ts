@@ -27,7 +27,7 @@ import {
 } from '../../server/test/jobs/gateway.ts';
 import { READS } from '../../server/test/jobs/sequence-plot.ts';
 import type { Client } from '../../server/test/harness.ts';
-import { JOB_ETA_FROM, etaSeconds, jobOverview } from '../../client/src/jobs/jobProgress.ts';
+import { JOB_ETA_FROM, jobEtaSeconds, jobOverview } from '../../client/src/jobs/jobProgress.ts';
 
 const OVERHEAD_RUNS = 5;
 const LAYOUT_ROUNDS = Number(process.env.LAYOUT_ROUNDS ?? 3);
@@ -301,10 +301,10 @@ async function eta(): Promise<string[]> {
     const lines = [
       '## Job page: time left against the truth',
       '',
-      `sequence-clustering of the first N reads of 16s-4640.fasta, default parameters (4,640 reads: a 4,000-read sample, the rest interpolated: 7 stages), ${ETA_RUNS} jobs per size, the sizes in turn, one after another on a fresh gateway; the page's figures (client/src/jobs/jobProgress.ts) at each poll (250 ms), against the job's real end. "Shares": the API's, from the jobs before (of the same graph: none for the first 1,000- and 4,640-read jobs; the first 2,000 and 4,000-read jobs' come from smaller jobs, scaled by each stage's work); "equal": every stage the same weight. Absolute error in seconds, median / largest over the polls where the page shows a time left (from ${JOB_ETA_FROM * 100} % done, and from 2 %).`,
+      `sequence-clustering of the first N reads of 16s-4640.fasta, default parameters (4,640 reads: a 4,000-read sample, the rest interpolated: 7 stages), ${ETA_RUNS} jobs per size, the sizes in turn, one after another on a fresh gateway; the page's time left (client/src/jobs/jobProgress.ts, jobEtaSeconds) at each poll (250 ms), against the job's real end. "History + pace": as the page has it, the remembered jobs' seconds for the work left, blended with the job's own pace (from ${JOB_ETA_FROM * 100} % done) by the share done; "pace, shares": the pace alone with the served shares; "pace, equal": the pace alone, every stage the same weight (the page before). The history is that of the jobs before, of the same graph: none for the first 1,000- and 4,640-read jobs; the first 2,000- and 4,000-read jobs' comes from smaller jobs, scaled by each stage's work. Absolute error in seconds, median / largest over the polls where the page shows a time left.`,
       '',
-      '| reads | job | seconds | shares served | shares, from 10 % | equal, from 10 % | shares, from 2 % | equal, from 2 % |',
-      '| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |',
+      '| reads | job | seconds | shares served | history + pace | pace, shares | pace, equal |',
+      '| ---: | ---: | ---: | --- | ---: | ---: | ---: |',
     ];
     for (const size of ETA_SIZES) {
       const { text, ids } = await fastaSubset(READS, size);
@@ -321,14 +321,18 @@ async function eta(): Promise<string[]> {
         }
         if (job.state !== 'succeeded') throw new Error(`eta job failed: ${job.error}`);
         const end = seconds(job, 'endedAt');
-        const errors = (equal: boolean, from: number) => polls.flatMap(({ at, job: seen }) => {
-          const stages = seen.stages.map((s: any) => (equal ? { ...s, share: 1 / seen.stages.length } : s));
-          const left = etaSeconds(jobOverview(stages).fraction, at - seconds(seen, 'startedAt'), from);
+        const errors = (weights: 'history' | 'shares' | 'equal') => polls.flatMap(({ at, job: seen }) => {
+          const stages = seen.stages.map((s: any) => ({
+            ...s,
+            ...(weights !== 'history' && { expectedSeconds: null }),
+            ...(weights === 'equal' && { share: 1 / seen.stages.length }),
+          }));
+          const left = jobEtaSeconds(jobOverview(stages), at - seconds(seen, 'startedAt'));
           return left === null ? [] : [Math.abs(left - (end - at))];
         });
         const cell = (xs: number[]) => (xs.length ? `${median(xs).toFixed(1)} / ${Math.max(...xs).toFixed(1)}` : '–');
         const shares = job.stages.map((s: any) => `${s.name} ${(s.share * 100).toFixed(0)}`).join(', ');
-        lines.push(`| ${ids.length} | ${run} | ${(end - seconds(job, 'startedAt')).toFixed(1)} | ${shares} | ${cell(errors(false, JOB_ETA_FROM))} | ${cell(errors(true, JOB_ETA_FROM))} | ${cell(errors(false, 0.02))} | ${cell(errors(true, 0.02))} |`);
+        lines.push(`| ${ids.length} | ${run} | ${(end - seconds(job, 'startedAt')).toFixed(1)} | ${shares} | ${cell(errors('history'))} | ${cell(errors('shares'))} | ${cell(errors('equal'))} |`);
         console.log(lines.at(-1));
       }
     }

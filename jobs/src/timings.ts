@@ -13,10 +13,12 @@ import type { JobDoc, StageName } from './model.ts';
 
 /** Jobs remembered per type and graph. */
 const KEPT = 50;
-/** Of those, the ones nearest in size to the job at hand give its shares (their seconds per unit of work). */
+/** Of those, the ones nearest in size to the job at hand give its expected seconds (their seconds per unit of work). */
 const NEAREST = 10;
-/** Jobs within this factor of the points count as of a similar size. */
+/** Jobs within this factor of the points count as of a similar size: their stages' shares of the time are this job's. */
 const SIMILAR_SIZE = 4;
+/** Jobs within this factor count as of the same size: their seconds are this job's (start-up costs, which do not scale, weigh alike). */
+const SAME_SIZE = 1.25;
 const MAX_RACES = 5;
 
 export interface TimingSample {
@@ -57,22 +59,29 @@ export function workUnits(work: StageWork, { points, sample = points }: Pick<Tim
 }
 
 /**
- * Each stage's share of the job's time (summing to 1): per stage, the median seconds per unit of
- * work in the NEAREST remembered jobs closest in size (by ratio of points), of a similar size if
- * any are (start-up costs do not scale), times this job's units; null without history.
+ * Each stage's expected seconds in a job: the median seconds per unit of its work in the NEAREST
+ * remembered jobs closest in size (by ratio of points), times the job's own units; null without
+ * history. By default those of a similar size if any are, else the nearest (good for shares:
+ * start-up costs do not scale, and over 4× they distort the absolute seconds, not the stages'
+ * proportions much); `sameSize`: only those of the same size, for seconds to show.
  */
-export function stageShares(samples: readonly TimingSample[], job: Pick<TimingSample, 'points' | 'sample'>, stages: readonly Pick<StageSpec, 'name' | 'work'>[]): Record<StageName, number> | null {
+export function expectedSeconds(
+  samples: readonly TimingSample[],
+  job: Pick<TimingSample, 'points' | 'sample'>,
+  stages: readonly Pick<StageSpec, 'name' | 'work'>[],
+  { sameSize = false } = {},
+): Record<StageName, number> | null {
   const ranked = samples
     .filter((s) => stages.every(({ name }) => Number.isFinite(s.seconds[name])))
     .map((s) => ({ s, d: Math.abs(Math.log(s.points / job.points)) }))
     .sort((a, b) => a.d - b.d);
-  const similar = ranked.filter(({ d }) => d <= Math.log(SIMILAR_SIZE));
-  const nearest = (similar.length ? similar : ranked).slice(0, NEAREST).map(({ s }) => s);
+  const within = (factor: number) => ranked.filter(({ d }) => d <= Math.log(factor));
+  const similar = within(SIMILAR_SIZE);
+  const nearest = (sameSize ? within(SAME_SIZE) : similar.length ? similar : ranked).slice(0, NEAREST).map(({ s }) => s);
   if (nearest.length === 0) return null;
   const seconds = stages.map(({ name, work }) => median(nearest.map((s) => s.seconds[name]! / workUnits(work, s))) * workUnits(work, job));
-  const total = seconds.reduce((a, b) => a + b, 0);
-  if (!(total > 0)) return null;
-  return Object.fromEntries(stages.map(({ name }, k) => [name, seconds[k]! / total]));
+  if (!(seconds.reduce((a, b) => a + b, 0) > 0)) return null;
+  return Object.fromEntries(stages.map(({ name }, k) => [name, seconds[k]!]));
 }
 
 function median(values: number[]): number {

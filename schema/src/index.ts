@@ -299,7 +299,9 @@ export const JobStage = z.object({
   title: z.string().describe('what the stage does, in plain words (as the job page shows it)'),
   runner: z.enum(['worker', 'hpc']).describe('who runs the stage: a pipeline worker (in Node), or an MPI program the hpc-bridge submits'),
   share: z.number().min(0).max(1)
-    .describe('the share of the job\'s time this stage usually takes: the median over recent succeeded jobs of the same type and stage graph nearest in size; equal shares without such jobs. The job page weighs its overall progress by it'),
+    .describe('the share of the job\'s time this stage is expected to take, from the seconds per unit of its work in recent succeeded jobs of the same type and stage graph nearest in size (within 4× when there are any); equal shares without such jobs. The job page weighs its overall progress by it'),
+  expectedSeconds: z.number().nullable()
+    .describe('the seconds this stage is expected to take: the median seconds per unit of its work in recent succeeded jobs of the same type and stage graph and of about the same size (within 1.25×), times this job\'s units; null without such jobs'),
   state: StageState,
   progress: z.record(z.string(), z.unknown()).nullable().describe('the program\'s latest JSON progress line'),
   series: z

@@ -4,12 +4,18 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { JobDoc } from '@wpv/jobs/model';
-import { StageTimings, stageShares, timingSample, workUnits, type TimingSample } from '@wpv/jobs/timings';
+import { StageTimings, expectedSeconds, timingSample, workUnits, type TimingSample } from '@wpv/jobs/timings';
 import { Client, startServer, type TestServer } from './harness.ts';
 
 const ORDER = ['swg', 'mds', 'pwc', 'assemble'];
 const sample = (points: number, seconds: number[]): TimingSample =>
   ({ points, seconds: Object.fromEntries(ORDER.map((name, k) => [name, seconds[k]!])) });
+/** Each stage's share of the expected seconds (what the API serves as `share`). */
+const stageShares = (...args: Parameters<typeof expectedSeconds>) => {
+  const seconds = expectedSeconds(...args);
+  const total = seconds && Object.values(seconds).reduce((a, b) => a + b, 0);
+  return seconds && Object.fromEntries(Object.entries(seconds).map(([name, s]) => [name, s / total!]));
+};
 const rounded = (shares: Record<string, number> | null) =>
   shares && Object.fromEntries(Object.entries(shares).map(([name, share]) => [name, Math.round(share * 1000) / 1000]));
 
@@ -26,7 +32,11 @@ describe('stageShares', () => {
     const rates = [4e-6, 1e-6, 1e-6, 1e-3];
     const samples = [planted(1000, rates), planted(2000, rates), planted(1500, rates.map((r) => r * 3)), planted(1200, rates)];
     // At N = 4,000: 64, 16, 16 and 4 s.
+    assert.deepEqual(rounded(expectedSeconds(samples, { points: 4000 }, GRAPH)), { swg: 64, mds: 16, pwc: 16, assemble: 4 });
     assert.deepEqual(rounded(stageShares(samples, { points: 4000 }, GRAPH)), { swg: 0.64, mds: 0.16, pwc: 0.16, assemble: 0.04 });
+    // Seconds to show come from jobs of the same size only (within 1.25×): start-up costs weigh alike.
+    assert.equal(expectedSeconds(samples, { points: 4000 }, GRAPH, { sameSize: true }), null);
+    assert.deepEqual(rounded(expectedSeconds(samples, { points: 2200 }, GRAPH, { sameSize: true })), { swg: 19.36, mds: 4.84, pwc: 4.84, assemble: 2.2 });
     // At N = 100, pairs weigh less: 0.04, 0.01, 0.01 and 0.1 s.
     assert.deepEqual(rounded(stageShares(samples, { points: 100 }, GRAPH)), { swg: 0.25, mds: 0.063, pwc: 0.063, assemble: 0.625 });
   });
@@ -106,7 +116,7 @@ describe('stage times in the store and in the API', () => {
     assert.deepEqual(raced.map((s) => s.points).sort(), [10, 11, 12, 13]);
   });
 
-  test('the API serves each stage\'s share from jobs like it; equal shares without history', async () => {
+  test('the API serves each stage\'s share and expected seconds from jobs like it; equal shares without history', async () => {
     for (const seconds of [[7, 2, 0.5, 0.5], [8, 1, 0.5, 0.5], [6, 3, 0.5, 0.5]]) await timings.record(succeededJob('sequence-clustering', 4, seconds));
     const submit = async (type: string, name: string, text: string) => {
       const form = new FormData();
@@ -124,6 +134,9 @@ describe('stage times in the store and in the API', () => {
     // Jobs of its size (4 reads): the median seconds of each stage, 7, 2, 0.5 and 0.5.
     assert.deepEqual(await shares(sequences), { swg: 0.7, mds: 0.2, pwc: 0.05, assemble: 0.05 });
     assert.deepEqual(await shares(vectors), { distances: 0.25, mds: 0.25, pwc: 0.25, assemble: 0.25 }, 'no vectors job has run');
+    const expected = async (id: string) => ((await (await user.request('GET', `/jobs/${id}`)).json()).stages as { expectedSeconds: number | null }[]).map((s) => s.expectedSeconds);
+    assert.deepEqual(await expected(sequences), [7, 2, 0.5, 0.5]);
+    assert.deepEqual(await expected(vectors), [null, null, null, null]);
     const listed = (await (await user.request('GET', '/jobs')).json()).items.find((job: { id: string }) => job.id === sequences);
     assert.deepEqual(listed.stages.map((s: { share: number }) => Math.round(s.share * 1000) / 1000), [0.7, 0.2, 0.05, 0.05]);
     for (const id of [sequences, vectors]) assert.equal((await user.request('POST', `/jobs/${id}/cancel`)).status, 200);

@@ -4,7 +4,7 @@ import type { Job } from '@wpv/schema';
 import { jobs } from '../api/endpoints';
 import { linkClick, navigate } from '../app/router';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { JOB_ETA_FROM, elapsedSeconds, etaSeconds, formatPercent, formatSeconds, isActiveJob, jobOverview, stageTitle } from './jobProgress';
+import { elapsedSeconds, formatPercent, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, stageTitle } from './jobProgress';
 import { ProgressBar } from './ProgressBar';
 import { StageCard } from './StageCard';
 import { useJobEvents } from './useJobEvents';
@@ -61,7 +61,7 @@ export function JobPage({ jobId }: { jobId: string }) {
 function JobProgress({ job }: { job: Job }) {
   const overview = jobOverview(job.stages);
   const elapsed = elapsedSeconds(job.startedAt, null);
-  const eta = etaSeconds(overview.fraction, elapsed, JOB_ETA_FROM);
+  const eta = jobEtaSeconds(overview, elapsed);
   const waiting = overview.waiting.length ? `${overview.waiting.join(' and ')} waiting for free CPUs` : '';
   // Nothing runs or waits for CPUs: the next stage is in the bridge's queue (behind other jobs' stages) or about to be.
   const next = job.stages[overview.current - 1];

@@ -1,7 +1,7 @@
 import { JOB_TYPES, type JobTypeContract } from '@wpv/schema';
 import { describe, expect, test } from 'vitest';
 import {
-  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobOverview, listProgressText, pointsText, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
+  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, listProgressText, pointsText, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
 } from './jobProgress';
 
 const point = (iteration: number, stress: number | null, temperature: number | null = null) => ({ iteration, stress, temperature });
@@ -102,40 +102,58 @@ describe('stage progress', () => {
 
   test('job overview: stage i of n, what runs, what waits for CPUs, the whole job\'s share', () => {
     const o = jobOverview([
-      { name: 'swg', runner: 'hpc', share: 0.25, state: 'succeeded', progress: null, launchedAt: '2026-11-26T10:00:00Z' },
-      { name: 'mds', runner: 'hpc', share: 0.25, state: 'running', progress: { fraction: 0.5 }, launchedAt: '2026-11-26T10:00:09Z' },
-      { name: 'pwc', runner: 'hpc', share: 0.25, state: 'running', progress: {}, launchedAt: '2026-11-26T10:00:09Z' },
-      { name: 'assemble', runner: 'worker', share: 0.25, state: 'pending', progress: null, launchedAt: null },
+      { name: 'swg', runner: 'hpc', share: 0.25, expectedSeconds: null, state: 'succeeded', progress: null, launchedAt: '2026-11-26T10:00:00Z' },
+      { name: 'mds', runner: 'hpc', share: 0.25, expectedSeconds: null, state: 'running', progress: { fraction: 0.5 }, launchedAt: '2026-11-26T10:00:09Z' },
+      { name: 'pwc', runner: 'hpc', share: 0.25, expectedSeconds: null, state: 'running', progress: {}, launchedAt: '2026-11-26T10:00:09Z' },
+      { name: 'assemble', runner: 'worker', share: 0.25, expectedSeconds: null, state: 'pending', progress: null, launchedAt: null },
     ]);
-    expect(o).toEqual({ current: 2, total: 4, running: ['Mapping to 3D', 'Clustering'], waiting: [], fraction: (1 + 0.5 + 0) / 4 });
+    expect(o).toEqual({ current: 2, total: 4, running: ['Mapping to 3D', 'Clustering'], waiting: [], fraction: (1 + 0.5 + 0) / 4, expectedLeft: null });
     const stage = (name: string, runner: 'hpc' | 'worker', launchedAt: string | null) =>
-      ({ name, runner, share: 1 / 3, state: 'running' as const, progress: null, launchedAt });
+      ({ name, runner, share: 1 / 3, expectedSeconds: null, state: 'running' as const, progress: null, launchedAt });
     // A program not launched yet waits for CPUs (submitted or being submitted); a worker stage runs at once.
     const waiting = jobOverview([stage('mds', 'hpc', '2026-11-26T10:00:09Z'), stage('pwc', 'hpc', null), stage('assemble', 'worker', null)]);
     expect(waiting.running).toEqual(['Mapping to 3D', 'Building the plot']);
     expect(waiting.waiting).toEqual(['Clustering']);
     expect(waiting.fraction).toBe(0); // nothing has reported a fraction: a waiting program has done nothing yet
-    expect(jobOverview([{ name: 'swg', runner: 'hpc', share: 1, state: 'succeeded', progress: null, launchedAt: null }]).current).toBe(1);
+    expect(jobOverview([{ name: 'swg', runner: 'hpc', share: 1, expectedSeconds: null, state: 'succeeded', progress: null, launchedAt: null }]).current).toBe(1);
   });
 
   test('job overview: stages weigh their share of the time, so the time left extrapolates evenly', () => {
     // Alignment usually takes 70 % of such a job: done with it, the job is 70 % done, not a quarter.
     const shares = { swg: 0.7, mds: 0.15, pwc: 0.1, assemble: 0.05 };
-    const job = (states: [string, 'succeeded' | 'running' | 'pending', number | null][]) => jobOverview(states.map(([name, state, fraction]) =>
-      ({ name, runner: 'hpc' as const, share: shares[name as keyof typeof shares], state, progress: fraction === null ? null : { fraction }, launchedAt: '2026-11-26T10:00:00Z' })));
+    // Such jobs took 10 s: 7 s aligning.
+    const job = (states: [string, 'succeeded' | 'running' | 'pending', number | null][]) => jobOverview(states.map(([name, state, fraction]) => {
+      const share = shares[name as keyof typeof shares];
+      return { name, runner: 'hpc' as const, share, expectedSeconds: 10 * share, state, progress: fraction === null ? null : { fraction }, launchedAt: '2026-11-26T10:00:00Z' };
+    }));
     const afterAlignment = job([['swg', 'succeeded', null], ['mds', 'running', 0], ['pwc', 'pending', null], ['assemble', 'pending', null]]);
     expect(afterAlignment.fraction).toBeCloseTo(0.7, 12);
     // 7 s in, 70 % done: 3 s left (equal weights said a quarter done and 21 s left).
     expect(etaSeconds(afterAlignment.fraction, 7)).toBeCloseTo(3, 9);
     const halfAligned = job([['swg', 'running', 0.5], ['mds', 'pending', null], ['pwc', 'pending', null], ['assemble', 'pending', null]]);
     expect(halfAligned.fraction).toBeCloseTo(0.35, 12);
+    expect(halfAligned.expectedLeft).toBeCloseTo(6.5, 9);
+  });
+
+  test('the whole job\'s time left: the remembered jobs\' seconds at first, the job\'s own pace as it goes', () => {
+    const overview = (fraction: number, expectedLeft: number | null) => ({ fraction, expectedLeft });
+    // Just started (5 % done, its start-up slow): such jobs took 9.5 s for what is left.
+    expect(jobEtaSeconds(overview(0.05, 9.5), 2)).toBe(9.5);
+    // Half done in 8 s where such jobs took 5 s: the pace says 8 s left, history 5: half of each.
+    expect(jobEtaSeconds(overview(0.5, 5), 8)).toBeCloseTo(6.5, 9);
+    // 90 % done: mostly its own pace.
+    expect(jobEtaSeconds(overview(0.9, 1), 18)).toBeCloseTo(0.9 * 2 + 0.1 * 1, 9);
+    // No history: the pace alone, from 10 % done; done: nothing.
+    expect(jobEtaSeconds(overview(0.05, null), 2)).toBeNull();
+    expect(jobEtaSeconds(overview(0.5, null), 8)).toBeCloseTo(8, 9);
+    expect(jobEtaSeconds(overview(1, 0), 8)).toBeNull();
   });
 });
 
 describe('jobs list', () => {
   test('a running job shows its weighed share done, its stage, and whether it waits for CPUs', () => {
     const stage = (name: string, share: number, state: 'succeeded' | 'running' | 'pending', fraction: number | null) =>
-      ({ name, runner: 'hpc' as const, share, state, progress: fraction === null ? null : { fraction }, launchedAt: '2026-11-26T10:00:00Z' });
+      ({ name, runner: 'hpc' as const, share, expectedSeconds: null, state, progress: fraction === null ? null : { fraction }, launchedAt: '2026-11-26T10:00:00Z' });
     expect(listProgressText([stage('swg', 0.6, 'succeeded', null), stage('mds', 0.2, 'running', 0.5), stage('pwc', 0.15, 'pending', null), stage('assemble', 0.05, 'pending', null)]))
       .toBe('70 % · stage 2 of 4');
     // Its first program submitted, behind another job's on the CPUs.

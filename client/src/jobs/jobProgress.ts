@@ -28,8 +28,8 @@ export function etaSeconds(fraction: number | null, elapsed: number | null, minF
 }
 
 /**
- * The whole job's time left shows from this share done: from 2 %, the first program's start-up
- * made it up to 43 s off on 2- and 3-second jobs; from 10 %, at most 15 s (bench/results/job-eta.md).
+ * The job's own pace counts towards its time left from this share done: from 2 %, the first
+ * program's start-up made it up to 43 s off on 2- and 3-second jobs (bench/results/job-eta.md).
  */
 export const JOB_ETA_FROM = 0.1;
 
@@ -58,9 +58,11 @@ export interface JobOverview {
    * first report came, and the time left jump from 4 s to 13 s).
    */
   fraction: number;
+  /** Seconds the unfinished work took in recent jobs like this one (expectedSeconds × share not done); null without them. */
+  expectedLeft: number | null;
 }
 
-export function jobOverview(stages: Pick<JobStage, 'name' | 'runner' | 'share' | 'state' | 'progress' | 'launchedAt'>[]): JobOverview {
+export function jobOverview(stages: Pick<JobStage, 'name' | 'runner' | 'share' | 'expectedSeconds' | 'state' | 'progress' | 'launchedAt'>[]): JobOverview {
   const total = stages.length;
   const unfinished = stages.findIndex((s) => s.state !== 'succeeded');
   const weight = stages.reduce((sum, s) => sum + s.share, 0);
@@ -71,7 +73,22 @@ export function jobOverview(stages: Pick<JobStage, 'name' | 'runner' | 'share' |
     running: stages.filter(isWorking).map((s) => stageTitle(s.name)),
     waiting: stages.filter(waitsForCpus).map((s) => stageTitle(s.name)),
     fraction: weight > 0 ? done / weight : 0,
+    expectedLeft: stages.every((s) => s.expectedSeconds !== null)
+      ? stages.reduce((sum, s) => sum + s.expectedSeconds! * (1 - (stageFraction(s) ?? 0)), 0)
+      : null,
   };
+}
+
+/**
+ * The whole job's seconds left: what the remembered jobs took for the work left, blended with
+ * the rate so far (from JOB_ETA_FROM done) by the share done, so the job's own pace takes over
+ * as it goes; the rate alone without history.
+ */
+export function jobEtaSeconds({ fraction, expectedLeft }: Pick<JobOverview, 'fraction' | 'expectedLeft'>, elapsed: number | null): number | null {
+  if (fraction >= 1) return null;
+  const rate = etaSeconds(fraction, elapsed, JOB_ETA_FROM);
+  if (expectedLeft === null) return rate;
+  return rate === null ? expectedLeft : fraction * rate + (1 - fraction) * expectedLeft;
 }
 
 /** A running job in the jobs list: "45 % · stage 2 of 4", and whether it waits for CPUs (the job page's figures, in short). */

@@ -5,7 +5,7 @@
 import type { Request, Response } from 'express';
 import { isTerminalJob } from '@wpv/jobs/model';
 import { ApiError } from '../http/errors.ts';
-import { toJob, type Jobs } from '../services/jobs.ts';
+import { toJob, type Expectations, type Jobs } from '../services/jobs.ts';
 
 type JobDoc = Awaited<ReturnType<Jobs['owned']>>;
 type Listener = (doc: JobDoc | null) => void;
@@ -64,7 +64,7 @@ export class JobStreams {
 
   async stream(req: Request, res: Response, jobId: string, owner: string): Promise<void> {
     const first = await this.jobs.owned(jobId, owner);
-    const shares = await this.jobs.shares(first);
+    const expected = await this.jobs.expectations(first);
     const open = this.openPerUser.get(owner) ?? 0;
     if (open >= this.maxPerUser) {
       throw new ApiError(429, 'too_many_streams', `at most ${this.maxPerUser} progress streams may be open per user; close one`, undefined, { 'Retry-After': '5' });
@@ -77,7 +77,7 @@ export class JobStreams {
         Connection: 'keep-alive',
         'X-Accel-Buffering': 'no',
       });
-      await this.follow(req, res, jobId, first, shares);
+      await this.follow(req, res, jobId, first, expected);
     } finally {
       const left = (this.openPerUser.get(owner) ?? 1) - 1;
       if (left > 0) this.openPerUser.set(owner, left);
@@ -87,7 +87,7 @@ export class JobStreams {
   }
 
   /** Writes the job's changes until it ends, disappears, or the client goes. */
-  private follow(req: Request, res: Response, jobId: string, first: JobDoc, shares: Record<string, number> | null): Promise<void> {
+  private follow(req: Request, res: Response, jobId: string, first: JobDoc, expected: Expectations | null): Promise<void> {
     let sent = Number(req.headers['last-event-id'] ?? -1);
     let lastWrite = Date.now();
     const write = (text: string) => {
@@ -107,7 +107,7 @@ export class JobStreams {
         if (done) return;
         if (!doc) return finish();
         if (doc.revision !== sent) {
-          write(`id: ${doc.revision}\nevent: job\ndata: ${JSON.stringify(toJob(doc, shares))}\n\n`);
+          write(`id: ${doc.revision}\nevent: job\ndata: ${JSON.stringify(toJob(doc, expected))}\n\n`);
           sent = doc.revision;
         }
         if (isTerminalJob(doc.state)) {

@@ -13,7 +13,7 @@ import type { JobConfig } from '@wpv/jobs/config';
 import { JOB_MODULES } from '../jobtypes/index.ts';
 import { newStages, stageGraph, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
 import type { JobRepo } from '@wpv/jobs/repository';
-import { stageShares, timingsKey, type StageTimings, type TimingSample } from '@wpv/jobs/timings';
+import { expectedSeconds, timingsKey, type StageTimings, type TimingSample } from '@wpv/jobs/timings';
 import { STAGE_FILES, partName, stageDir, tailOf } from '@wpv/jobs/workdir';
 
 const LOG_TAIL_BYTES = 64 * 1024;
@@ -34,11 +34,11 @@ export class Jobs {
 
   /** A job as the API shows it. */
   async present(doc: JobDoc): Promise<Job> {
-    return toJob(doc, await this.shares(doc));
+    return toJob(doc, await this.expectations(doc));
   }
 
-  /** Each stage's share of the job's time, from recent succeeded jobs of its type and graph scaled to its size; null without any. */
-  async shares(doc: JobDoc): Promise<Record<StageName, number> | null> {
+  /** What recent succeeded jobs of its type and graph say of this job's stages (scaled to its size); null without any. */
+  async expectations(doc: JobDoc): Promise<Expectations | null> {
     const key = timingsKey(doc);
     let cached = this.timingCache.get(key);
     if (!cached || Date.now() - cached.at > TIMINGS_TTL_MS) {
@@ -46,7 +46,9 @@ export class Jobs {
       cached.samples.catch(() => this.timingCache.delete(key)); // the store was away: ask again next time
       this.timingCache.set(key, cached);
     }
-    return stageShares(await cached.samples, doc.input, stageGraph(doc.type, doc.input));
+    const [samples, graph] = [await cached.samples, stageGraph(doc.type, doc.input)];
+    const weights = expectedSeconds(samples, doc.input, graph);
+    return weights && { weights, seconds: expectedSeconds(samples, doc.input, graph, { sameSize: true }) };
   }
 
   /** Validates and queues a job from a multipart upload; the upload's temp file is moved into the job directory. */
@@ -273,12 +275,13 @@ function lastStarted(job: JobDoc): string {
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function toStage(stage: StageDoc, share: number): JobStage {
+function toStage(stage: StageDoc, stages: number, expected: Pick<JobStage, 'share' | 'expectedSeconds'> | null): JobStage {
   return {
     name: stage.name,
     title: stageTitle(stage.name),
     runner: stage.runner,
-    share,
+    share: expected?.share ?? 1 / stages,
+    expectedSeconds: expected?.expectedSeconds ?? null,
     state: stage.state,
     progress: stage.progress,
     series: stage.series,
@@ -293,8 +296,18 @@ function toStage(stage: StageDoc, share: number): JobStage {
   };
 }
 
-/** `shares`: each stage's usual share of the job's time (stageShares); equal shares when null. */
-export function toJob(doc: JobDoc, shares: Record<StageName, number> | null): Job {
+/**
+ * Each stage's expected seconds: `weights` from jobs of a similar size (the stages' shares),
+ * `seconds` from jobs of the same size (shown), null without them.
+ */
+export interface Expectations {
+  weights: Record<StageName, number>;
+  seconds: Record<StageName, number> | null;
+}
+
+/** `expected`: Jobs.expectations; equal shares and no seconds when null. */
+export function toJob(doc: JobDoc, expected: Expectations | null): Job {
+  const total = expected ? doc.stageOrder.reduce((sum, name) => sum + expected.weights[name]!, 0) : 0;
   const firstStart = doc.stageOrder.map((n) => doc.stages[n]!.startedAt).filter((d): d is Date => d !== null).sort((a, b) => +a - +b)[0];
   return {
     id: doc._id,
@@ -310,7 +323,10 @@ export function toJob(doc: JobDoc, shares: Record<StageName, number> | null): Jo
       ...(doc.input.weights && { weights: { originalName: doc.input.weights.originalName, bytes: doc.input.weights.bytes } }),
       ...(doc.input.sample !== undefined && { sample: doc.input.sample }),
     },
-    stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!, shares?.[name] ?? 1 / doc.stageOrder.length)),
+    stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!, doc.stageOrder.length, expected && {
+      share: expected.weights[name]! / total,
+      expectedSeconds: expected.seconds?.[name] ?? null,
+    })),
     ...(doc.plotId && { plotId: doc.plotId }),
     ...(doc.error && { error: doc.error }),
     warnings: doc.warnings,
