@@ -215,8 +215,8 @@ export class Plots {
     return this.readable(id, caller).then(() => true, () => false);
   }
 
-  async isPublic(id: string): Promise<boolean> {
-    return this.readable(id, null).then(() => true, () => false);
+  isPublic(id: string): Promise<boolean> {
+    return this.mayRead(id, null);
   }
 
   async details(doc: PlotDoc): Promise<PlotDetails> {
