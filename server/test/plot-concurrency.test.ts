@@ -8,8 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseFile } from '../src/formats/index.ts';
+import { Collections } from '../src/services/collections.ts';
 import { Plots } from '../src/services/plots.ts';
 import { drawThumbnail } from '../src/services/thumbnails.ts';
+import type { Store } from '../src/storage/db.ts';
 import { Client, startServer, type TestServer } from './harness.ts';
 
 const TEXT = '# index x y z cluster\n0 1.5 2 3 1\n1 -1 0.25 4 2\n2 7 8 9 1\n';
@@ -106,4 +108,63 @@ test('deleting a collection while its plots are renamed keeps the renames and em
       assert.deepEqual([shown.name, shown.collection], [`member ${k}`, null], `round ${round}, plot ${k}`);
     }
   }
+});
+
+/**
+ * A store whose plots' `op` of a plot into a collection waits until `release` resolves: the
+ * write lands after a delete of the collection that began after the plot's check of it.
+ */
+function heldStore(op: 'updateOne' | 'insertOne', release: Promise<unknown>): Store {
+  const plots = server.store.plots;
+  const intoCollection = (args: unknown[]) => {
+    const doc = (op === 'updateOne' ? (args[1] as { $set?: { collection?: unknown } }).$set : args[0]) as { collection?: unknown } | undefined;
+    return typeof doc?.collection === 'string';
+  };
+  const held = new Proxy(plots, {
+    get: (target, prop) => {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (prop !== op) return typeof value === 'function' ? value.bind(target) : value;
+      return async (...args: unknown[]) => {
+        if (intoCollection(args)) await release;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { ...server.store, plots: held };
+}
+
+test('a plot moved into a collection while it is deleted does not keep naming it', async () => {
+  const { id, owner } = await alice.uploaded('points.txt', TEXT);
+  let deleted!: () => void;
+  const store = heldStore('updateOne', new Promise<void>((resolve) => (deleted = resolve)));
+  const plots = new Plots(store, server.config.limits);
+  const collections = new Collections(store, plots);
+  const collection = await collections.create(owner, { name: 'going', description: '' });
+  // The move checks the collection, then its write waits until the delete (which finds no member yet) is done.
+  const moved = plots.patch(id, owner, { name: 'moved', collection: collection.id });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await collections.delete(collection.id, owner);
+  deleted();
+  assert.deepEqual([(await moved).name, (await moved).collection], ['moved', null], 'the rest of the patch stands');
+  assert.equal((await alice.json('GET', `/plots/${id}`)).collection, null);
+});
+
+test('a plot uploaded into a collection while it is deleted is in none, and says so', async () => {
+  const { owner } = await alice.uploaded('points.txt', TEXT);
+  let deleted!: () => void;
+  const store = heldStore('insertOne', new Promise<void>((resolve) => (deleted = resolve)));
+  const plots = new Plots(store, server.config.limits);
+  const collections = new Collections(store, plots);
+  const collection = await collections.create(owner, { name: 'going', description: '' });
+  const file = path.join(os.tmpdir(), `wpv-collection-${process.pid}.txt`);
+  await writeFile(file, TEXT);
+  const parsed = await parseFile(file, 'late.txt', { maxPoints: 100, maxFrames: 1, maxUncompressedBytes: 1e6, maxCompressionRatio: 100 });
+  const uploaded = plots.ingestParsed(owner, parsed, { description: '', visibility: 'private', tags: [], collection: collection.id }, { format: 'text', originalName: 'late.txt' });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await collections.delete(collection.id, owner);
+  deleted();
+  const created = await uploaded;
+  assert.equal(created.collection, null);
+  assert.match(created.warnings.join('\n'), new RegExp(`collection ${collection.id} was deleted during the upload`));
+  assert.equal((await alice.json('GET', `/plots/${created.id}`)).collection, null);
 });

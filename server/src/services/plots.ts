@@ -149,7 +149,12 @@ export class Plots {
       await this.remove(doc._id);
       throw err;
     }
-    return { ...toPlot({ ...doc, state: 'ready' }, details), warnings: parsed.warnings };
+    const warnings = [...parsed.warnings];
+    if (doc.collection && !(await this.keptInCollection(doc._id, owner, doc.collection))) {
+      warnings.push(`the collection ${doc.collection} was deleted during the upload; the plot is in no collection`);
+      doc.collection = null;
+    }
+    return { ...toPlot({ ...doc, state: 'ready' }, details), warnings };
   }
 
   private async storeBlobs(plotId: string, parsed: ParsedPlot, columns: EncodedColumns, file?: UploadedFile): Promise<void> {
@@ -322,6 +327,8 @@ export class Plots {
       await this.saveDetails(id, details);
     }
     await this.store.plots.updateOne({ _id: id }, { $set: set });
+    // The rest of the patch stands; the plot shows that it is in no collection.
+    if (set.collection && !(await this.keptInCollection(id, caller, set.collection))) set.collection = null;
     this.recent.delete(id);
     return toPlot({ ...doc, ...set }, details);
   }
@@ -433,8 +440,23 @@ export class Plots {
   }
 
   private async requireOwnCollection(owner: string, id: string): Promise<void> {
-    const found = await this.store.collections.countDocuments({ _id: id, owner }, { limit: 1 });
-    if (!found) throw new ApiError(400, 'bad_request', `no collection ${id} of yours`, 'collection');
+    if (!(await this.ownsCollection(owner, id))) throw new ApiError(400, 'bad_request', `no collection ${id} of yours`, 'collection');
+  }
+
+  private async ownsCollection(owner: string, id: string): Promise<boolean> {
+    return (await this.store.collections.countDocuments({ _id: id, owner }, { limit: 1 })) > 0;
+  }
+
+  /**
+   * Checks again, after a plot was written into a collection, that the collection is still
+   * there, and takes the plot out if not: a delete between the first check and the write found
+   * its members before the plot was one, and left it naming a collection that is gone.
+   */
+  private async keptInCollection(id: string, owner: string, collection: string): Promise<boolean> {
+    if (await this.ownsCollection(owner, collection)) return true;
+    await this.store.plots.updateOne({ _id: id, collection }, { $set: { collection: null } });
+    this.recent.delete(id);
+    return false;
   }
 }
 
