@@ -19,6 +19,8 @@ const NEAREST = 10;
 const SIMILAR_SIZE = 4;
 /** Jobs within this factor count as of the same size: their seconds are this job's (start-up costs, which do not scale, weigh alike). */
 const SAME_SIZE = 1.25;
+/** A start-up + rate line is fitted only to jobs whose sizes differ at least this much. */
+const FIT_SPREAD = 1.5;
 const MAX_RACES = 5;
 
 export interface TimingSample {
@@ -59,29 +61,71 @@ export function workUnits(work: StageWork, { points, sample = points }: Pick<Tim
 }
 
 /**
- * Each stage's expected seconds in a job: the median seconds per unit of its work in the NEAREST
- * remembered jobs closest in size (by ratio of points), times the job's own units; null without
- * history. By default those of a similar size if any are, else the nearest (good for shares:
- * start-up costs do not scale, and over 4× they distort the absolute seconds, not the stages'
- * proportions much); `sameSize`: only those of the same size, for seconds to show.
+ * Each stage's expected seconds in a job, for its share of the job's time: the median seconds
+ * per unit of its work in the NEAREST remembered jobs closest in size (by ratio of points),
+ * times the job's own units; those of a similar size (within 4×) if any are, else the nearest
+ * (start-up costs do not scale, and over 4× they distort the absolute seconds, not the
+ * stages' proportions much). Null without history.
  */
-export function expectedSeconds(
-  samples: readonly TimingSample[],
-  job: Pick<TimingSample, 'points' | 'sample'>,
-  stages: readonly Pick<StageSpec, 'name' | 'work'>[],
-  { sameSize = false } = {},
-): Record<StageName, number> | null {
-  const ranked = samples
+export function expectedSeconds(samples: readonly TimingSample[], job: Pick<TimingSample, 'points' | 'sample'>, stages: readonly Pick<StageSpec, 'name' | 'work'>[]): Record<StageName, number> | null {
+  const ranked = rankedBySize(samples, job, stages);
+  const similar = ranked.filter(({ d }) => d <= Math.log(SIMILAR_SIZE));
+  return perStage(stages, (similar.length ? similar : ranked).slice(0, NEAREST).map(({ s }) => s), (nearest, { name, work }) =>
+    median(nearest.map((s) => s.seconds[name]! / workUnits(work, s))) * workUnits(work, job));
+}
+
+/**
+ * Each stage's expected seconds to show as time left. Jobs of the same size (within 1.25×)
+ * give theirs, as above. Without them, a line start-up + rate × units fitted per stage to
+ * the NEAREST jobs, when their sizes differ (by FIT_SPREAD) and this job is within 4× of
+ * them: per-unit seconds scaled from smaller jobs, which are mostly start-up, made estimates
+ * worse than the job's pace alone, and the pace alone was 20 s off early in the first job of
+ * a new size (bench/results/job-eta.md). Null otherwise.
+ */
+export function secondsToShow(samples: readonly TimingSample[], job: Pick<TimingSample, 'points' | 'sample'>, stages: readonly Pick<StageSpec, 'name' | 'work'>[]): Record<StageName, number> | null {
+  const ranked = rankedBySize(samples, job, stages);
+  const sameSize = ranked.filter(({ d }) => d <= Math.log(SAME_SIZE)).slice(0, NEAREST).map(({ s }) => s);
+  if (sameSize.length) return expectedSeconds(sameSize, job, stages);
+  const nearest = ranked.slice(0, NEAREST).map(({ s }) => s);
+  const sizes = nearest.map((s) => s.points);
+  const [smallest, largest] = [Math.min(...sizes), Math.max(...sizes)];
+  if (!(largest >= FIT_SPREAD * smallest) || job.points > SIMILAR_SIZE * largest || job.points * SIMILAR_SIZE < smallest) return null;
+  return perStage(stages, nearest, (fitted, { name, work }) => {
+    const { startUp, rate } = fitLine(fitted.map((s) => workUnits(work, s)), fitted.map((s) => s.seconds[name]!));
+    return startUp + rate * workUnits(work, job);
+  });
+}
+
+/** Remembered jobs that timed every stage of this graph, nearest in size first (d: |log of the points' ratio|). */
+function rankedBySize(samples: readonly TimingSample[], job: Pick<TimingSample, 'points'>, stages: readonly Pick<StageSpec, 'name'>[]) {
+  return samples
     .filter((s) => stages.every(({ name }) => Number.isFinite(s.seconds[name])))
     .map((s) => ({ s, d: Math.abs(Math.log(s.points / job.points)) }))
     .sort((a, b) => a.d - b.d);
-  const within = (factor: number) => ranked.filter(({ d }) => d <= Math.log(factor));
-  const similar = within(SIMILAR_SIZE);
-  const nearest = (sameSize ? within(SAME_SIZE) : similar.length ? similar : ranked).slice(0, NEAREST).map(({ s }) => s);
-  if (nearest.length === 0) return null;
-  const seconds = stages.map(({ name, work }) => median(nearest.map((s) => s.seconds[name]! / workUnits(work, s))) * workUnits(work, job));
+}
+
+/** Each stage's seconds from `basis` by `estimate`; null without basis or when they sum to nothing. */
+function perStage<S extends Pick<StageSpec, 'name' | 'work'>>(stages: readonly S[], basis: TimingSample[], estimate: (basis: TimingSample[], stage: S) => number): Record<StageName, number> | null {
+  if (basis.length === 0) return null;
+  const seconds = stages.map((stage) => estimate(basis, stage));
   if (!(seconds.reduce((a, b) => a + b, 0) > 0)) return null;
   return Object.fromEntries(stages.map(({ name }, k) => [name, seconds[k]!]));
+}
+
+/**
+ * Least squares seconds = startUp + rate × units, neither negative: through the origin when the
+ * start-up comes out negative, a flat median when the rate does (noise on a stage that barely
+ * grows).
+ */
+export function fitLine(units: number[], seconds: number[]): { startUp: number; rate: number } {
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  const [mx, my] = [mean(units), mean(seconds)];
+  const sxx = units.reduce((sum, x) => sum + (x - mx) ** 2, 0);
+  const sxy = units.reduce((sum, x, k) => sum + (x - mx) * (seconds[k]! - my), 0);
+  const rate = sxx > 0 ? sxy / sxx : 0;
+  if (rate < 0 || sxx === 0) return { startUp: median(seconds), rate: 0 };
+  if (my - rate * mx >= 0) return { startUp: my - rate * mx, rate };
+  return { startUp: 0, rate: units.reduce((sum, x, k) => sum + x * seconds[k]!, 0) / units.reduce((sum, x) => sum + x * x, 0) };
 }
 
 function median(values: number[]): number {

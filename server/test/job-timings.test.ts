@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { JobDoc } from '@wpv/jobs/model';
-import { StageTimings, expectedSeconds, timingSample, workUnits, type TimingSample } from '@wpv/jobs/timings';
+import { StageTimings, expectedSeconds, fitLine, secondsToShow, timingSample, workUnits, type TimingSample } from '@wpv/jobs/timings';
 import { Client, startServer, type TestServer } from './harness.ts';
 
 const ORDER = ['swg', 'mds', 'pwc', 'assemble'];
@@ -34,11 +34,33 @@ describe('stageShares', () => {
     // At N = 4,000: 64, 16, 16 and 4 s.
     assert.deepEqual(rounded(expectedSeconds(samples, { points: 4000 }, GRAPH)), { swg: 64, mds: 16, pwc: 16, assemble: 4 });
     assert.deepEqual(rounded(stageShares(samples, { points: 4000 }, GRAPH)), { swg: 0.64, mds: 0.16, pwc: 0.16, assemble: 0.04 });
-    // Seconds to show come from jobs of the same size only (within 1.25×): start-up costs weigh alike.
-    assert.equal(expectedSeconds(samples, { points: 4000 }, GRAPH, { sameSize: true }), null);
-    assert.deepEqual(rounded(expectedSeconds(samples, { points: 2200 }, GRAPH, { sameSize: true })), { swg: 19.36, mds: 4.84, pwc: 4.84, assemble: 2.2 });
+    // Seconds to show come from jobs of the same size when there are some (within 1.25×): start-up costs weigh alike.
+    assert.deepEqual(rounded(secondsToShow(samples, { points: 2200 }, GRAPH)), { swg: 19.36, mds: 4.84, pwc: 4.84, assemble: 2.2 });
     // At N = 100, pairs weigh less: 0.04, 0.01, 0.01 and 0.1 s.
     assert.deepEqual(rounded(stageShares(samples, { points: 100 }, GRAPH)), { swg: 0.25, mds: 0.063, pwc: 0.063, assemble: 0.625 });
+  });
+
+  test('seconds to show without jobs of the same size: start-up + rate × units, fitted per stage to the nearest sizes', () => {
+    // Planted: each stage starts up in 0.5 s (the plot in 0.1 s), then 4, 1, 1 µs per pair, 1 ms per point.
+    const startUp = [0.5, 0.5, 0.5, 0.1], rates = [4e-6, 1e-6, 1e-6, 1e-3];
+    const timed = (points: number) => sample(points, GRAPH.map(({ work }, k) => startUp[k]! + rates[k]! * workUnits(work, { points })));
+    const history = [timed(1000), timed(2000), timed(1000), timed(2000)];
+    // At 4,000 reads: 64.5, 16.5, 16.5 and 4.1 s, where per-unit medians (the shares' basis) scale start-up too.
+    assert.deepEqual(rounded(secondsToShow(history, { points: 4000 }, GRAPH)), { swg: 64.5, mds: 16.5, pwc: 16.5, assemble: 4.1 });
+    assert.deepEqual(rounded(expectedSeconds(history, { points: 4000 }, GRAPH)), { swg: 69, mds: 21, pwc: 21, assemble: 4.3 });
+    // Between sizes, none of them within 1.25×: the same line.
+    assert.deepEqual(rounded(secondsToShow(history, { points: 1500 }, GRAPH)), { swg: 9.5, mds: 2.75, pwc: 2.75, assemble: 1.6 });
+    // One size only (no line through it), or the job more than 4× beyond the sizes seen: none.
+    assert.equal(secondsToShow([timed(1000), timed(1100)], { points: 4000 }, GRAPH), null);
+    assert.equal(secondsToShow(history, { points: 9000 }, GRAPH), null);
+    assert.equal(secondsToShow(history, { points: 200 }, GRAPH), null);
+  });
+
+  test('a fitted line is never negative: through the origin, or flat', () => {
+    assert.deepEqual(fitLine([1, 2, 3], [2, 4, 6]), { startUp: 0, rate: 2 });
+    assert.deepEqual(fitLine([10, 20], [0, 20]), { startUp: 0, rate: 0.8 }, 'a negative start-up: the line through the origin');
+    assert.deepEqual(fitLine([10, 20, 30], [5, 4, 3.5]), { startUp: 4, rate: 0 }, 'a falling line: the median, flat');
+    assert.deepEqual(fitLine([10, 10], [1, 3]), { startUp: 2, rate: 0 }, 'one size: its median');
   });
 
   test('jobs of a similar size (within 4×) first: their start-up costs are like this job\'s', () => {

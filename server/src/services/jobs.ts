@@ -13,7 +13,7 @@ import type { JobConfig } from '@wpv/jobs/config';
 import { JOB_MODULES } from '../jobtypes/index.ts';
 import { newStages, stageGraph, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
 import type { JobRepo } from '@wpv/jobs/repository';
-import { expectedSeconds, timingsKey, type StageTimings, type TimingSample } from '@wpv/jobs/timings';
+import { expectedSeconds, secondsToShow, timingsKey, type StageTimings, type TimingSample } from '@wpv/jobs/timings';
 import { STAGE_FILES, partName, stageDir, tailOf } from '@wpv/jobs/workdir';
 
 const LOG_TAIL_BYTES = 64 * 1024;
@@ -48,7 +48,7 @@ export class Jobs {
     }
     const [samples, graph] = [await cached.samples, stageGraph(doc.type, doc.input)];
     const weights = expectedSeconds(samples, doc.input, graph);
-    return weights && { weights, seconds: expectedSeconds(samples, doc.input, graph, { sameSize: true }) };
+    return weights && { weights, seconds: secondsToShow(samples, doc.input, graph) };
   }
 
   /** Validates and queues a job from a multipart upload; the upload's temp file is moved into the job directory. */
