@@ -4,13 +4,17 @@ import type { Job } from '@wpv/schema';
 import { jobs } from '../api/endpoints';
 import { linkClick, navigate } from '../app/router';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { elapsedSeconds, formatPercent, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, stageTitle } from './jobProgress';
+import { useNow } from '../app/useNow';
+import { countdown, elapsedSeconds, formatPercent, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, stageTitle, timeLeftText } from './jobProgress';
 import { ProgressBar } from './ProgressBar';
 import { StageCard } from './StageCard';
 import { useJobEvents } from './useJobEvents';
 
 export function JobPage({ jobId }: { jobId: string }) {
-  const { job, error, setJob } = useJobEvents(jobId);
+  const { job, receivedAt, error, setJob } = useJobEvents(jobId);
+  // Running times and time left go on between reports (progress reaches the store every 2 s).
+  const now = useNow(job && isActiveJob(job.state) ? 1000 : null);
+  const sinceReport = (now - receivedAt) / 1000;
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
@@ -40,7 +44,7 @@ export function JobPage({ jobId }: { jobId: string }) {
             <ul>{job.warnings.map((w, i) => <li key={i}>{w}</li>)}</ul>
           </div>
         )}
-        {isActiveJob(job.state) && <JobProgress job={job} />}
+        {isActiveJob(job.state) && <JobProgress job={job} sinceReport={sinceReport} />}
         <div className="row">
           {isActiveJob(job.state) && <button disabled={busy} onClick={() => void cancel()}>Cancel job</button>}
           {(job.state === 'failed' || job.state === 'cancelled') && <button disabled={busy} onClick={() => void retry()}>Retry</button>}
@@ -49,7 +53,8 @@ export function JobPage({ jobId }: { jobId: string }) {
         <ErrorMessage error={actionError} />
         <div className="stages">
           {job.stages.map((s, i) => (
-            <StageCard key={s.name} jobId={job.id} stage={s} index={i + 1} total={job.stages.length} revision={job.revision} />
+            <StageCard key={s.name} jobId={job.id} stage={s} index={i + 1} total={job.stages.length} revision={job.revision}
+              updatedAt={job.updatedAt} sinceReport={sinceReport} />
           ))}
         </div>
       </>}
@@ -58,10 +63,9 @@ export function JobPage({ jobId }: { jobId: string }) {
 }
 
 /** The whole job at a glance: stage i of n, what runs now, percent and time left. */
-function JobProgress({ job }: { job: Job }) {
+function JobProgress({ job, sinceReport }: { job: Job; sinceReport: number }) {
   const overview = jobOverview(job.stages);
-  const elapsed = elapsedSeconds(job.startedAt, null);
-  const eta = jobEtaSeconds(overview, elapsed);
+  const eta = countdown(jobEtaSeconds(overview, elapsedSeconds(job.startedAt, job.updatedAt)), sinceReport);
   const waiting = overview.waiting.length ? `${overview.waiting.join(' and ')} waiting for free CPUs` : '';
   // Nothing runs or waits for CPUs: the next stage is in the bridge's queue (behind other jobs' stages) or about to be.
   const next = job.stages[overview.current - 1];
@@ -71,7 +75,7 @@ function JobProgress({ job }: { job: Job }) {
     <div className="job-progress" data-testid="job-progress">
       <p><strong>Stage {overview.current} of {overview.total}</strong>: {doing}</p>
       <ProgressBar fraction={overview.fraction} testId="job-progress-bar"
-        text={`${formatPercent(overview.fraction)}${eta === null ? '' : ` · about ${formatSeconds(eta)} left`}`} />
+        text={`${formatPercent(overview.fraction)}${timeLeftText(eta)}`} />
     </div>
   );
 }

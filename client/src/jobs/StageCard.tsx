@@ -5,18 +5,19 @@ import type { JobLogs, JobStage } from '@wpv/schema';
 import type { z } from 'zod';
 import { jobs } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { elapsedSeconds, etaSeconds, formatPercent, formatSeconds, isWorking, progressFigures, runFigures, stageFraction, stageTitle, waitsForCpus } from './jobProgress';
+import { countdown, elapsedSeconds, formatPercent, isWorking, progressFigures, runFigures, stageEtaSeconds, stageFraction, stageTitle, timeLeftText, waitsForCpus } from './jobProgress';
 import { ProgressBar } from './ProgressBar';
 import { StressChart } from './StressChart';
 
-export function StageCard({ jobId, stage, index, total, revision }:
-  { jobId: string; stage: JobStage; index: number; total: number; revision: number }) {
+/** `updatedAt`: the job's last change, which the stage's progress is as of; `sinceReport`: seconds since the page received it. */
+export function StageCard({ jobId, stage, index, total, revision, updatedAt, sinceReport }:
+  { jobId: string; stage: JobStage; index: number; total: number; revision: number; updatedAt: string; sinceReport: number }) {
   const waiting = waitsForCpus(stage);
   const running = isWorking(stage);
   // A program's time runs from its launch; until then the card counts the wait.
   const elapsed = stage.metrics?.runSeconds ?? elapsedSeconds(running ? stage.launchedAt ?? stage.startedAt : stage.startedAt, stage.endedAt);
   const fraction = stageFraction(stage);
-  const eta = running ? etaSeconds(fraction, elapsed) : null;
+  const eta = running ? countdown(stageEtaSeconds(stage, elapsedSeconds(stage.launchedAt ?? stage.startedAt, updatedAt)), sinceReport) : null;
   return (
     <section className={`job-stage state-${stage.state}`} data-testid={`stage-${stage.name}`} data-state={stage.state}>
       <h3>
@@ -26,7 +27,7 @@ export function StageCard({ jobId, stage, index, total, revision }:
       </h3>
       {running && (
         <ProgressBar fraction={fraction} testId={`progress-${stage.name}`}
-          text={`${fraction === null ? 'working' : formatPercent(fraction)}${eta === null ? '' : ` · about ${formatSeconds(eta)} left`}`} />
+          text={`${fraction === null ? 'working' : formatPercent(fraction)}${timeLeftText(eta)}`} />
       )}
       {stage.error && <p className="error" data-testid={`stage-error-${stage.name}`}>{stage.error}</p>}
       <dl className="figures">

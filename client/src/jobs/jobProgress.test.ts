@@ -1,7 +1,7 @@
 import { JOB_TYPES, type JobTypeContract } from '@wpv/schema';
 import { describe, expect, test } from 'vitest';
 import {
-  elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, listProgressText, pointsText, progressFigures, runFigures, stageFraction, stageTitle, stressChart, stressSeries, stressTick,
+  countdown, elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, listProgressText, pointsText, progressFigures, runFigures, stageEtaSeconds, stageFraction, stageTitle, stressChart, stressSeries, stressTick, timeLeftText,
 } from './jobProgress';
 
 const point = (iteration: number, stress: number | null, temperature: number | null = null) => ({ iteration, stress, temperature });
@@ -147,6 +147,30 @@ describe('stage progress', () => {
     expect(jobEtaSeconds(overview(0.05, null), 2)).toBeNull();
     expect(jobEtaSeconds(overview(0.5, null), 8)).toBeCloseTo(8, 9);
     expect(jobEtaSeconds(overview(1, 0), 8)).toBeNull();
+  });
+
+  test('a stage\'s time left is reckoned as the job\'s: its expected seconds for the work left, blended with its pace', () => {
+    const stage = (fraction: number | null, expectedSeconds: number | null) =>
+      ({ state: 'running' as const, progress: fraction === null ? {} : { fraction }, expectedSeconds });
+    // 10 % done in 1 s of a stage such jobs finished in 10 s: history 9 s, pace 9 s.
+    expect(stageEtaSeconds(stage(0.1, 10), 1)).toBeCloseTo(9, 9);
+    // Half done in 2 s where such stages took 8 s: half of 2 (pace) and half of 4 (history).
+    expect(stageEtaSeconds(stage(0.5, 8), 2)).toBeCloseTo(3, 9);
+    // Early on, history alone; without it, the pace from 10 %; a program that reports no fraction: nothing.
+    expect(stageEtaSeconds(stage(0.02, 10), 0.5)).toBeCloseTo(9.8, 9);
+    expect(stageEtaSeconds(stage(0.02, null), 0.5)).toBeNull();
+    expect(stageEtaSeconds(stage(null, 10), 0.5)).toBeNull();
+  });
+
+  test('the time left counts down between reports, and stops at "finishing"', () => {
+    expect(countdown(8.4, 0)).toBe(8.4);
+    expect(countdown(8.4, 1.5)).toBeCloseTo(6.9, 9);
+    expect(countdown(8.4, 9)).toBe(0);
+    expect(countdown(8.4, -0.3)).toBe(8.4); // the page's timer read before the report arrived
+    expect(countdown(null, 1)).toBeNull();
+    expect(timeLeftText(6.9)).toBe(' · about 6.9 s left');
+    expect(timeLeftText(0.2)).toBe(' · finishing');
+    expect(timeLeftText(null)).toBe('');
   });
 });
 

@@ -91,6 +91,27 @@ export function jobEtaSeconds({ fraction, expectedLeft }: Pick<JobOverview, 'fra
   return rate === null ? expectedLeft : fraction * rate + (1 - fraction) * expectedLeft;
 }
 
+/** A running stage's seconds left, as the whole job's are reckoned: its expected seconds for the work left, blended with its pace. */
+export function stageEtaSeconds(stage: Pick<JobStage, 'state' | 'progress' | 'expectedSeconds'>, elapsed: number | null): number | null {
+  const fraction = stageFraction(stage);
+  if (fraction === null) return null;
+  return jobEtaSeconds({ fraction, expectedLeft: stage.expectedSeconds === null ? null : stage.expectedSeconds * (1 - fraction) }, elapsed);
+}
+
+/**
+ * Time left that counts down between reports: the estimate as of the job's last change (its
+ * updatedAt, reckoned on the server's clock like its start times, so the two clocks need not
+ * agree), less the seconds since the page received it. Progress reaches the store every 2 s;
+ * reckoned on the page's clock between reports, the figure stood still or climbed. It stops at
+ * 0 until the next report.
+ */
+export const countdown = (leftAtReport: number | null, sinceReport: number): number | null =>
+  leftAtReport === null ? null : Math.max(0, leftAtReport - Math.max(0, sinceReport));
+
+/** " · about 8.4 s left" after a percent; " · finishing" once the countdown has run out (until the next report). */
+export const timeLeftText = (left: number | null) =>
+  left === null ? '' : left < 0.5 ? ' · finishing' : ` · about ${formatSeconds(left)} left`;
+
 /** A running job in the jobs list: "45 % · stage 2 of 4", and whether it waits for CPUs (the job page's figures, in short). */
 export function listProgressText(stages: Parameters<typeof jobOverview>[0]): string {
   const { fraction, current, total, running, waiting } = jobOverview(stages);

@@ -6,13 +6,16 @@ import { isActiveJob } from './jobProgress';
 
 export interface JobStream {
   job: Job | null;
+  /** When the shown job reached the page (Date.now()): figures count on from it until the next report. */
+  receivedAt: number;
   error: unknown;
   /** Replaces the shown job with a reply (cancel) before the stream catches up. */
   setJob: (job: Job) => void;
 }
 
 export function useJobEvents(id: string): JobStream {
-  const [job, setJob] = useState<Job | null>(null);
+  const [{ job, receivedAt }, setReceived] = useState<{ job: Job | null; receivedAt: number }>({ job: null, receivedAt: Date.now() });
+  const setJob = (next: Job) => setReceived({ job: next, receivedAt: Date.now() });
   const [error, setError] = useState<unknown>(null);
 
   useEffect(() => {
@@ -41,5 +44,5 @@ export function useJobEvents(id: string): JobStream {
     return () => { closed = true; source?.close(); };
   }, [id]);
 
-  return { job, error, setJob };
+  return { job, receivedAt, error, setJob };
 }
