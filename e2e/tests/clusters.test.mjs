@@ -168,6 +168,20 @@ describe('clusters from selections', () => {
     });
   });
 
+  test('a double-click on a cluster name renames it: the click that picks the row does not move the list', async () => {
+    await step(page, 'cluster-rename', async () => {
+      const csv = 'x,y,z,cluster,label\n0,0,0,alpha,p0\n1,0,0,beta,p1\n';
+      await open((await upload('e2e rename', csv, 'rename.csv')).id);
+      const alpha = await clusterRow('alpha').locator('.label').boundingBox();
+      await clusterRow('beta').locator('.label').dblclick();
+      await page.fill('[data-testid=cluster-row] input.rename', 'gamma');
+      await page.keyboard.press('Enter');
+      await clusterRow('gamma').waitFor();
+      assert.equal(await page.textContent('[data-testid=cluster-scope]'), '1 picked:');
+      assert.deepEqual(await clusterRow('alpha').locator('.label').boundingBox(), alpha);
+    });
+  });
+
   test('bulk: a pattern filter scopes Hide and Only these, picked rows get one colour', async () => {
     await step(page, 'cluster-bulk', async () => {
       // Six named clusters, one point each, spread on a line: "internal 1..3" and "leaf 1..3".

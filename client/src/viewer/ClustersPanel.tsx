@@ -78,13 +78,15 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
         onChange={(e) => setFilter(e.target.value)} />
       {matcher.error && <p className="error small">{matcher.error}</p>}
       <div className="row wrap bulk" data-testid="cluster-bulk">
-        <span className="muted small" data-testid="cluster-scope">{scope}:</span>
+        <span className="muted small scope" data-testid="cluster-scope" title={scope}>{scope}:</span>
         <button onClick={() => visibility('show')}>Show</button>
         <button onClick={() => visibility('hide')}>Hide</button>
         <button onClick={() => visibility('invert')}>Invert</button>
         <button onClick={() => visibility('solo')} title="hide every other cluster">Only these</button>
         <button onClick={() => setPicked(new Set(shown.map((s) => s.key)))} title="pick every cluster the filter shows">Pick matching</button>
-        {pickedStyles.length > 0 && <button onClick={() => setPicked(new Set())}>Clear picks</button>}
+        {/* Always there (disabled without picks): a button appearing on the first click would reflow the bar,
+            move the list under the pointer and turn a double-click (rename) into two clicks on different rows. */}
+        <button disabled={pickedStyles.length === 0} onClick={() => setPicked(new Set())}>Clear picks</button>
       </div>
       <div className="row wrap bulk">
         <input type="color" title={`colour of ${scope}`} aria-label="colour of the targets"
