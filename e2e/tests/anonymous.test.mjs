@@ -1,5 +1,6 @@
-// An anonymous visitor of a public plot: the page works and the browser console stays clean
-// (no 401 from a session check, no other errors).
+// An anonymous visitor: a public plot's page and the library work and the browser console stays
+// clean (no 401 from a session check or an owner's list, no other errors); pages that need an
+// account ask to log in.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BASE_URL, apiAs, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
@@ -33,6 +34,38 @@ describe('anonymous visitor', () => {
       await page.waitForSelector('a:has-text("Log in")');
       await page.waitForTimeout(500); // late requests (labels, edges) have answered
       assert.deepEqual(errors, []);
+      assert.deepEqual(problems, []);
+    });
+  });
+
+  /** A fresh context (no session cookie) whose console errors and page errors are collected. */
+  async function anonymousPage() {
+    const { page, problems } = await newPage(browser);
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    return { page, problems };
+  }
+
+  test('the library home page asks for nothing an anonymous visitor may not see', async () => {
+    const { page, problems } = await anonymousPage();
+    await step(page, 'anonymous-home', async () => {
+      const answered = [];
+      page.on('response', (r) => { if (r.url().includes('/api/')) answered.push(`${r.status()} ${new URL(r.url()).pathname}`); });
+      await page.goto(`${BASE_URL}/`);
+      await page.waitForSelector('[data-testid=plot-card]');
+      await page.waitForTimeout(500); // the tag list and anything else late has answered
+      assert.deepEqual(answered.filter((a) => !a.startsWith('200')), []);
+      assert.deepEqual(problems, []);
+    });
+  });
+
+  test('a job page asks to log in, with a link, rather than showing the API\'s refusal', async () => {
+    const { page, problems } = await anonymousPage();
+    await step(page, 'anonymous-job', async () => {
+      await page.goto(`${BASE_URL}/jobs/some-job`);
+      const prompt = page.locator('main [data-testid=login-prompt]');
+      assert.equal(await prompt.textContent(), 'Log in to see this job.');
+      assert.equal(await prompt.locator('a').getAttribute('href'), '/login');
+      assert.equal(await page.locator('main [role=alert]').count(), 0);
       assert.deepEqual(problems, []);
     });
   });

@@ -3,7 +3,9 @@ import { useState } from 'react';
 import type { Job } from '@wpv/schema';
 import { jobs } from '../api/endpoints';
 import { linkClick, navigate } from '../app/router';
+import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
+import { LoginPrompt } from '../pages/LoginPrompt';
 import { useNow } from '../app/useNow';
 import { countdown, elapsedSeconds, formatPercent, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, stageTitle, timeLeftText } from './jobProgress';
 import { ProgressBar } from './ProgressBar';
@@ -11,6 +13,14 @@ import { StageCard } from './StageCard';
 import { useJobEvents } from './useJobEvents';
 
 export function JobPage({ jobId }: { jobId: string }) {
+  const { username } = useSession();
+  // Jobs are their owner's only: an anonymous visitor is asked to log in, not shown the API's 401.
+  if (username === undefined) return <main className="page">Loading…</main>;
+  if (username === null) return <main className="page job-page"><h1>Job</h1><LoginPrompt to="to see this job." /></main>;
+  return <JobView jobId={jobId} />;
+}
+
+function JobView({ jobId }: { jobId: string }) {
   const { job, receivedAt, error, setJob } = useJobEvents(jobId);
   // Running times and time left go on between reports (progress reaches the store every 2 s).
   const now = useNow(job && isActiveJob(job.state) ? 1000 : null);

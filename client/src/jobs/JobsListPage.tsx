@@ -5,6 +5,7 @@ import { jobs } from '../api/endpoints';
 import { linkClick, navigate } from '../app/router';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
+import { LoginPrompt } from '../pages/LoginPrompt';
 import { elapsedSeconds, formatSeconds, isActiveJob, listProgressText, pointsText } from './jobProgress';
 import { JobSubmitForm } from './JobSubmitForm';
 
@@ -24,7 +25,7 @@ export function JobsListPage() {
     return () => clearInterval(timer);
   }, [anyActive, load]);
 
-  if (username === null) return <main className="page"><h1>Jobs</h1><p><a href="/login" onClick={linkClick}>Log in</a> to run analytics jobs.</p></main>;
+  if (username === null) return <main className="page"><h1>Jobs</h1><LoginPrompt to="to run analytics jobs." /></main>;
   return (
     <main className="page jobs-page">
       <h1>Jobs</h1>

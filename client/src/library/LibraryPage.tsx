@@ -5,6 +5,7 @@ import { collections as collectionsApi, plots, tags as tagsApi } from '../api/en
 import { linkClick, navigate } from '../app/router';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
+import { LoginPrompt } from '../pages/LoginPrompt';
 import { PlotEditor } from './PlotEditor';
 import { UploadPanel } from './UploadPanel';
 
@@ -42,7 +43,10 @@ export function LibraryPage() {
     return () => clearTimeout(t);
   }, [load]);
   useEffect(() => {
-    collectionsApi.list().then(setCollections, () => setCollections([]));
+    if (username === undefined) return; // the session is still loading: its answer runs this again
+    // Collections are their owner's: an anonymous visit asks for none (the API would answer 401).
+    if (username) collectionsApi.list().then(setCollections, () => setCollections([]));
+    else setCollections([]);
     tagsApi.list().then(setTagList, () => setTagList([]));
   }, [username]);
 
@@ -61,7 +65,7 @@ export function LibraryPage() {
   return (
     <main className="page">
       {username && <UploadPanel collections={collections} onUploaded={(p) => navigate(`/plots/${encodeURIComponent(p.id)}`)} />}
-      {username === null && <p><a href="/login" onClick={linkClick}>Log in</a> to upload plots and see your own. Public plots:</p>}
+      {username === null && <LoginPrompt to="to upload plots and see your own. Public plots:" />}
       <div className="filters row">
         {username && (['all', 'mine', 'public'] as const).map((s) => (
           <button key={s} className={scope === s ? 'active' : ''} onClick={() => resetPage(setScope)(s)}>

@@ -4,6 +4,7 @@ import { auth } from '../api/endpoints';
 import { useSession } from '../app/session';
 import { usePending } from '../app/usePending';
 import { ErrorMessage } from './ErrorMessage';
+import { LoginPrompt } from './LoginPrompt';
 
 export function TokensPage() {
   const { username } = useSession();
@@ -18,7 +19,7 @@ export function TokensPage() {
   useEffect(() => { if (username) void reload(); }, [username]);
 
   if (username === undefined) return <main className="page">Loading…</main>;
-  if (username === null) return <main className="page"><p>Log in to manage API tokens.</p></main>;
+  if (username === null) return <main className="page"><LoginPrompt to="to manage API tokens." /></main>;
 
   const create = () => creating.run(async () => {
     setError(null);
