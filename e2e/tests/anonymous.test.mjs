@@ -1,6 +1,6 @@
 // An anonymous visitor: a public plot's page and the library work and the browser console stays
 // clean (no 401 from a session check or an owner's list, no other errors); pages that need an
-// account ask to log in.
+// account ask to log in; an unknown address gets the app's not-found page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BASE_URL, apiAs, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
@@ -67,6 +67,20 @@ describe('anonymous visitor', () => {
       assert.equal(await prompt.locator('a').getAttribute('href'), '/login');
       assert.equal(await page.locator('main [role=alert]').count(), 0);
       assert.deepEqual(problems, []);
+    });
+  });
+
+  test('an unknown address gets the app\'s not-found page with a 404; an unknown API path a JSON 404', async () => {
+    const { page } = await anonymousPage();
+    await step(page, 'not-found', async () => {
+      const response = await page.goto(`${BASE_URL}/no/such/page`);
+      assert.equal(response.status(), 404);
+      await page.waitForSelector('header.nav');
+      assert.equal(await page.textContent('main h1'), 'Page not found');
+      assert.equal(await page.getAttribute('main a', 'href'), '/');
+      const api = await page.request.get(`${BASE_URL}/api/no/such`);
+      assert.equal(api.status(), 404);
+      assert.equal((await api.json()).error.code, 'not_found');
     });
   });
 

@@ -90,6 +90,13 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
     embeddable(req, res, () => sendIndex(res));
   });
   app.get(CLIENT_ROUTES, (_req, res) => sendIndex(res));
+  // Any other page: the client's own not-found view (header, link home) with a 404; /api stays JSON.
+  app.use((req, res, next) => {
+    if (req.path.startsWith('/api/')) return next(new ApiError(404, 'not_found', `no route ${req.method} ${req.path}`));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    sendIndex(res.status(404));
+  });
+  app.use(errorHandler);
   return { app, plots, users, jobs, loginLimits };
 }
 
