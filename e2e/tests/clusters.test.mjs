@@ -76,8 +76,10 @@ describe('clusters from selections', () => {
 
       assert.equal(await page.inputValue('[data-testid=cluster-name]'), 'Selection 1');
       await page.fill('[data-testid=cluster-name]', 'middle');
+      const title = await page.locator('[data-testid=plot-name]').boundingBox();
       await page.click('[data-testid=make-cluster]');
       await page.waitForSelector(`[data-testid=notice]:has-text('Cluster "middle" made of ${inside.length} point(s)')`);
+      assert.deepEqual(await page.locator('[data-testid=plot-name]').boundingBox(), title, 'the notice moved the sidebar');
       assert.equal(await countOf('middle'), inside.length);
       const moved = (key) => inside.filter((i) => GRID[i].cluster === key).length;
       for (const key of [1, 2, 3]) assert.equal(await countOf(String(key)), before[key] - moved(key));

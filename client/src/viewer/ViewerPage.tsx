@@ -115,6 +115,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
               try { setPlot(await plots.patch(plotId, { visibility: 'public' })); } catch (e) { setError(e); throw e; }
             } : undefined} />
         )}
+        {/* Over the top of the canvas, taking no room: in the sidebar a notice pushed the panels down while they were used. */}
+        {notice && !embed && <div className="notice-anchor"><p className="notice" data-testid="notice" title="click to dismiss" onClick={() => setNotice('')}>{notice}</p></div>}
         <PlotCanvas
           canvasRef={canvasRef} renderer={ready ? scene.renderer : null} tool={tool}
           state={canvasState}
@@ -128,7 +130,6 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       {embed ? <EmbedLink href={link()} /> : (
       <aside className="sidebar">
         <ErrorMessage error={error} />
-        {notice && <p className="notice" data-testid="notice" onClick={() => setNotice('')}>{notice}</p>}
         {plot && ready && (
           <>
             <h2 data-testid="plot-name">{plot.name}</h2>
