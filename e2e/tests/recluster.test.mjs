@@ -54,7 +54,10 @@ describe('re-clustering from the viewer', () => {
       key = keys[family[0]];
       count = keys.filter((k) => k === key).length;
       const row = page.locator(`[data-testid=cluster-row][data-key="${key}"]`);
-      // Its centre: the medoid is selected and shown.
+      // Its centre: the medoid is selected and shown; not while the cluster is hidden (nothing to see there).
+      await row.locator('input[type=checkbox]').uncheck();
+      assert.ok(await row.locator('[data-testid=go-to-centre]').isDisabled(), 'go to the centre of a hidden cluster');
+      await row.locator('input[type=checkbox]').check();
       await row.locator('[data-testid=go-to-centre]').click();
       await page.waitForSelector('[data-testid=selection-count]:text-is("1")');
       assert.ok(await page.isVisible('[data-testid=recluster-selection]'), 'the selection panel offers a re-clustering');

@@ -135,7 +135,8 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
                 onClick={() => actions.remove!(s.key)}>✕</button>
             )}
             {s.centre !== undefined && actions.goToCentre &&
-              <button title="go to the cluster's centre (its medoid, drawn as a large star)" aria-label="go to the centre" data-testid="go-to-centre" onClick={() => actions.goToCentre!(s.centre!)}>◎</button>}
+              <button aria-label="go to the centre" data-testid="go-to-centre" disabled={!s.visible} onClick={() => actions.goToCentre!(s.centre!)}
+                title={s.visible ? "go to the cluster's centre (its medoid, drawn as a large star)" : 'the cluster is hidden: show it to go to its centre'}>◎</button>}
             {actions.recluster &&
               <button title="re-cluster this cluster's points: a new job on their part of the distance matrix" aria-label="re-cluster" data-testid="recluster-cluster" disabled={actions.reclusterBusy} onClick={() => actions.recluster!(s.key)}>⋔</button>}
           </div>
