@@ -108,6 +108,7 @@ export const Plot = z.object({
   frameList: z.array(FrameInfo),
   views: z.record(z.string(), z.unknown()).describe('saved view settings by name'),
   hasThumbnail: z.boolean(),
+  thumbnailDrawn: z.boolean().optional().describe('the thumbnail was drawn by the server from the first frame when the plot was stored, not stored from the viewer: the owner\'s first view may replace it'),
   display: DisplaySettings.optional().describe('display settings read from the file, where it has any'),
   columns: z.array(PlotColumn).default([]).describe('metadata columns: extra per-point values beside label and cluster'),
   parent: z.string().optional().describe('the plot this one re-clusters some points of (POST /plots/{id}/recluster), when you may read it'),

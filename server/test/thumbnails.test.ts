@@ -1,11 +1,13 @@
-// Thumbnails drawn on the server (the demo plots'): planted points at known pixels, then stored
-// for a plot in the real store and served as its library image.
+// Thumbnails drawn on the server (every new plot's, uploaded or a job's, and the demo loader's):
+// planted points at known pixels, then stored for a plot in the real store and served as its
+// library image until the owner's view replaces it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PNG } from 'pngjs';
+import type { ParsedPlot } from '../src/formats/types.ts';
 import { Plots } from '../src/services/plots.ts';
 import { drawThumbnail, storeDrawnThumbnail, THUMBNAIL_SIZE } from '../src/services/thumbnails.ts';
-import { Client, bytes, startServer, type TestServer } from './harness.ts';
+import { Client, bytes, signedIn, startServer, type TestServer } from './harness.ts';
 
 const red = { r: 255, g: 0, b: 0, a: 255 }, blue = { r: 0, g: 0, b: 255, a: 255 };
 const cluster = (key: number, color: typeof red, visible = true) => ({ key, label: String(key), color, shape: 0, size: 1, visible, count: 1 });
@@ -42,20 +44,53 @@ describe('a stored drawn thumbnail', () => {
   before(async () => { server = await startServer(); });
   after(() => server.close());
 
-  test('becomes the plot\'s library image', async () => {
-    const alice = new Client(server.url);
-    await alice.signUp('alice');
-    const res = await alice.upload('two.txt', '0 0 0 0 1 a\n1 1 1 0 2 b\n', { visibility: 'public' });
-    const plot = await res.json();
-    assert.equal(plot.hasThumbnail, false);
-    const doc = (await server.store.plots.findOne({ _id: plot.id }))!;
-    await storeDrawnThumbnail(new Plots(server.store, server.config.limits), server.store.blobs, doc);
-    const listed = (await alice.json('GET', '/plots?scope=mine')).items.find((p: any) => p.id === plot.id);
+  /** The plot's library image, checked to be a drawn 256×256 PNG with some point on it. */
+  async function libraryImage(owner: Client, id: string): Promise<Uint8Array> {
+    const listed = (await owner.json('GET', '/plots?scope=mine')).items.find((p: any) => p.id === id);
     assert.equal(listed.hasThumbnail, true);
-    const image = await new Client(server.url).request('GET', `/plots/${plot.id}/thumbnail`);
+    const image = await owner.request('GET', `/plots/${id}/thumbnail`);
     assert.equal(image.headers.get('content-type'), 'image/png');
-    const png = PNG.sync.read(Buffer.from(await bytes(image)));
+    const data = await bytes(image);
+    const png = PNG.sync.read(Buffer.from(data));
     assert.equal(png.width, THUMBNAIL_SIZE);
     assert.ok(png.data.some((v, i) => i % 4 !== 3 && v > 0x20), 'some point is drawn');
+    return data;
+  }
+
+  test('an upload has one as soon as it is stored, until the owner\'s view replaces it', async () => {
+    const alice = await signedIn(server.url, 'alice');
+    const plot = await alice.uploaded('two.txt', '0 0 0 0 1 a\n1 1 1 0 2 b\n', { visibility: 'public' });
+    assert.deepEqual([plot.hasThumbnail, plot.thumbnailDrawn], [true, true]);
+    await libraryImage(alice, plot.id);
+    const viewers = new Uint8Array([...PNG.sync.write(new PNG({ width: 4, height: 4 }))]);
+    assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, viewers, { 'content-type': 'image/png' })).status, 204);
+    const shown = await alice.json('GET', `/plots/${plot.id}`);
+    assert.deepEqual([shown.hasThumbnail, shown.thumbnailDrawn], [true, false]);
+    assert.deepEqual(await bytes(await alice.request('GET', `/plots/${plot.id}/thumbnail`)), viewers);
+  });
+
+  test('a job\'s plot has one as soon as it is stored', async () => {
+    const bob = await signedIn(server.url, 'bob');
+    const parsed: ParsedPlot = {
+      title: 'a job',
+      clusters: [1, 2].map((key) => ({ key, label: `cluster ${key}`, color: null, shape: 0, size: 1, visible: true })),
+      frames: [{ title: '', positions: new Float32Array([0, 0, 0, 1, 1, 1]), clusterKeys: new Uint32Array([1, 2]), labels: ['a', 'b'], edges: [] }],
+      warnings: [],
+    };
+    // As workers/src/assemble.ts stores a job's plot.
+    const fields = { name: 'a job', description: '', visibility: 'private' as const, tags: ['job'] };
+    const created = await new Plots(server.store, server.config.limits).ingestParsed('bob', parsed, fields, { format: 'pviz', originalName: 'job.pviz' }, 'job-thumbnailed');
+    assert.equal(created.hasThumbnail, true);
+    await libraryImage(bob, created.id);
+  });
+
+  test('the demo loader draws one for a plot stored without it', async () => {
+    const carol = await signedIn(server.url, 'carol');
+    const plot = await carol.uploaded('two.txt', '0 0 0 0 1 a\n1 1 1 0 2 b\n');
+    await server.store.plots.updateOne({ _id: plot.id }, { $set: { hasThumbnail: false, thumbnailDrawn: false } });
+    await server.store.blobs.meta.deleteOne({ _id: `${plot.id}/thumbnail` });
+    const doc = (await server.store.plots.findOne({ _id: plot.id }))!;
+    await storeDrawnThumbnail(new Plots(server.store, server.config.limits), server.store.blobs, doc);
+    await libraryImage(carol, plot.id);
   });
 });

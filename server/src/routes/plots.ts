@@ -144,7 +144,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
       if (!Buffer.isBuffer(png) || !png.subarray(0, 8).equals(PNG_MAGIC)) {
         throw new ApiError(400, 'bad_request', 'send the thumbnail as Content-Type: image/png', 'body');
       }
-      await plots.setThumbnail(doc, png);
+      await plots.setThumbnail(doc, png, { drawn: false });
       res.status(204).end();
     },
   );

@@ -24,6 +24,7 @@ import { columnBlobName, frameBlobName, plotBlobName, type BlobStore, type Frame
 import type { Store } from '../storage/db.ts';
 import { newId } from '../storage/ids.ts';
 import { PlotLinks } from '../storage/plot-links.ts';
+import { drawThumbnail } from './thumbnails.ts';
 import { Recent } from '../storage/recent.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
 
@@ -109,6 +110,8 @@ export class Plots {
       throw new ApiError(422, 'too_many_clusters', `${parsed.clusters.length} clusters; at most ${this.limits.clusters} are allowed`);
     }
     const columns = encodeColumns(parsed.frames, { maxColumns: this.limits.columns, maxCategories: this.limits.columnCategories });
+    const clusters = clusterTable(parsed);
+    const thumbnail = firstFrameThumbnail(parsed, clusters);
     const now = new Date();
     const doc: PlotDoc = {
       _id: id ?? newId(16),
@@ -127,12 +130,13 @@ export class Plots {
       points: Math.max(...parsed.frames.map((f) => f.clusterKeys.length)),
       clusterCount: parsed.clusters.length,
       bbox: boundingBox(parsed),
-      hasThumbnail: false,
+      hasThumbnail: thumbnail !== null,
+      thumbnailDrawn: thumbnail !== null,
       ...(parsed.display && { display: parsed.display }),
       ...(parsed.parent && { parent: parsed.parent }),
     };
     const details: PlotDetails = {
-      clusters: clusterTable(parsed),
+      clusters,
       frameList: parsed.frames.map((f, index) => ({ index, title: f.title, points: f.clusterKeys.length, edges: f.edges.length })),
       views: {},
       columns: columns.columns,
@@ -141,7 +145,7 @@ export class Plots {
     await this.store.plots.insertOne(doc);
     try {
       await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
-      await this.storeBlobs(doc._id, parsed, columns, file);
+      await this.storeBlobs(doc._id, parsed, columns, thumbnail, file);
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready' } });
       this.recent.delete(doc._id);
       if (doc.parent) await this.links.add(doc.parent, doc._id);
@@ -157,7 +161,7 @@ export class Plots {
     return { ...toPlot({ ...doc, state: 'ready' }, details), warnings };
   }
 
-  private async storeBlobs(plotId: string, parsed: ParsedPlot, columns: EncodedColumns, file?: UploadedFile): Promise<void> {
+  private async storeBlobs(plotId: string, parsed: ParsedPlot, columns: EncodedColumns, thumbnail: Buffer | null, file?: UploadedFile): Promise<void> {
     // The plot is new (ingestParsed removed any leftover): its frames' blobs go in batches of a few MB.
     let batch: { name: string; data: Uint8Array; contentType: string }[] = [];
     let batchBytes = 0;
@@ -165,6 +169,7 @@ export class Plots {
       batch.push({ name, data, contentType });
       batchBytes += data.byteLength;
     };
+    if (thumbnail) add(plotBlobName(plotId, 'thumbnail'), thumbnail, 'image/png');
     for (const [index, frame] of parsed.frames.entries()) {
       const put = (kind: FrameBlobKind, data: Uint8Array, type: string) => add(frameBlobName(plotId, index, kind), data, type);
       put('positions', toLittleEndianBytes(frame.positions), 'application/octet-stream');
@@ -431,11 +436,12 @@ export class Plots {
     this.recent.delete(id);
   }
 
-  async setThumbnail(doc: PlotDoc, png: Buffer): Promise<void> {
+  /** `drawn`: drawn on the server rather than sent from the viewer. */
+  async setThumbnail(doc: PlotDoc, png: Buffer, { drawn }: { drawn: boolean }): Promise<void> {
     const name = plotBlobName(doc._id, 'thumbnail');
     await this.blobs.putBuffer(doc._id, name, png, 'image/png');
     // One of the plot's edits: beside a rename, FerretDB would keep only one of the two.
-    await this.oneEditAtATime(doc._id, () => this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true } }));
+    await this.oneEditAtATime(doc._id, () => this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true, thumbnailDrawn: drawn } }));
     this.recent.delete(doc._id);
   }
 
@@ -457,6 +463,22 @@ export class Plots {
     await this.store.plots.updateOne({ _id: id, collection }, { $set: { collection: null } });
     this.recent.delete(id);
     return false;
+  }
+}
+
+/**
+ * The library thumbnail of a new plot, drawn from its first frame while it is stored, so plots nobody
+ * has opened yet (a job's) show one too; before the plot is ready, so no viewer's thumbnail can be
+ * overwritten. A plot that cannot be drawn is stored without one: the owner's first view becomes it.
+ */
+function firstFrameThumbnail(parsed: ParsedPlot, clusters: Cluster[]): Buffer | null {
+  const frame = parsed.frames[0];
+  if (!frame) return null;
+  try {
+    return drawThumbnail(frame.positions, frame.clusterKeys, clusters);
+  } catch (err) {
+    console.error('plots: the thumbnail could not be drawn; the plot is stored without one', err);
+    return null;
   }
 }
 

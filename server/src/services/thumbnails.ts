@@ -1,7 +1,7 @@
-// Library thumbnails drawn on the server, for plots that nobody has opened in the viewer yet
-// (the demo plots; the viewer stores the owner's first view otherwise): the first frame's
-// points seen from +z as the viewer's reset camera sees them, in their clusters' colours, on
-// the viewer's background, as a 256×256 PNG (pngjs).
+// Library thumbnails drawn on the server: every new plot's while it is stored (Plots.ingestParsed),
+// and the demo plots' stored before that; the owner's view in the viewer replaces it (`thumbnailDrawn`).
+// The first frame's points seen from +z as the viewer's reset camera sees them, in their
+// clusters' colours, on the viewer's background, as a 256×256 PNG (pngjs).
 import type { Cluster } from '@wpv/schema';
 import { PNG } from 'pngjs';
 import type { BlobStore } from '../storage/blobs.ts';
@@ -15,13 +15,15 @@ const MARGIN = 0.06;
 /** Points (xyz triples) and their cluster keys drawn as discs; hidden clusters are left out. */
 export function drawThumbnail(positions: Float32Array, keys: Uint32Array, clusters: readonly Cluster[], size = THUMBNAIL_SIZE): Buffer {
   const png = new PNG({ width: size, height: size });
-  for (let p = 0; p < size * size; p++) png.data.set([...BACKGROUND, 255], 4 * p);
-  const byKey = new Map(clusters.map((c) => [c.key, c]));
-  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  png.data.fill(Buffer.from([...BACKGROUND, 255]));
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   for (let i = 0; i < keys.length; i++) {
     const x = positions[3 * i]!, y = positions[3 * i + 1]!;
     if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
-    [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
   }
   if (x0 > x1) return PNG.sync.write(png); // no point to draw
   // One scale for both axes, so shapes keep their proportions; the plot centred.
@@ -30,34 +32,43 @@ export function drawThumbnail(positions: Float32Array, keys: Uint32Array, cluste
   const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
   // Fewer points draw larger, as the viewer's glyphs look at this size.
   const radius = keys.length > 20_000 ? 0.5 : keys.length > 2_000 ? 1 : 2;
+  // Each point's colour looked up once, not once per pass: every plot is drawn while it is stored.
+  const colors = [...clusters.map((c) => c.color), UNDECLARED];
+  const colorIndex = new Map(clusters.map((c, index) => [c.key, c.visible ? index : HIDDEN]));
+  const pointColor = new Int32Array(keys.length);
+  for (let i = 0; i < keys.length; i++) pointColor[i] = colorIndex.get(keys[i]!) ?? clusters.length;
+  const neutral = colors.map(isNeutral);
   // Greys and white first (a tree's internal nodes, unassigned points), the coloured points over them:
   // at this size, drawing order decides what shows.
   for (const neutralPass of [true, false]) {
     for (let i = 0; i < keys.length; i++) {
-      const c = byKey.get(keys[i]!);
-      if (c && !c.visible) continue;
-      const color = c?.color ?? { r: 160, g: 160, b: 160, a: 255 };
-      if (isNeutral(color) !== neutralPass) continue;
+      const color = pointColor[i]!;
+      if (color === HIDDEN || neutral[color] !== neutralPass) continue;
       const px = size / 2 + (positions[3 * i]! - cx) * scale, py = size / 2 - (positions[3 * i + 1]! - cy) * scale;
       if (!Number.isFinite(px) || !Number.isFinite(py)) continue;
-      disc(png, px, py, radius, color);
+      disc(png, px, py, radius, colors[color]!);
     }
   }
   return PNG.sync.write(png);
 }
 
+const HIDDEN = -1;
+/** Points of a key that no cluster declares. */
+const UNDECLARED: Cluster['color'] = { r: 160, g: 160, b: 160, a: 255 };
 const isNeutral = ({ r, g, b }: Cluster['color']) => Math.max(r, g, b) - Math.min(r, g, b) < 32;
 
 function disc(png: PNG, cx: number, cy: number, r: number, { r: red, g, b, a }: Cluster['color']): void {
   const alpha = a / 255;
-  for (let y = Math.floor(cy - r); y <= Math.ceil(cy + r); y++) {
-    for (let x = Math.floor(cx - r); x <= Math.ceil(cx + r); x++) {
-      if (x < 0 || y < 0 || x >= png.width || y >= png.height) continue;
+  const { data, width, height } = png;
+  const top = Math.max(0, Math.floor(cy - r)), bottom = Math.min(height - 1, Math.ceil(cy + r));
+  const left = Math.max(0, Math.floor(cx - r)), right = Math.min(width - 1, Math.ceil(cx + r));
+  for (let y = top; y <= bottom; y++) {
+    for (let x = left; x <= right; x++) {
       if (r >= 1 && (x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2 > r * r) continue;
-      const o = 4 * (y * png.width + x);
-      png.data[o] = Math.round(red * alpha + png.data[o]! * (1 - alpha));
-      png.data[o + 1] = Math.round(g * alpha + png.data[o + 1]! * (1 - alpha));
-      png.data[o + 2] = Math.round(b * alpha + png.data[o + 2]! * (1 - alpha));
+      const o = 4 * (y * width + x);
+      data[o] = Math.round(red * alpha + data[o]! * (1 - alpha));
+      data[o + 1] = Math.round(g * alpha + data[o + 1]! * (1 - alpha));
+      data[o + 2] = Math.round(b * alpha + data[o + 2]! * (1 - alpha));
     }
   }
 }
@@ -70,5 +81,5 @@ export async function storeDrawnThumbnail(plots: Plots, blobs: BlobStore, doc: P
   };
   const [positions, keys] = await Promise.all([read('positions'), read('clusters')]);
   const { clusters } = await plots.details(doc);
-  await plots.setThumbnail(doc, drawThumbnail(new Float32Array(positions), new Uint32Array(keys), clusters));
+  await plots.setThumbnail(doc, drawThumbnail(new Float32Array(positions), new Uint32Array(keys), clusters), { drawn: true });
 }

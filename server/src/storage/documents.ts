@@ -48,6 +48,8 @@ export interface PlotDoc {
   clusterCount: number;
   bbox: BoundingBox;
   hasThumbnail: boolean;
+  /** The thumbnail was drawn on the server (at ingest, or the demo loader's), not sent by the viewer. */
+  thumbnailDrawn?: boolean;
   display?: DisplaySettings;
   /** A re-clustering's plot: the plot whose points it re-clusters. */
   parent?: string;
