@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../src/app.ts';
 import { AmqpLink } from '../src/storage/amqp.ts';
-import { Client, startServer, type TestServer } from './harness.ts';
+import { Client, expectReply, signedIn, startServer, type TestServer } from './harness.ts';
 
 let server: TestServer;
 before(async () => (server = await startServer()));
@@ -105,6 +105,32 @@ describe('bearer tokens', () => {
     await b.signUp('judy');
     assert.equal((await b.request('DELETE', `/auth/tokens/${t.id}`)).status, 404);
   });
+
+  test('a user\'s tokens have different names, even when made together, until one is revoked', async () => {
+    const owner = await signedIn(server.url, 'mallory');
+    const create = (name: string, username = 'mallory') => owner.request('POST', '/auth/token', { username, password: 'correct horse battery', name });
+    const first = await expectReply(await create('laptop'), 201);
+    const again = await expectReply(await create('laptop'), 409, 'name', 'conflict');
+    assert.match(again.error.message, /laptop/);
+    // FerretDB applies no update filter atomically: only the name's own document keeps parallel requests apart.
+    const together = await Promise.all(Array.from({ length: 6 }, () => create('desktop')));
+    assert.deepEqual(together.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409]);
+    assert.deepEqual((await owner.json('GET', '/auth/tokens')).map((t: { name: string }) => t.name).sort(), ['desktop', 'laptop']);
+    await signedIn(server.url, 'niaj');
+    await expectReply(await create('laptop', 'niaj'), 201); // another user's names are theirs
+    assert.equal((await owner.request('DELETE', `/auth/tokens/${first.id}`)).status, 204);
+    await expectReply(await create('laptop'), 201);
+  });
+
+  test('a token stored before names were unique keeps its name', async () => {
+    const owner = await signedIn(server.url, 'olivia');
+    await server.store.tokens.insertOne({ _id: 'old-token', tokenHash: 'not a real hash', username: 'olivia', name: 'old laptop', prefix: 'wpv_old', createdAt: new Date(), lastUsedAt: null });
+    const create = () => owner.request('POST', '/auth/token', { username: 'olivia', password: 'correct horse battery', name: 'old laptop' });
+    await expectReply(await create(), 409, 'name', 'conflict');
+    await expectReply(await create(), 409, 'name', 'conflict');
+    assert.equal((await owner.request('DELETE', '/auth/tokens/old-token')).status, 204);
+    await expectReply(await create(), 201);
+  });
 });
 
 describe('service endpoints', () => {
@@ -170,8 +196,8 @@ describe('password guessing limits', () => {
   let guarded: TestServer;
   before(async () => (guarded = await startServer(limits)));
   after(() => guarded.close());
-  const attempt = (url: string, route: string, username: string, password: string) =>
-    fetch(`${url}/api/v1/auth/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const attempt = (url: string, route: string, username: string, password: string, name?: string) =>
+    fetch(`${url}/api/v1/auth/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password, name }) });
 
   test('30 parallel guesses at one account: 10 are checked, the rest get 429 with Retry-After, and so does the right password', async () => {
     await new Client(guarded.url).json('POST', '/auth/register', { username: 'ivan', password: 'right password!' }, 201);
@@ -189,7 +215,7 @@ describe('password guessing limits', () => {
     await new Client(guarded.url).json('POST', '/auth/register', { username: 'judy', password: 'right password!' }, 201);
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 4; i++) assert.equal((await attempt(guarded.url, 'login', 'judy', 'wrong password!')).status, 401);
-      assert.equal((await attempt(guarded.url, 'token', 'judy', 'right password!')).status, 201);
+      assert.equal((await attempt(guarded.url, 'token', 'judy', 'right password!', `token ${round}`)).status, 201);
     }
   });
 

@@ -114,6 +114,7 @@ export class Users {
     await this.store.sessions.deleteOne({ _id: id });
   }
 
+  /** A 409 naming `name` when the user has a token of that name: one token per machine, each revocable alone. */
   async createToken(username: string, name: string): Promise<TokenCreated> {
     const token = `wpv_${randomToken()}`;
     const doc: TokenDoc = {
@@ -125,7 +126,21 @@ export class Users {
       createdAt: new Date(),
       lastUsedAt: null,
     };
-    await this.store.tokens.insertOne(doc);
+    const taken = () => new ApiError(409, 'conflict', `you already have a token named ${JSON.stringify(name)}; choose another name, or revoke that token first`, 'name');
+    try {
+      await this.store.tokenNames.insertOne({ _id: tokenNameId(username, name) });
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) throw taken();
+      throw err;
+    }
+    try {
+      // Tokens made before names were claimed hold theirs without a claim: the claim now guards it.
+      if (await this.store.tokens.countDocuments({ username, name }, { limit: 1 })) throw taken();
+      await this.store.tokens.insertOne(doc);
+    } catch (err) {
+      if (!(err instanceof ApiError)) await this.store.tokenNames.deleteOne({ _id: tokenNameId(username, name) });
+      throw err;
+    }
     return { ...tokenInfo(doc), token };
   }
 
@@ -136,8 +151,10 @@ export class Users {
 
   async revokeToken(username: string, id: string): Promise<boolean> {
     const revoked = await this.store.tokens.findOneAndDelete({ _id: id, username });
-    if (revoked) this.tokens.delete(revoked.tokenHash);
-    return revoked !== null;
+    if (!revoked) return false;
+    this.tokens.delete(revoked.tokenHash);
+    await this.store.tokenNames.deleteOne({ _id: tokenNameId(username, revoked.name) });
+    return true;
   }
 
   /** The token's owner, or null for an unknown or revoked token. lastUsedAt is as fresh as the cache. */
@@ -149,6 +166,9 @@ export class Users {
     });
   }
 }
+
+/** Usernames hold no "/", so "<username>/<name>" names one user's token name. */
+const tokenNameId = (username: string, name: string) => `${username}/${name}`;
 
 function tokenInfo(doc: TokenDoc): TokenInfo {
   return {

@@ -5,7 +5,7 @@ import type { PlotLinkDoc } from './plot-links.ts';
 import type { ActiveJob, JobEvent, JobRecord, JobSlot, OwnedJob, StageTrack } from '@wpv/jobs/model';
 import type { JobCollections } from '@wpv/jobs/repository';
 import type { TimingsDoc } from '@wpv/jobs/timings';
-import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, UserDoc } from './documents.ts';
+import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, TokenNameDoc, UserDoc } from './documents.ts';
 
 /** The API's collections, the job gateway's among them. */
 export interface Store extends JobCollections {
@@ -14,6 +14,8 @@ export interface Store extends JobCollections {
   users: Collection<UserDoc>;
   sessions: Collection<SessionDoc>;
   tokens: Collection<TokenDoc>;
+  /** The names of each user's tokens, one document per name (documents.ts). */
+  tokenNames: Collection<TokenNameDoc>;
   plots: Collection<PlotDoc>;
   plotDetails: Collection<PlotDetailsDoc>;
   collections: Collection<CollectionDoc>;
@@ -36,6 +38,7 @@ export async function openStore(uri: string): Promise<Store> {
     users: db.collection<UserDoc>('users'),
     sessions: db.collection<SessionDoc>('sessions'),
     tokens: db.collection<TokenDoc>('tokens'),
+    tokenNames: db.collection<TokenNameDoc>('token_names'),
     plots: db.collection<PlotDoc>('plots'),
     plotDetails: db.collection<PlotDetailsDoc>('plot_details'),
     collections: db.collection<CollectionDoc>('collections'),

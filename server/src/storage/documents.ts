@@ -27,6 +27,15 @@ export interface TokenDoc {
   lastUsedAt: Date | null;
 }
 
+/**
+ * A token name taken by one of the user's tokens: `_id` "<username>/<name>", inserted before the
+ * token, so two tokens cannot share a name even when created together (a unique _id is the one
+ * guard FerretDB applies atomically).
+ */
+export interface TokenNameDoc {
+  _id: string;
+}
+
 /** `ingesting` plots are invisible: a plot appears only once all its data is stored. */
 export type PlotState = 'ingesting' | 'ready';
 
