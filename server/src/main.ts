@@ -24,6 +24,8 @@ const swept = await plots.sweepAbandoned(10 * 60_000);
 if (swept) console.log(`removed ${swept} plots left half-written by an earlier crash`);
 const moved = await plots.moveChildLists();
 if (moved) console.log(`moved the re-clustering lists of ${moved} plots to links`);
+const named = await plots.addSortNames();
+if (named) console.log(`gave ${named} plots the lower-cased name the library sorts on`);
 const sweptUploads = await sweepUploadTmp(path.join(config.dataDir, 'tmp'));
 if (sweptUploads) console.log(`removed ${sweptUploads} temporary upload files left by an earlier process`);
 

@@ -327,6 +327,25 @@ describe('library queries, collections, tags, views and thumbnails', () => {
     assert.deepEqual(await alice.json('GET', `/plots/${plot.id}/views`), { a: { camera: [1] }, b: { camera: [2] } });
   });
 
+  test('sorting by name ignores case, for new, renamed and older plots', async () => {
+    const dave = await signedIn(server.url, 'dave');
+    const names = async () => (await dave.json('GET', '/plots?scope=mine&sort=name')).items.map((p: any) => p.name);
+    for (const name of ['Stock market', 'fungi 600 reads', 'Clustered blobs']) await dave.uploaded('p.txt', TEXT5, { name });
+    assert.deepEqual(await names(), ['Clustered blobs', 'fungi 600 reads', 'Stock market']);
+    const zebra = await dave.uploaded('p.txt', TEXT5, { name: 'Zebra' });
+    await dave.json('PATCH', `/plots/${zebra.id}`, { name: 'apple' });
+    assert.deepEqual(await names(), ['apple', 'Clustered blobs', 'fungi 600 reads', 'Stock market']);
+    // A plot stored before names had a sort key gets one at start-up.
+    const old = await dave.uploaded('p.txt', TEXT5, { name: 'Delta' });
+    await server.store.plots.updateOne({ _id: old.id }, { $unset: { sortName: '' } });
+    const { Plots } = await import('../src/services/plots.ts');
+    const plots = new Plots(server.store, server.config.limits);
+    assert.ok((await plots.addSortNames()) >= 1);
+    assert.equal(await plots.addSortNames(), 0, 'once');
+    assert.deepEqual(await names(), ['apple', 'Clustered blobs', 'Delta', 'fungi 600 reads', 'Stock market']);
+    assert.equal((await dave.json('GET', `/plots/${old.id}`)).sortName, undefined, 'the key is not shown');
+  });
+
   test('thumbnails accept PNG only, within the size limit', async () => {
     const plot = await alice.uploaded('t.txt', TEXT5);
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);

@@ -52,7 +52,7 @@ const BLOB_BATCH_BYTES = 8 << 20;
 const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
   updated: { updatedAt: -1 },
   created: { createdAt: -1 },
-  name: { name: 1 },
+  name: { sortName: 1 },
   points: { points: -1 },
 };
 
@@ -113,10 +113,12 @@ export class Plots {
     const clusters = clusterTable(parsed);
     const thumbnail = firstFrameThumbnail(parsed, clusters);
     const now = new Date();
+    const name = fields.name || parsed.title || originalName;
     const doc: PlotDoc = {
       _id: id ?? newId(16),
       state: 'ingesting',
-      name: fields.name || parsed.title || originalName,
+      name,
+      sortName: sortName(name),
       description: fields.description,
       owner,
       visibility: fields.visibility,
@@ -204,6 +206,21 @@ export class Plots {
       const linked = new Set(await this.links.children(_id));
       for (const child of children.filter((id) => !linked.has(id))) await this.links.add(_id, child);
       await this.store.plots.updateOne({ _id }, { $unset: { children: '' } } as object);
+      this.recent.delete(_id);
+    }
+    return old.length;
+  }
+
+  /** Plots stored before names had a sort key get theirs (at start-up); the number of plots given one. */
+  async addSortNames(): Promise<number> {
+    const unsorted = { sortName: { $exists: false } } as Filter<PlotDoc>;
+    const old = await this.store.plots.find(unsorted, { projection: { _id: 1 } }).toArray();
+    for (const { _id } of old) {
+      // One of the plot's edits, reading the name then: a rename in this process meanwhile sets its own.
+      await this.oneEditAtATime(_id, async () => {
+        const doc = await this.store.plots.findOne({ _id }, { projection: { name: 1 } });
+        if (doc) await this.store.plots.updateOne({ _id }, { $set: { sortName: sortName(doc.name) } });
+      });
       this.recent.delete(_id);
     }
     return old.length;
@@ -317,6 +334,7 @@ export class Plots {
     const details = await this.details(doc);
     const { clusters: clusterEdits, tags, collection, ...simple } = patch;
     const set: Partial<PlotDoc> = { ...simple, updatedAt: new Date() };
+    if (simple.name !== undefined) set.sortName = sortName(simple.name);
     if (tags) set.tags = uniqueTags(tags);
     if (collection !== undefined) {
       if (collection !== null) await this.requireOwnCollection(caller, collection);
@@ -517,6 +535,8 @@ function boundingBox(parsed: ParsedPlot): BoundingBox {
 /** The API's binary format is little-endian, as is every host this runs on (main.ts checks). */
 const toLittleEndianBytes = (array: Float32Array | Uint32Array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 
+/** Library order by name: "fungi" between "Clustered" and "Stock", not after every capital. */
+const sortName = (name: string) => name.toLowerCase();
 const uniqueTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -527,6 +547,6 @@ export function toPlot(doc: PlotDoc, { clusters, frameList, views, columns = [] 
 
 /** A plot in a list: its links (parent, re-clusterings) are the full plot's, checked against the caller. */
 function toSummary(doc: PlotDoc): PlotSummary {
-  const { _id, state: _state, createdAt, updatedAt, parent: _parent, ...rest } = doc;
+  const { _id, state: _state, sortName: _sortName, createdAt, updatedAt, parent: _parent, ...rest } = doc;
   return { id: _id, ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
 }

@@ -43,6 +43,8 @@ export interface PlotDoc {
   _id: string;
   state: PlotState;
   name: string;
+  /** The name lower-cased, which the library sorts by name on: FerretDB 1.24 sorts with no collation. */
+  sortName: string;
   description: string;
   owner: string;
   visibility: Visibility;
