@@ -50,11 +50,11 @@ struct LocalRows {
   // distance) hold weight 0 so the solver needs no separate mask.
   std::vector<std::int16_t> weights;
   spidal::MatrixStats stats;  // global, over unordered pairs with distance >= 0 and weight != 0
-  // Unit weights and no missing distances: (V + I) has a closed-form inverse.
+  // Unit weights and no missing distances: V⁺BX has a closed form (BX/N).
   bool closed_form = false;
   // Empty, or n factors u (identical on every rank) with the pairs' weights w_ij = u_i·u_j
   // (as stored, to int16 rounding), set by a caller that builds such weights (mdsseries):
-  // V + I is then diagonal minus rank one and has a closed-form inverse too.
+  // V is then diagonal minus rank one, and V⁺BX = D⁻¹BX (Smacof::solve_closed_form).
   std::vector<double> weight_factors;
 
   // Set when the halves do not fit in the memory given (Config::memory_limit):

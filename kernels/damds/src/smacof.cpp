@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "points_io.hpp"
+
 namespace damds {
 namespace {
 
@@ -28,6 +30,30 @@ Smacof::Smacof(const Config& config, const LocalRows& rows, MPI_Comm comm, std::
   coordinates_.assign_rows(points_);
   const auto first = points_.begin() + rows.block.begin * dim_;
   local_points_.assign(first, first + rows.block.rows() * dim_);
+  find_unweighted_points();
+}
+
+// Points without a weighted pair (V's zero rows: a symbol outside a stock window, a
+// point whose distances are all missing) have no place in the majorizer's minimum; the
+// updates leave them where they are. Product weights name them (u_i = 0); otherwise one
+// product V·p with seeded random p finds them: (V·p)_i = Σ_j w_ij (p_i − p_j) is 0 only
+// when every w_ij is.
+void Smacof::find_unweighted_points() {
+  unweighted_.assign(rows_.n, 0);
+  if (rows_.closed_form) return;
+  if (!rows_.weight_factors.empty()) {
+    for (std::int64_t i = 0; i < rows_.n; ++i) unweighted_[i] = rows_.weight_factors[i] > 0.0 ? 0 : 1;
+    return;
+  }
+  Coordinates probe(dim_, rows_.n);
+  probe.assign_rows(random_points(rows_.n, dim_, 17));
+  laplacian_product(isa_, rows_, probe, product_sums_);
+  add_over_ranks(product_sums_);
+  for (std::int64_t i = 0; i < rows_.n; ++i) {
+    bool zero = true;
+    for (int k = 0; k < dim_; ++k) zero = zero && product_sums_.bx()[i * dim_ + k] == 0.0;
+    unweighted_[i] = zero ? 1 : 0;
+  }
 }
 
 double unit_weight_moving_stress(const std::vector<double>& points, const double* bx, std::int64_t n, int dim) {
@@ -108,45 +134,57 @@ void Smacof::update() {
   result_.solve_seconds += seconds_since(start);
 }
 
-// V + I inverted in closed form when the weights are products w_ij = u_i·u_j (unit
-// weights: u = 1): V = diag(u_i·S) − u·uᵀ with S = Σu, so V + I = D − u·uᵀ with
-// D = diag(u_i·S + 1), and Sherman–Morrison gives X_new = D⁻¹BX + D⁻¹u·(uᵀD⁻¹BX)/c
-// with c = 1 − uᵀD⁻¹u = Σ_i u_i/(S·(u_i·S + 1)) (> 0, summed without cancellation).
-// For u = 1 that is (BX + 1·(1ᵀBX))/(N+1). Every rank has all rows of BX from the pass
-// and computes all of X_new, in row order (see ordered_sum).
+// The SMACOF update X = V⁺BX in closed form when the weights are products w_ij = u_i·u_j
+// (unit weights: u = 1). V = D − u·uᵀ with D = diag(u_i·S), S = Σu; BX sums to zero over
+// the points (B's rows do), so uᵀD⁻¹BX = 0 and X = D⁻¹BX solves V X = BX: for u = 1, the
+// Guttman transform BX/N. (Solving (V + I)X = BX, as this did, shrank each point by
+// u_i·S/(u_i·S + 1): two points ended 2/3 of their distance apart.) Then centred, as the
+// conjugate gradients' solution is (points of weight 0 stay put). Every rank has all rows
+// of BX from the pass and computes all of X.
 void Smacof::solve_closed_form() {
   const double* bx = sums_.bx();
   const std::vector<double>& factors = rows_.weight_factors;
   const auto factor = [&](std::int64_t i) { return factors.empty() ? 1.0 : factors[i]; };
   double total = 0.0;  // S
   for (std::int64_t i = 0; i < rows_.n; ++i) total += factor(i);
-  double c = 0.0;
-  std::vector<double> projection(dim_, 0.0);  // uᵀD⁻¹BX
   for (std::int64_t i = 0; i < rows_.n; ++i) {
-    const double u = factor(i);
-    const double inverse = 1.0 / (u * total + 1.0);
-    c += u * inverse / total;
-    for (int k = 0; k < dim_; ++k) projection[k] += u * inverse * bx[i * dim_ + k];
+    if (unweighted_[i]) continue;
+    for (int k = 0; k < dim_; ++k) points_[i * dim_ + k] = bx[i * dim_ + k] / (factor(i) * total);
   }
-  for (double& value : projection) value /= c;
-  for (std::int64_t i = 0; i < rows_.n; ++i) {
-    const double u = factor(i);
-    const double inverse = 1.0 / (u * total + 1.0);
-    for (int k = 0; k < dim_; ++k) points_[i * dim_ + k] = (bx[i * dim_ + k] + u * projection[k]) * inverse;
-  }
+  centre_weighted_points();
   const auto first = points_.begin() + rows_.block.begin * dim_;
   std::copy(first, first + local_points_.size(), local_points_.begin());
   coordinates_.assign_rows(points_);
 }
 
-// Conjugate gradients on (V + I) X = BX for all dim columns at once (Frobenius
-// inner products), started from the current X; stops when r'r falls below
-// cg_threshold times its starting value, as the original does.
+// Moves the weighted points together so that all points' centroid is at 0.
+void Smacof::centre_weighted_points() {
+  std::vector<double> offset(dim_, 0.0);
+  std::int64_t moved = 0;
+  for (std::int64_t i = 0; i < rows_.n; ++i) {
+    moved += unweighted_[i] ? 0 : 1;
+    for (int k = 0; k < dim_; ++k) offset[k] += points_[i * dim_ + k];
+  }
+  if (moved == 0) return;
+  for (std::int64_t i = 0; i < rows_.n; ++i) {
+    if (unweighted_[i]) continue;
+    for (int k = 0; k < dim_; ++k) points_[i * dim_ + k] -= offset[k] / static_cast<double>(moved);
+  }
+}
+
+// Conjugate gradients on (V + 11ᵀ/N) X = BX for all dim columns at once (Frobenius
+// inner products) over the weighted points, started from the current X; stops when r'r
+// falls below cg_threshold times its starting value, as the original does. V alone is
+// singular (V·1 = 0): rounding in the products let X drift along 1 by 6e9 in 80
+// iterations. As 1ᵀBX = 0, the solution is V⁺BX, centred (as in de Leeuw's smacof).
 void Smacof::solve_conjugate_gradient() {
   std::vector<double> product;
-  shifted_laplacian_product(coordinates_, product);
+  anchored_laplacian_product(coordinates_, product);
   std::vector<double> residual(bx_.size());
   for (std::size_t k = 0; k < residual.size(); ++k) residual[k] = bx_[k] - product[k];
+  for (std::int64_t r = 0; r < rows_.block.rows(); ++r) {
+    if (unweighted_[rows_.block.begin + r]) std::fill_n(residual.begin() + r * dim_, dim_, 0.0);
+  }
   std::vector<double> direction = residual;
   std::vector<double> full_direction(points_.size());
   Coordinates direction_coordinates(dim_, rows_.n);
@@ -155,7 +193,7 @@ void Smacof::solve_conjugate_gradient() {
 
   for (int step = 0; step < config_.cg_iterations && residual_norm > 0.0; ++step) {
     gather(direction, full_direction, direction_coordinates);
-    shifted_laplacian_product(direction_coordinates, product);
+    anchored_laplacian_product(direction_coordinates, product);
     const double curvature = global_dot(direction, product);
     if (!(curvature > 0.0)) break;
     const double step_length = residual_norm / curvature;
@@ -172,14 +210,21 @@ void Smacof::solve_conjugate_gradient() {
   }
 }
 
-// The ranks' shares of V·p added up (one Allreduce), then + p, for this rank's rows.
-void Smacof::shifted_laplacian_product(const Coordinates& p, std::vector<double>& out) {
+// The ranks' shares of V·p added up (one Allreduce), plus 11ᵀp/N, for this rank's rows
+// (every rank holds all of p, and sums it in row order); 0 for an unweighted point, so
+// that CG leaves it where it is.
+void Smacof::anchored_laplacian_product(const Coordinates& p, std::vector<double>& out) {
   laplacian_product(isa_, rows_, p, product_sums_);
   add_over_ranks(product_sums_);
+  std::vector<double> mean(dim_, 0.0);
+  for (int k = 0; k < dim_; ++k) {
+    for (std::int64_t i = 0; i < rows_.n; ++i) mean[k] += p.axis(k)[i];
+    mean[k] /= static_cast<double>(rows_.n);
+  }
   out.resize(static_cast<std::size_t>(rows_.block.rows()) * dim_);
   for (std::int64_t r = 0; r < rows_.block.rows(); ++r) {
     const std::int64_t i = rows_.block.begin + r;
-    for (int k = 0; k < dim_; ++k) out[r * dim_ + k] = product_sums_.bx()[i * dim_ + k] + p.axis(k)[i];
+    for (int k = 0; k < dim_; ++k) out[r * dim_ + k] = unweighted_[i] ? 0.0 : product_sums_.bx()[i * dim_ + k] + mean[k];
   }
 }
 

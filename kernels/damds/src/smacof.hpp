@@ -1,7 +1,7 @@
 // Deterministic-annealing SMACOF over row blocks: the temperature schedule, the
-// Guttman iterations and the solve of (V + I) X = B(X) X (closed form for unit
-// weights without missing distances and for product weights, LocalRows::weight_factors;
-// conjugate gradients otherwise).
+// Guttman iterations and the solve of V X = B(X) X, X = V⁺B(X)X as in SMACOF (closed
+// form for unit weights without missing distances and for product weights,
+// LocalRows::weight_factors; conjugate gradients otherwise).
 #pragma once
 
 #include <cstdint>
@@ -59,14 +59,16 @@ class Smacof {
   // Computes B(X)X into bx_ and returns the normalised stress of X at `shift`; the
   // first pass at a temperature is `temperature_start`.
   double pass(double shift, bool temperature_start);
-  // X ← (V + I)⁻¹ B(X) X, then gathers X on every rank.
+  // X ← V⁺ B(X) X, then gathers X on every rank.
   void update();
   void solve_closed_form();
   void solve_conjugate_gradient();
+  void find_unweighted_points();
+  void centre_weighted_points();
   // Every rank's shares of a pass, added up on every rank (one Allreduce).
   void add_over_ranks(PassSums& sums) const;
-  // out = ((V + I)·p) for this rank's rows (rows × dim, row-major). Collective.
-  void shifted_laplacian_product(const Coordinates& p, std::vector<double>& out);
+  // out = (V + 11ᵀ/N)·p for this rank's rows (rows × dim, row-major). Collective.
+  void anchored_laplacian_product(const Coordinates& p, std::vector<double>& out);
   // Global reductions add per-row values in global row order after gathering them
   // (O(N) per reduction), so they do not depend on the number of ranks.
   double ordered_sum(const std::vector<double>& local_row_values);
@@ -87,6 +89,7 @@ class Smacof {
   std::vector<double> bx_;          // this rank's rows of B(X)X
   std::vector<double> all_rows_;    // scratch: per-row values of every rank
   PassSums product_sums_;            // scratch: the ranks' shares of V·p
+  std::vector<char> unweighted_;     // per point: 1 without any weighted pair (left where it is)
   double fixed_stress_ = 0.0;        // unit weights: Σδ̂² at the current temperature
   AnnealResult result_;
 };
