@@ -51,6 +51,24 @@ describe('tree_sample.pviz as the original drew it', () => {
     });
   });
 
+  test('the toolbar, edges toggle included, fits on one line beside the sidebar at 1400 px; its controls say what they do', async () => {
+    await step(page, 'tree-toolbar', async () => {
+      await page.setViewportSize({ width: 1400, height: 900 });
+      try {
+        const height = (await page.locator('.toolbar').boundingBox()).height;
+        const button = (await page.locator('[data-testid=tool-orbit]').boundingBox()).height;
+        assert.ok(height < 2 * button, `the toolbar is ${height} px high: it wrapped`);
+        assert.equal(await page.getByLabel('Glyphs', { exact: true }).getAttribute('data-testid'), 'glyphs-toggle');
+        await page.click('button:text-is("2D")');
+        assert.equal(await page.textContent('[data-testid=tool-orbit]'), 'Pan');
+        await page.click('button:text-is("3D")');
+        assert.equal(await page.textContent('[data-testid=tool-orbit]'), 'Rotate');
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 800 });
+      }
+    });
+  });
+
   test('search lists every match, flies to a picked one, rings the hits and says "not found"', async () => {
     await step(page, 'tree-search', async () => {
       const labels = (await apiAs(page, 'GET', `/plots/${plot.id}/frames/0/labels`)).body;

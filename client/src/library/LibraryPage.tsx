@@ -72,7 +72,7 @@ export function LibraryPage() {
             {s === 'all' ? 'All' : s === 'mine' ? 'My plots' : 'Public'}
           </button>
         ))}
-        <input type="search" placeholder="Search name, description, tags" value={q} onChange={(e) => resetPage(setQ)(e.target.value)} data-testid="library-search" />
+        <input type="search" className="library-search" placeholder="Search name, description, tags" value={q} onChange={(e) => resetPage(setQ)(e.target.value)} data-testid="library-search" />
         <select value={tag} onChange={(e) => resetPage(setTag)(e.target.value)} aria-label="tag">
           <option value="">any tag</option>
           {tagList.map((t) => <option key={t.tag} value={t.tag}>{t.tag} ({t.count})</option>)}

@@ -46,7 +46,7 @@ export function TimeBar({ playback, frames, trails, selectionLabels }: {
         <button disabled={!selectionLabels.length} onClick={() => trails.follow(selectionLabels)} data-testid="trails-from-selection"
           title="follow the selected points through all frames">For selection ({selectionLabels.length})</button>
         <form className="row" onSubmit={(e) => { e.preventDefault(); trails.follow(trailLabels.split(',')); }}>
-          <input placeholder="or labels, comma separated" value={trailLabels} onChange={(e) => setTrailLabels(e.target.value)} data-testid="trail-labels" />
+          <input placeholder="or labels, comma separated" className="trail-labels" value={trailLabels} onChange={(e) => setTrailLabels(e.target.value)} data-testid="trail-labels" />
           <button type="submit">Follow</button>
         </form>
         <label>length <input type="number" min={1} max={frames.length} value={settings.length} className="narrow"

@@ -44,11 +44,11 @@ export function Toolbar({ plot, styles, view, update, tool, setTool, renderer, c
       <label title="plain points (one-point clusters, or all with glyphs off), in screen pixels">Points
         <input type="range" min={1} max={40} step={0.5} value={view.pointSize} data-testid="point-size" className="size-slider"
           onChange={(e) => update({ pointSize: Number(e.target.value) })} /></label>
-      <label title="glyphs of clusters of size 1, in screen pixels; a cluster's size multiplies it">Glyphs
-        <input type="range" min={1} max={40} step={0.5} value={view.glyphSize} data-testid="glyph-size" className="size-slider"
-          disabled={!view.glyphs} onChange={(e) => update({ glyphSize: Number(e.target.value) })} />
-        <input type="checkbox" checked={view.glyphs} data-testid="glyphs-toggle" title="draw clusters as their glyphs"
-          onChange={(e) => update({ glyphs: e.target.checked })} /></label>
+      <label title="draw clusters as their glyphs"><input type="checkbox" checked={view.glyphs} data-testid="glyphs-toggle"
+        onChange={(e) => update({ glyphs: e.target.checked })} />Glyphs</label>
+      <input type="range" min={1} max={40} step={0.5} value={view.glyphSize} data-testid="glyph-size" className="size-slider" aria-label="glyph size"
+        title="glyphs of clusters of size 1, in screen pixels; a cluster's size multiplies it"
+        disabled={!view.glyphs} onChange={(e) => update({ glyphSize: Number(e.target.value) })} />
       <button className={view.mode === '3d' ? 'active' : ''} onClick={() => update({ mode: '3d' })}>3D</button>
       <button className={view.mode === '2d' ? 'active' : ''} onClick={() => update({ mode: '2d' })}>2D</button>
       <button onClick={() => renderer?.resetCamera()} title="reset the camera (r)">Reset</button>
@@ -57,7 +57,7 @@ export function Toolbar({ plot, styles, view, update, tool, setTool, renderer, c
       <span className="sep" />
       {TOOLS.map((t) => (
         <button key={t.id} className={tool === t.id ? 'active' : ''} onClick={() => setTool(t.id)} data-testid={`tool-${t.id}`}
-          title={`${t.help} (${t.key})`}>{t.label}</button>
+          title={`${t.help} (${t.key})`}>{t.label(view.mode)}</button>
       ))}
       <span className="sep" />
       <button data-testid="screenshot" title="PNG at twice the canvas resolution, with the title and a legend"

@@ -138,10 +138,10 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             <PlotLinks plot={plot} />
             {reclustering.jobId && <ReclusterStarted jobId={reclustering.jobId} />}
             <form className="row" onSubmit={(e) => { const f = new FormData(e.currentTarget); e.preventDefault(); void search.find(f.get('label') as string, (f.get('column') as string | null) ?? undefined); }}>
-              <input name="label" type="search" placeholder={plot.columns.length ? 'Search labels and metadata' : 'Search point labels'} data-testid="label-search" />
+              <input name="label" type="search" className="label-search" placeholder={plot.columns.length ? 'Labels and metadata' : 'Search point labels'} data-testid="label-search" />
               {plot.columns.length > 0 && (
                 <select name="column" className="search-in" data-testid="search-column" aria-label="Search in">
-                  <option value="">labels and text columns</option>
+                  <option value="" title="the labels and every text column">labels &amp; text</option>
                   {plot.columns.map((c) => <option key={c.name} value={c.name}>{c.name}</option>)}
                 </select>
               )}

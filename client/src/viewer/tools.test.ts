@@ -13,6 +13,12 @@ describe('tool table', () => {
     }
   });
 
+  it('names the orbit tool for what a drag does: rotate in 3D, pan in 2D', () => {
+    expect(toolSpec('orbit').label('3d')).toBe('Rotate');
+    expect(toolSpec('orbit').label('2d')).toBe('Pan');
+    expect(toolSpec('box').label('2d')).toBe('Box select');
+  });
+
   it('box keeps its corner and the pointer; lasso keeps the whole path', () => {
     expect(toolSpec('box').drag(toolSpec('box').drag([[1, 2]], [3, 4]), [5, 6])).toEqual([[1, 2], [5, 6]]);
     expect(toolSpec('lasso').drag([[1, 2], [3, 4]], [5, 6])).toHaveLength(3);

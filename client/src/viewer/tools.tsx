@@ -8,8 +8,8 @@ export type ScreenPoint = [number, number];
 
 export interface ToolSpec {
   id: 'orbit' | 'box' | 'lasso';
-  /** the toolbar button's text */
-  label: string;
+  /** the toolbar button's text in the camera's mode (the orbit tool pans in 2D) */
+  label(mode: '2d' | '3d'): string;
   /** the keyboard shortcut */
   key: string;
   /** the help overlay's line */
@@ -28,13 +28,13 @@ export interface ToolSpec {
 
 export const TOOLS = [
   {
-    id: 'orbit', label: 'Rotate', key: 'o', help: 'rotate (pan in 2D); click selects', cursor: 'default', camera: true,
+    id: 'orbit', label: (mode) => (mode === '2d' ? 'Pan' : 'Rotate'), key: 'o', help: 'rotate (pan in 2D); click selects', cursor: 'default', camera: true,
     drag: (path) => path,
     select: () => null,
     overlay: () => null,
   },
   {
-    id: 'box', label: 'Box select', key: 'b', help: 'box select (shift adds)', cursor: 'crosshair', camera: false,
+    id: 'box', label: () => 'Box select', key: 'b', help: 'box select (shift adds)', cursor: 'crosshair', camera: false,
     drag: (path, p) => [path[0] ?? p, p],
     select: (r, path) => (path.length === 2 ? r.selectRect(path[0]![0], path[0]![1], path[1]![0], path[1]![1]) : null),
     overlay: ([a, b]) => (a && b
@@ -42,7 +42,7 @@ export const TOOLS = [
       : null),
   },
   {
-    id: 'lasso', label: 'Lasso', key: 'l', help: 'lasso select (shift adds)', cursor: 'crosshair', camera: false,
+    id: 'lasso', label: () => 'Lasso', key: 'l', help: 'lasso select (shift adds)', cursor: 'crosshair', camera: false,
     drag: (path, p) => [...path, p],
     select: (r, path) => (path.length > 2 ? r.selectPolygon(path) : null),
     overlay: (path) => <polygon points={path.map((p) => p.join(',')).join(' ')} />,
