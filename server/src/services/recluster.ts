@@ -55,7 +55,8 @@ export class Reclusterer {
       parentMatrix: path.relative(parent.workdir, matrix.file),
       byteOrder: matrix.bigEndian ? 'big' : 'little',
     };
-    const name = request.name ?? `${doc.name}: ${rows.length} points re-clustered`;
+    const chosen = await this.chosen(doc, request);
+    const name = request.name ?? `${doc.name}: ${chosen ? `${chosen} (${rows.length} points)` : `${rows.length} points`} re-clustered`;
     return this.jobs.start(caller, 'recluster', name, params, async (workdir) => {
       // Labels are one line each: a line break inside one would split its row.
       const text = rows.map((r) => `${r}\t${labels[r]!.replace(/[\r\n]+/g, ' ')}\n`).join('');
@@ -85,6 +86,13 @@ export class Reclusterer {
       throw new ApiError(422, 'not_reclusterable', `a ${job.type} job's plot cannot be re-clustered (its matrix is not kept); only ${types} plots can`);
     }
     return job;
+  }
+
+  /** The cluster the request chose, for the child's name: by its label (the owner may have named it); null for other requests. */
+  private async chosen(doc: PlotDoc, request: ReclusterRequest): Promise<string | null> {
+    if (request.cluster === undefined) return null;
+    const cluster = (await this.plots.details(doc)).clusters.find((c) => c.key === request.cluster);
+    return cluster?.label.trim() || `cluster ${request.cluster}`;
   }
 
   /** The request's points as ascending rows of frame 0 (= rows of the parent's matrix); 400 names the field at fault. */

@@ -68,6 +68,8 @@ describe('re-clustering a cluster with the real kernels (local backend)', () => 
     const familyKey = keys[familyRows[0]!]!;
     assert.deepEqual(keys.flatMap((k, i) => (k === familyKey ? [i] : [])), familyRows, `the parent's cluster ${familyKey} is exactly the family`);
 
+    // The owner named the cluster: the child is named after it.
+    await alice.json('PATCH', `/plots/${parent.plotId}`, { clusters: [{ key: familyKey, label: 'Ascomycota A' }] });
     const start = await alice.request('POST', `/plots/${parent.plotId}/recluster`, { cluster: familyKey, maxClusters: 2 });
     assert.equal(start.status, 202, await start.clone().text());
     child = await waitForJob(alice, (await start.json()).jobId, isTerminal, 240_000);
@@ -82,6 +84,8 @@ describe('re-clustering a cluster with the real kernels (local backend)', () => 
     // The child: exactly the chosen points, labelled as in the parent, the subfamilies apart.
     const plot = await alice.json('GET', `/plots/${child.plotId}`);
     assert.equal(plot.points, familyRows.length);
+    const named = `${parentPlot.name}: Ascomycota A (${familyRows.length} points) re-clustered`;
+    assert.deepEqual([child.name, plot.name], [named, named]);
     assert.deepEqual(await alice.json('GET', `/plots/${child.plotId}/frames/0/labels`), familyRows.map((r) => planted[r]!.id));
     const ari = adjustedRand(await frameKeys(alice, child.plotId), familyRows.map((r) => planted[r]!.family));
     assert.ok(ari >= 0.95, `ARI of the re-clustering against the subfamilies: ${ari}`);
