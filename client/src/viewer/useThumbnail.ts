@@ -1,5 +1,6 @@
-// The library thumbnail: the owner's first complete view is stored when the plot has none, and
-// again after a cluster edit made the stored one stale.
+// The library thumbnail: the owner's first complete view is stored when the plot has none or
+// only the server's drawing (flat, from the stored coordinates), and again after a cluster
+// edit made the stored one stale.
 import { useCallback, useEffect, useState } from 'react';
 import type { Plot } from '@wpv/schema';
 import type { Scene } from './scene';
@@ -7,8 +8,8 @@ import { uploadThumbnail } from './thumbnail';
 
 /** Returns `stale()`: the stored thumbnail no longer shows the plot. */
 export function useThumbnail(plotId: string, plot: Plot | null, isOwner: boolean, complete: boolean, scene: Scene, notify: (text: string) => void): () => void {
-  const [wanted, setWanted] = useState<boolean | null>(null); // null: decided by the plot's hasThumbnail
-  const needed = wanted ?? (!!plot && !plot.hasThumbnail);
+  const [wanted, setWanted] = useState<boolean | null>(null); // null: decided by the plot's thumbnail
+  const needed = wanted ?? (!!plot && (!plot.hasThumbnail || !!plot.thumbnailDrawn));
   // Declared after the renderer's effects in the page, so the picture shows this commit's colours.
   useEffect(() => {
     if (!complete || !isOwner || !needed || !scene.renderer) return;
