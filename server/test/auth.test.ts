@@ -122,6 +122,13 @@ describe('bearer tokens', () => {
     await expectReply(await create('laptop'), 201);
   });
 
+  test('a token made without a name gets the first free "API token <n>"', async () => {
+    const owner = await signedIn(server.url, 'peggy');
+    const create = (name?: string) => owner.json('POST', '/auth/token', { username: 'peggy', password: 'correct horse battery', ...(name && { name }) }, 201);
+    await create('API token 2');
+    assert.deepEqual([(await create()).name, (await create()).name], ['API token 1', 'API token 3']);
+  });
+
   test('a token stored before names were unique keeps its name', async () => {
     const owner = await signedIn(server.url, 'olivia');
     await server.store.tokens.insertOne({ _id: 'old-token', tokenHash: 'not a real hash', username: 'olivia', name: 'old laptop', prefix: 'wpv_old', createdAt: new Date(), lastUsedAt: null });

@@ -11,6 +11,8 @@ import pytest
 import webplotviz
 from webplotviz import WebPlotVizError
 
+from conftest import PASSWORD
+
 RNG = np.random.default_rng(7)
 
 
@@ -205,3 +207,16 @@ def test_notebook_html(client: webplotviz.Client) -> None:
     plot.update(visibility="public")
     public = plot._repr_html_()
     assert f'src="{plot.url}?embed=1"' in public
+
+
+def test_logging_in_again_makes_another_token_and_a_taken_name_is_refused(make_account, url: str) -> None:
+    username, first = make_account()
+    password = PASSWORD
+    second = webplotviz.Client.login(url, username, password)  # a notebook re-run: a second unnamed token
+    assert second.token and second.token != first.token
+    webplotviz.Client.login(url, username, password, token_name="laptop")
+    with pytest.raises(WebPlotVizError) as refused:
+        webplotviz.Client.login(url, username, password, token_name="laptop")
+    assert (refused.value.status, refused.value.field) == (409, "name")
+    names = sorted(token["name"] for token in second.request("GET", "/auth/tokens").json())
+    assert names == ["API token 1", "API token 2", "laptop"]

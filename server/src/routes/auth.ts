@@ -43,7 +43,7 @@ export function authRoutes(users: Users, limits: LoginLimits, cookieSecure: bool
   router.post('/token', async (req, res) => {
     const { username, password, name } = TokenCreate.parse(req.body);
     const canonical = await limits.attempt(username, clientAddress(req), () => users.authenticate(username, password));
-    res.status(201).json(await users.createToken(canonical, name ?? 'API token'));
+    res.status(201).json(await users.createToken(canonical, name));
   });
 
   router.get('/tokens', requireUser, async (req, res) => {

@@ -115,33 +115,46 @@ export class Users {
   }
 
   /** A 409 naming `name` when the user has a token of that name: one token per machine, each revocable alone. */
-  async createToken(username: string, name: string): Promise<TokenCreated> {
+  /** A token named `name`, or, without one, the first free "API token <n>" (names are unique per user). */
+  async createToken(username: string, name?: string): Promise<TokenCreated> {
     const token = `wpv_${randomToken()}`;
+    let claimed = name;
+    if (claimed === undefined) {
+      for (let n = 1; claimed === undefined; n++) if (await this.claimTokenName(username, `API token ${n}`)) claimed = `API token ${n}`;
+    } else if (!(await this.claimTokenName(username, claimed))) {
+      throw new ApiError(409, 'conflict', `you already have a token named ${JSON.stringify(claimed)}; choose another name, or revoke that token first`, 'name');
+    }
     const doc: TokenDoc = {
       _id: randomToken(12),
       tokenHash: sha256(token),
       username,
-      name,
+      name: claimed,
       prefix: token.slice(0, 10),
       createdAt: new Date(),
       lastUsedAt: null,
     };
-    const taken = () => new ApiError(409, 'conflict', `you already have a token named ${JSON.stringify(name)}; choose another name, or revoke that token first`, 'name');
     try {
-      await this.store.tokenNames.insertOne({ _id: tokenNameId(username, name) });
-    } catch (err) {
-      if ((err as { code?: number }).code === 11000) throw taken();
-      throw err;
-    }
-    try {
-      // Tokens made before names were claimed hold theirs without a claim: the claim now guards it.
-      if (await this.store.tokens.countDocuments({ username, name }, { limit: 1 })) throw taken();
       await this.store.tokens.insertOne(doc);
     } catch (err) {
-      if (!(err instanceof ApiError)) await this.store.tokenNames.deleteOne({ _id: tokenNameId(username, name) });
+      await this.store.tokenNames.deleteOne({ _id: tokenNameId(username, claimed) });
       throw err;
     }
     return { ...tokenInfo(doc), token };
+  }
+
+  /**
+   * Claims a token name by an insert-only document (the unique _id is the guard FerretDB
+   * gives concurrent requests); false when it is taken, also by a token made before names
+   * were claimed (the claim then stays: it now guards that token's name).
+   */
+  private async claimTokenName(username: string, name: string): Promise<boolean> {
+    try {
+      await this.store.tokenNames.insertOne({ _id: tokenNameId(username, name) });
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) return false;
+      throw err;
+    }
+    return !(await this.store.tokens.countDocuments({ username, name }, { limit: 1 }));
   }
 
   async listTokens(username: string): Promise<TokenInfo[]> {

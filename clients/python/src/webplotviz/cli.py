@@ -130,7 +130,7 @@ def parser() -> argparse.ArgumentParser:
     login.add_argument("server", help="server address, e.g. http://localhost:8080")
     login.add_argument("--username", "-u")
     login.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
-    login.add_argument("--token-name", default="webplotviz-cli")
+    login.add_argument("--token-name", help='a name for the token, unique among yours (default: the server\'s "API token <n>")')
     login.set_defaults(run=cmd_login)
 
     upload = commands.add_parser("upload", help="upload a plot file (pviz, text, csv, zip)")

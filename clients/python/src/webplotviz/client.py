@@ -46,11 +46,14 @@ class Client:
         return f"Client({self.url!r}, token={'…' if self.token else None})"
 
     @classmethod
-    def login(cls, url: str, username: str, password: str, token_name: str = "webplotviz-python") -> "Client":
+    def login(cls, url: str, username: str, password: str, token_name: Optional[str] = None) -> "Client":
         """Creates a bearer token named `token_name` for the account and returns a client using it
-        (the token is in ``client.token``; keep it in ``WEBPLOTVIZ_TOKEN`` to skip logging in)."""
+        (the token is in ``client.token``; keep it in ``WEBPLOTVIZ_TOKEN`` to skip logging in).
+        A user's token names are unique: a name already taken raises WebPlotVizError (409); without
+        one the server names it "API token <n>", so logging in again (a notebook re-run) works."""
         anonymous = cls(url, token="")
-        created = anonymous.request("POST", "/auth/token", json={"username": username, "password": password, "name": token_name}).json()
+        fields = {"username": username, "password": password, **({"name": token_name} if token_name else {})}
+        created = anonymous.request("POST", "/auth/token", json=fields).json()
         return cls(url, created["token"], timeout=anonymous.timeout)
 
     # -- HTTP ---------------------------------------------------------------------------------
