@@ -51,10 +51,13 @@ export async function waitFirstFrame(page) {
   await page.waitForFunction(() => performance.getEntriesByName('wpv:first-frame').length > 0, null, { timeout: 120_000 });
 }
 
-/** Canvas pixels as a PNG buffer (clip in canvas coordinates, optional). */
+/** Canvas pixels as a PNG buffer (clip in canvas coordinates, optional), without the notice drawn over the canvas. */
 export async function canvasShot(page, clip) {
   const box = await page.locator('[data-testid=plot-canvas]').boundingBox();
-  return page.screenshot({ clip: clip ? { x: box.x + clip.x, y: box.y + clip.y, width: clip.width, height: clip.height } : box });
+  return page.screenshot({
+    clip: clip ? { x: box.x + clip.x, y: box.y + clip.y, width: clip.width, height: clip.height } : box,
+    style: '[data-testid=notice] { visibility: hidden; }',
+  });
 }
 
 /** The API as the logged-in page's session (cookie + CSRF token). */
