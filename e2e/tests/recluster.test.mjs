@@ -102,7 +102,9 @@ describe('re-clustering from the viewer', () => {
       // Back to the parent by its link: it lists the re-clustering.
       await page.click('[data-testid=plot-parent] a');
       await page.waitForSelector('[data-testid=plot-children] a');
-      assert.equal(await page.textContent('[data-testid=plot-children]'), `re-clusterings: e2e families: ${count} points re-clustered`);
+      // Named after the cluster, by its label.
+      const { label } = (await apiAs(page, 'GET', `/plots/${encodeURIComponent(parentJob.plotId)}`)).body.clusters.find((c) => c.key === key);
+      assert.equal(await page.textContent('[data-testid=plot-children]'), `re-clusterings: e2e families: ${label} (${count} points) re-clustered`);
     });
     assert.deepEqual(problems, []);
   });
