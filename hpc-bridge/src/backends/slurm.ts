@@ -11,8 +11,13 @@ import { RUN_STAGE, jobName, mpirunArgv, stageEnv, type Backend, type BackendSta
 const run = promisify(execFile);
 /** Slurm states meaning the allocation failed under the job, not the program: worth a retry. */
 const TRANSIENT = new Set(['NODE_FAIL', 'BOOT_FAIL', 'PREEMPTED', 'DEADLINE']);
-/** squeue's reasons for a job Slurm requeued and held: after a failed launch, or by `scontrol requeuehold`. */
-const REQUEUED_HELD = /launch[ _]failed|requeued in held/i;
+/**
+ * A job Slurm requeued and held: after a failed launch, or by `scontrol requeuehold` (squeue's
+ * reason "job requeued in held state", scontrol's "job_requeued_in_held_state"). Its state may
+ * still read COMPLETING while the first run is being killed: the reason names it.
+ */
+const requeuedHeld = (state: string | undefined, reason: string) =>
+  state === 'REQUEUE_HOLD' || /launch[ _]failed|requeued[ _]in[ _]held/i.test(reason);
 
 export class SlurmBackend implements Backend {
   readonly kind = 'slurm';
@@ -56,17 +61,22 @@ export class SlurmBackend implements Backend {
     for (const h of handles) {
       const { state, reason } = queued.get(`${h.id}|${h.dir}`) ?? { state: undefined, reason: '' };
       if (await exists(path.join(h.dir, STAGE_FILES.exit))) states.set(h.id, { state: 'ended' });
-      else if (state === 'REQUEUE_HOLD' || (state === 'PENDING' && REQUEUED_HELD.test(reason))) {
-        // Slurm holds a requeued job (e.g. its launch failed on a node drained after a slurmctld
-        // crash) until an operator releases it: cancel it, so the stage is submitted afresh.
-        await this.cancel(h);
-        states.set(h.id, { state: 'lost', reason: `Slurm held job ${h.id} after its launch failed (${reason || state})` });
-      } else if (state === 'PENDING' || state === 'CONFIGURING') states.set(h.id, { state: 'waiting' });
+      else if (state && requeuedHeld(state, reason)) states.set(h.id, await this.dropHeld(h, reason || state));
+      else if (state === 'PENDING' || state === 'CONFIGURING') states.set(h.id, { state: 'waiting' });
       else if (state && !['COMPLETING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'OUT_OF_MEMORY'].includes(state) && !TRANSIENT.has(state)) {
         states.set(h.id, { state: 'running' });
       } else states.set(h.id, await this.confirmEnd(h));
     }
     return states;
+  }
+
+  /**
+   * Slurm holds a requeued job (e.g. its launch failed on a node drained after a slurmctld
+   * crash) until an operator releases it: cancel it, so the stage is submitted afresh.
+   */
+  private async dropHeld(h: Handle, why: string): Promise<BackendState> {
+    await this.cancel(h);
+    return { state: 'lost', reason: `Slurm held job ${h.id} after its launch failed (${why})` };
   }
 
   async cancel(h: Handle): Promise<void> {
@@ -89,6 +99,9 @@ export class SlurmBackend implements Backend {
     const state = /JobState=(\S+)/.exec(info)?.[1];
     if (!state) return { state: 'lost', reason: `Slurm no longer knows job ${h.id} and it left no exit record` };
     if (/WorkDir=(\S+)/.exec(info)?.[1] !== h.dir) return { state: 'lost', reason: `Slurm lost job ${h.id} (the id now names another job)` };
+    const reason = /Reason=(\S+)/.exec(info)?.[1] ?? '';
+    // squeue read COMPLETING while a requeue-hold killed the first run; scontrol now reads it held.
+    if (requeuedHeld(state, reason)) return this.dropHeld(h, reason);
     if (state === 'COMPLETING' || state === 'RUNNING') return { state: 'running' }; // exit.json is being written
     if (TRANSIENT.has(state)) return { state: 'lost', reason: `Slurm job ${h.id} ended ${state}` };
     // Ended without running the wrapper to its end (cancelled, timed out, killed for memory).
