@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { JOB_TYPES, JobFileParts, JobType, StageName, SubmittableJobType } from './jobTypes.ts';
 import { PlotColumn } from './columns.ts';
+import { Name } from './names.ts';
 import { BASE64 } from './selectionMask.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -133,7 +134,7 @@ export const PlotPage = z.object({
 export type PlotPage = z.infer<typeof PlotPage>;
 
 export const PlotUploadFields = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: Name.optional(),
   description: z.string().max(10_000).default(''),
   visibility: Visibility.default('private'),
   collection: z.string().optional(),
@@ -144,7 +145,7 @@ export const ClusterPatch = Cluster.omit({ count: true }).partial().extend({ key
 
 export const PlotPatch = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: Name,
     description: z.string().max(10_000),
     visibility: Visibility,
     collection: z.string().nullable(),
@@ -254,6 +255,7 @@ export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
 export const Health = z.object({ mongo: z.string(), amqp: z.string() });
 export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } from './palette.ts';
 export { matchByLabel } from './labels.ts';
+export { NAME_MAX, Name } from './names.ts';
 export { ApiError } from './errors.ts';
 export { columnArray, columnText, columnValue, ColumnKind, float32Text, PlotColumn } from './columns.ts';
 export { decodeSelectionMask, encodeSelectionMask, SelectionMaskError } from './selectionMask.ts';
@@ -269,7 +271,7 @@ export const StageState = z.enum(['pending', 'queued', 'running', 'succeeded', '
 
 export const JobSubmitFields = z.object({
   type: SubmittableJobType,
-  name: z.string().trim().min(1).max(200).optional(),
+  name: Name.optional(),
   params: z.string().max(60_000).default('{}').describe('JSON object of the type\'s parameters'),
 });
 

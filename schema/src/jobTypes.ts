@@ -4,6 +4,7 @@
 // each type (server/src/jobtypes/) adds the behaviour: input check, stage commands and
 // the plot. The enums of types and stage names are derived from this map.
 import { z } from 'zod';
+import { Name } from './names.ts';
 
 /** Who runs a stage: the workers (in Node) or the hpc-bridge (an MPI program). */
 export type StageRunner = 'worker' | 'hpc';
@@ -208,7 +209,7 @@ export const ReclusterRequest = z.object({
   selection: z.string().min(1).max(100).optional().describe('a named selection of the plot'),
   mask: z.string().min(1).optional().describe('a selection bitset (base64, as named selections store it)'),
   maxClusters: AnalysisParams.shape.maxClusters.optional().describe('DA-PWC MaxNcent of the child (default: the parent job\'s)'),
-  name: z.string().trim().min(1).max(200).optional().describe('the child job\'s and plot\'s name'),
+  name: Name.optional().describe('the child job\'s and plot\'s name'),
 }).strict().refine((r) => [r.cluster, r.points, r.selection, r.mask].filter((v) => v !== undefined).length === 1, {
   message: 'give exactly one of cluster, points, selection and mask',
 });

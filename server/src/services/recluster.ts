@@ -6,7 +6,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { plotJobId, type JobDoc } from '@wpv/jobs/model';
 import { exists } from '@wpv/jobs/workdir';
-import { decodeSelectionMask, SelectionMaskError, type ReclusterRequest } from '@wpv/schema';
+import { decodeSelectionMask, NAME_MAX, SelectionMaskError, type ReclusterRequest } from '@wpv/schema';
 import { ApiError } from '../http/errors.ts';
 import { JOB_MODULES } from '../jobtypes/index.ts';
 import { RECLUSTER_INPUT } from '../jobtypes/recluster.ts';
@@ -56,7 +56,7 @@ export class Reclusterer {
       byteOrder: matrix.bigEndian ? 'big' : 'little',
     };
     const chosen = await this.chosen(doc, request);
-    const name = request.name ?? `${doc.name}: ${chosen ? `${chosen} (${rows.length} points)` : `${rows.length} points`} re-clustered`;
+    const name = request.name ?? reclusterName(doc.name, chosen ? `${chosen} (${rows.length} points)` : `${rows.length} points`);
     return this.jobs.start(caller, 'recluster', name, params, async (workdir) => {
       // Labels are one line each: a line break inside one would split its row.
       const text = rows.map((r) => `${r}\t${labels[r]!.replace(/[\r\n]+/g, ' ')}\n`).join('');
@@ -121,3 +121,15 @@ export class Reclusterer {
 }
 
 const fieldOf = (r: ReclusterRequest) => (['cluster', 'points', 'selection', 'mask'] as const).find((f) => r[f] !== undefined)!;
+
+/**
+ * "<parent>: <what> re-clustered", within the NAME_MAX characters a name may have (a longer one
+ * could not be saved back from the plot's editor): the parent's name is shortened first.
+ */
+export function reclusterName(parent: string, what: string): string {
+  const suffix = `: ${what} re-clustered`;
+  const room = NAME_MAX - suffix.length;
+  if (parent.length <= room) return parent + suffix;
+  if (room > 1) return `${parent.slice(0, room - 1)}…${suffix}`;
+  return `${(parent + suffix).slice(0, NAME_MAX - 1)}…`;
+}
