@@ -114,7 +114,6 @@ export class Users {
     await this.store.sessions.deleteOne({ _id: id });
   }
 
-  /** A 409 naming `name` when the user has a token of that name: one token per machine, each revocable alone. */
   /** A token named `name`, or, without one, the first free "API token <n>" (names are unique per user). */
   async createToken(username: string, name?: string): Promise<TokenCreated> {
     const token = `wpv_${randomToken()}`;
