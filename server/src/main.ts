@@ -26,6 +26,8 @@ const moved = await plots.moveChildLists();
 if (moved) console.log(`moved the re-clustering lists of ${moved} plots to links`);
 const named = await plots.addSortNames();
 if (named) console.log(`gave ${named} plots the lower-cased name the library sorts on`);
+// Token names were claimed in `token_names` until a claim a crash left could be taken over (services/users.ts).
+await store.db.dropCollection('token_names');
 const sweptUploads = await sweepUploadTmp(path.join(config.dataDir, 'tmp'));
 if (sweptUploads) console.log(`removed ${sweptUploads} temporary upload files left by an earlier process`);
 

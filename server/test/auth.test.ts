@@ -129,6 +129,30 @@ describe('bearer tokens', () => {
     assert.deepEqual([(await create()).name, (await create()).name], ['API token 1', 'API token 3']);
   });
 
+  test('a name whose claim has no token (a crash between the two) is taken over, by one of requests made together', async () => {
+    const owner = await signedIn(server.url, 'rupert');
+    const create = (name: string) => owner.request('POST', '/auth/token', { username: 'rupert', password: 'correct horse battery', name });
+    // What a crash between claiming a name and storing its token leaves: the claim alone.
+    const orphan = (name: string, ageMs: number) =>
+      server.store.tokenClaims.insertOne({ _id: `orphan-${name}`, name: `rupert/${name}`, claimedAt: new Date(Date.now() - ageMs) });
+    await orphan('laptop', 10 * 60_000);
+    await expectReply(await create('laptop'), 201);
+    await expectReply(await create('laptop'), 409, 'name', 'conflict');
+    await orphan('desktop', 10 * 60_000);
+    const together = await Promise.all(Array.from({ length: 6 }, () => create('desktop')));
+    assert.deepEqual(together.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409]);
+    // A claim this young may be a request about to store its token: it still holds the name.
+    await orphan('tablet', 1_000);
+    await expectReply(await create('tablet'), 409, 'name', 'conflict');
+    assert.deepEqual((await owner.json('GET', '/auth/tokens')).map((t: { name: string }) => t.name).sort(), ['desktop', 'laptop']);
+  });
+
+  test('a name claimed by an earlier version for a token it never stored is free', async () => {
+    const owner = await signedIn(server.url, 'sybil');
+    await server.store.db.collection<{ _id: string }>('token_names').insertOne({ _id: 'sybil/laptop' });
+    await expectReply(await owner.request('POST', '/auth/token', { username: 'sybil', password: 'correct horse battery', name: 'laptop' }), 201);
+  });
+
   test('a token stored before names were unique keeps its name', async () => {
     const owner = await signedIn(server.url, 'olivia');
     await server.store.tokens.insertOne({ _id: 'old-token', tokenHash: 'not a real hash', username: 'olivia', name: 'old laptop', prefix: 'wpv_old', createdAt: new Date(), lastUsedAt: null });

@@ -9,7 +9,7 @@ import type { TokenCreated, TokenInfo } from '@wpv/schema';
 import { ApiError } from '../http/errors.ts';
 import type { Store } from '../storage/db.ts';
 import { Recent } from '../storage/recent.ts';
-import type { TokenDoc } from '../storage/documents.ts';
+import type { TokenClaimDoc, TokenDoc } from '../storage/documents.ts';
 
 const SESSION_DAYS = 14;
 // Sessions and tokens are looked up on every request; remembering an answer this
@@ -17,6 +17,9 @@ const SESSION_DAYS = 14;
 // load). Logout and revocation clear this process's entries at once; another
 // server process sees them after at most this long.
 const LOOKUP_CACHE_MS = 5_000;
+// A token is stored one round trip after its name's claim; a claim this old with no token behind it
+// was left by a crash (or a revocation cut short) and no longer holds the name.
+const CLAIM_GRACE_MS = 60_000;
 // A real hash to verify against when the user does not exist, so timing does not reveal accounts.
 const DUMMY_HASH = hash('not a password of anyone');
 
@@ -117,43 +120,74 @@ export class Users {
   /** A token named `name`, or, without one, the first free "API token <n>" (names are unique per user). */
   async createToken(username: string, name?: string): Promise<TokenCreated> {
     const token = `wpv_${randomToken()}`;
-    let claimed = name;
-    if (claimed === undefined) {
-      for (let n = 1; claimed === undefined; n++) if (await this.claimTokenName(username, `API token ${n}`)) claimed = `API token ${n}`;
-    } else if (!(await this.claimTokenName(username, claimed))) {
-      throw new ApiError(409, 'conflict', `you already have a token named ${JSON.stringify(claimed)}; choose another name, or revoke that token first`, 'name');
-    }
-    const doc: TokenDoc = {
+    const named = (tokenName: string): TokenDoc => ({
       _id: randomToken(12),
       tokenHash: sha256(token),
       username,
-      name: claimed,
+      name: tokenName,
       prefix: token.slice(0, 10),
       createdAt: new Date(),
       lastUsedAt: null,
-    };
-    try {
-      await this.store.tokens.insertOne(doc);
-    } catch (err) {
-      await this.store.tokenNames.deleteOne({ _id: tokenNameId(username, claimed) });
-      throw err;
+    });
+    if (name !== undefined) {
+      const doc = named(name);
+      if (await this.insertToken(doc)) return { ...tokenInfo(doc), token };
+      throw new ApiError(409, 'conflict', `you already have a token named ${JSON.stringify(name)}; choose another name, or revoke that token first`, 'name');
     }
-    return { ...tokenInfo(doc), token };
+    for (let n = 1; ; n++) {
+      const doc = named(`API token ${n}`);
+      if (await this.insertToken(doc)) return { ...tokenInfo(doc), token };
+    }
   }
 
   /**
-   * Claims a token name by an insert-only document (the unique _id is the guard FerretDB
-   * gives concurrent requests); false when it is taken, also by a token made before names
-   * were claimed (the claim then stays: it now guards that token's name).
+   * Stores the token unless the user has one of that name (false). The name is claimed first, for
+   * this token (claimTokenName); a token of that name found after the insert backs it out: one
+   * made before names were claimed, or one whose request stalled past CLAIM_GRACE_MS and lost its
+   * claim (each of the two requests counts after its insert, so at least one sees the other).
    */
-  private async claimTokenName(username: string, name: string): Promise<boolean> {
+  private async insertToken(doc: TokenDoc): Promise<boolean> {
+    if (!(await this.claimTokenName(doc))) return false;
+    let stored = false;
     try {
-      await this.store.tokenNames.insertOne({ _id: tokenNameId(username, name) });
+      await this.store.tokens.insertOne(doc);
+      stored = (await this.store.tokens.countDocuments({ username: doc.username, name: doc.name }, { limit: 2 })) === 1;
+      if (!stored) await this.store.tokens.deleteOne({ _id: doc._id });
+    } finally {
+      if (!stored) await this.store.tokenClaims.deleteOne({ _id: doc._id });
+    }
+    return stored;
+  }
+
+  /**
+   * Claims the token's name by a claim document with the token's _id (a unique index on the name
+   * is the guard FerretDB applies atomically to concurrent requests); false while another claim
+   * holds it. An abandoned claim is taken over: deleted by its own _id, never by name (a claim
+   * made meanwhile stays), then claimed again, which one of requests taking over together wins.
+   */
+  private async claimTokenName({ _id, username, name }: TokenDoc): Promise<boolean> {
+    const claim: TokenClaimDoc = { _id, name: tokenNameKey(username, name), claimedAt: new Date() };
+    if (await this.insertClaim(claim)) return true;
+    const held = await this.store.tokenClaims.findOne({ name: claim.name });
+    if (held && !(await this.abandoned(held))) return false;
+    if (held) await this.store.tokenClaims.deleteOne({ _id: held._id });
+    return this.insertClaim(claim);
+  }
+
+  private async insertClaim(claim: TokenClaimDoc): Promise<boolean> {
+    try {
+      await this.store.tokenClaims.insertOne(claim);
+      return true;
     } catch (err) {
       if ((err as { code?: number }).code === 11000) return false;
       throw err;
     }
-    return !(await this.store.tokens.countDocuments({ username, name }, { limit: 1 }));
+  }
+
+  /** A claim with no token, older than a request needs to store its token: its request ended between the two, or a revocation after the token. */
+  private async abandoned(claim: TokenClaimDoc): Promise<boolean> {
+    if (Date.now() - claim.claimedAt.getTime() < CLAIM_GRACE_MS) return false;
+    return !(await this.store.tokens.countDocuments({ _id: claim._id }, { limit: 1 }));
   }
 
   async listTokens(username: string): Promise<TokenInfo[]> {
@@ -165,7 +199,7 @@ export class Users {
     const revoked = await this.store.tokens.findOneAndDelete({ _id: id, username });
     if (!revoked) return false;
     this.tokens.delete(revoked.tokenHash);
-    await this.store.tokenNames.deleteOne({ _id: tokenNameId(username, revoked.name) });
+    await this.store.tokenClaims.deleteOne({ _id: revoked._id });
     return true;
   }
 
@@ -180,7 +214,7 @@ export class Users {
 }
 
 /** Usernames hold no "/", so "<username>/<name>" names one user's token name. */
-const tokenNameId = (username: string, name: string) => `${username}/${name}`;
+const tokenNameKey = (username: string, name: string) => `${username}/${name}`;
 
 function tokenInfo(doc: TokenDoc): TokenInfo {
   return {

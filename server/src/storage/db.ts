@@ -5,7 +5,7 @@ import type { PlotLinkDoc } from './plot-links.ts';
 import type { ActiveJob, JobEvent, JobRecord, JobSlot, OwnedJob, StageTrack } from '@wpv/jobs/model';
 import type { JobCollections } from '@wpv/jobs/repository';
 import type { TimingsDoc } from '@wpv/jobs/timings';
-import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenDoc, TokenNameDoc, UserDoc } from './documents.ts';
+import type { CollectionDoc, PlotDetailsDoc, PlotDoc, SessionDoc, TokenClaimDoc, TokenDoc, UserDoc } from './documents.ts';
 
 /** The API's collections, the job gateway's among them. */
 export interface Store extends JobCollections {
@@ -14,8 +14,8 @@ export interface Store extends JobCollections {
   users: Collection<UserDoc>;
   sessions: Collection<SessionDoc>;
   tokens: Collection<TokenDoc>;
-  /** The names of each user's tokens, one document per name (documents.ts). */
-  tokenNames: Collection<TokenNameDoc>;
+  /** The names of each user's tokens, one claim per name (documents.ts). */
+  tokenClaims: Collection<TokenClaimDoc>;
   plots: Collection<PlotDoc>;
   plotDetails: Collection<PlotDetailsDoc>;
   collections: Collection<CollectionDoc>;
@@ -38,7 +38,7 @@ export async function openStore(uri: string): Promise<Store> {
     users: db.collection<UserDoc>('users'),
     sessions: db.collection<SessionDoc>('sessions'),
     tokens: db.collection<TokenDoc>('tokens'),
-    tokenNames: db.collection<TokenNameDoc>('token_names'),
+    tokenClaims: db.collection<TokenClaimDoc>('token_claims'),
     plots: db.collection<PlotDoc>('plots'),
     plotDetails: db.collection<PlotDetailsDoc>('plot_details'),
     collections: db.collection<CollectionDoc>('collections'),
@@ -63,6 +63,7 @@ async function createIndexes(s: Store): Promise<void> {
     s.sessions.createIndex({ username: 1 }),
     s.tokens.createIndex({ tokenHash: 1 }, { unique: true }),
     s.tokens.createIndex({ username: 1 }),
+    s.tokenClaims.createIndex({ name: 1 }, { unique: true }),
     s.plots.createIndex({ owner: 1, updatedAt: -1 }),
     s.plots.createIndex({ visibility: 1, updatedAt: -1 }),
     s.plots.createIndex({ tags: 1 }),

@@ -28,12 +28,14 @@ export interface TokenDoc {
 }
 
 /**
- * A token name taken by one of the user's tokens: `_id` "<username>/<name>", inserted before the
- * token, so two tokens cannot share a name even when created together (a unique _id is the one
- * guard FerretDB applies atomically).
+ * A token name claimed for one of the user's tokens, before the token is stored, so two tokens
+ * cannot share a name even when created together: `_id` the token's, `name` "<username>/<name>"
+ * under a unique index (users.ts: a claim whose token never came is taken over).
  */
-export interface TokenNameDoc {
+export interface TokenClaimDoc {
   _id: string;
+  name: string;
+  claimedAt: Date;
 }
 
 /** `ingesting` plots are invisible: a plot appears only once all its data is stored. */
