@@ -17,8 +17,8 @@ export interface ClusterActions {
   /** the clusters made from a selection (owner): they can be deleted */
   deletable?: ReadonlySet<number>;
   remove?(key: number): void;
-  /** the last make or delete, which undo takes back (owner) */
-  undo?: { what: ClusterEdit; run(): void };
+  /** undo of the last make or delete (owner); `what` is undefined while there is none */
+  undo?: { what?: ClusterEdit; run(): void };
   /** flies to a point: a cluster's centre (medoid) */
   goToCentre?(index: number): void;
   /** starts a re-clustering of the cluster's points (owner, clustering job's plot) */
@@ -26,6 +26,8 @@ export interface ClusterActions {
   /** a re-clustering being started: its buttons wait */
   reclusterBusy?: boolean;
 }
+
+const undoText = (edit: ClusterEdit) => `Undo ${edit.kind === 'make' ? 'making' : 'deleting'} “${edit.label}”`;
 
 export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; actions: ClusterActions }) {
   const [sort, setSort] = useState<'file' | 'size' | 'label'>('file');
@@ -69,14 +71,21 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
 
   return (
     <section className="panel clusters" data-testid="clusters-panel">
-      <h3>Clusters ({styles.length})</h3>
-      {actions.undo && (
-        <button data-testid="undo-cluster-edit" onClick={actions.undo.run} title="undo the last cluster edit (in any tab)">
-          Undo {actions.undo.what.kind === 'make' ? 'making' : 'deleting'} “{actions.undo.what.label}”</button>
-      )}
-      <input type="search" placeholder="filter: text, glob* or /regex/" value={filter} aria-label="filter clusters"
-        onChange={(e) => setFilter(e.target.value)} />
-      {matcher.error && <p className="error small">{matcher.error}</p>}
+      {/* Undo and the pattern's error take no room of their own, where appearing they moved the list under the pointer:
+          undo sits in the heading, disabled with nothing to undo; the error is drawn over the bulk bar (nothing to act on then). */}
+      <div className="row heading">
+        <h3>Clusters ({styles.length})</h3>
+        {actions.undo && (
+          <button data-testid="undo-cluster-edit" disabled={!actions.undo.what} onClick={actions.undo.run} className="undo"
+            title={actions.undo.what ? `${undoText(actions.undo.what)} (the last cluster edit, in any tab)` : 'no cluster edit to undo'}>
+            {actions.undo.what ? undoText(actions.undo.what) : 'Undo'}</button>
+        )}
+      </div>
+      <div className="filter">
+        <input type="search" placeholder="filter: text, glob* or /regex/" value={filter} aria-label="filter clusters"
+          aria-invalid={!!matcher.error} onChange={(e) => setFilter(e.target.value)} />
+        {matcher.error && <p className="error small">{matcher.error}</p>}
+      </div>
       <div className="row wrap bulk" data-testid="cluster-bulk">
         <span className="muted small scope" data-testid="cluster-scope" title={scope}>{scope}:</span>
         <button onClick={() => visibility('show')}>Show</button>
