@@ -120,7 +120,9 @@ describe('clusters from selections', () => {
 
       // The same points again: refused by name, no empty duplicate.
       await page.click('[data-testid=make-cluster]');
-      await page.waitForSelector('.error:has-text(\'these points already form cluster "middle"\')');
+      const refused = page.locator('.error:has-text(\'these points already form cluster "middle"\')');
+      await refused.click(); // dismissed: it is drawn over the canvas, whose pixels are compared below
+      await refused.waitFor({ state: 'detached' });
       assert.deepEqual(Object.keys(await counts()).sort(), ['1', '2', '3', 'middle']);
 
       await clusterRow('middle').locator('[data-testid=delete-cluster]').click();
@@ -181,6 +183,36 @@ describe('clusters from selections', () => {
       await clusterRow('gamma').waitFor();
       assert.equal(await page.textContent('[data-testid=cluster-scope]'), '1 picked:');
       assert.deepEqual(await clusterRow('alpha').locator('.label').boundingBox(), alpha);
+    });
+  });
+
+  test('what comes and goes (undo, an error, a bad pattern, save styles) leaves the sidebar where it was', async () => {
+    await step(page, 'sidebar-stays', async () => {
+      const plot = await upload('e2e sidebar', gridText(GRID), 'grid.txt');
+      await open(plot.id);
+      await boxSelectMiddle(GRID.map((p) => p.xyz));
+      const marks = [clusterRow('1').locator('.label'), page.locator('[data-testid=cluster-bulk]'), page.locator('[data-testid=selection-panel]')];
+      const boxes = (of = marks) => Promise.all(of.map((mark) => mark.boundingBox()));
+      const where = await boxes();
+
+      await page.fill('[data-testid=cluster-name]', 'middle');
+      await page.click('[data-testid=make-cluster]');
+      await page.waitForSelector('[data-testid=undo-cluster-edit]:has-text("Undo making “middle”")');
+      assert.deepEqual(await boxes(), where, 'the undo button moved the sidebar');
+
+      await page.click('[data-testid=make-cluster]'); // the same points again: refused
+      await page.waitForSelector('.error:has-text(\'these points already form cluster "middle"\')');
+      assert.deepEqual(await boxes(), where, 'the error moved the sidebar');
+
+      await clusterRow('1').locator('input[type=color]').fill('#ff0000');
+      await page.waitForSelector('[data-testid=save-styles]:enabled');
+      assert.deepEqual(await boxes(), where, 'the save button moved the sidebar');
+
+      await page.fill('[data-testid=clusters-panel] input[type=search]', '/(/');
+      await page.waitForSelector('[data-testid=clusters-panel] .error:has-text("not a valid regular expression")');
+      // No row matches: the bar and the panels below stay.
+      assert.deepEqual(await boxes(marks.slice(1)), where.slice(1), 'the pattern\'s error moved the sidebar');
+      await page.screenshot({ path: `${ARTIFACTS}/sidebar-stays.png` });
     });
   });
 

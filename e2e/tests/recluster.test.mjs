@@ -67,12 +67,14 @@ describe('re-clustering from the viewer', () => {
       const held = new Promise((resolve) => { release = resolve; });
       await page.route('**/recluster', async (route) => { await held; await route.continue(); });
       const button = row.locator('[data-testid=recluster-cluster]');
+      const rowBox = await row.boundingBox();
       await button.dblclick();
       await page.waitForTimeout(300);
       assert.ok(await button.isDisabled(), 'the re-cluster button waits for its request');
       assert.ok(await page.isDisabled('[data-testid=recluster-selection]'), 'so does the selection\'s');
       release();
       await page.waitForSelector('[data-testid=recluster-job]');
+      assert.deepEqual(await row.boundingBox(), rowBox, 'the link to the job moved the list');
       await page.unroute('**/recluster');
       assert.ok(await button.isEnabled(), 'the button is back once the job is started');
       const reclusterJobs = (await apiAs(page, 'GET', '/jobs')).body.items.filter((j) => j.type === 'recluster');

@@ -1,7 +1,7 @@
 // Re-clustering from the viewer (SPIDAL's multistage DA-PWC): the owner starts a recluster job on
 // a cluster or on the selection and follows a link to its job page; a plot shows the plot it
 // re-clusters and its re-clusterings.
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { Plot, ReclusterRequest } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { linkClick } from '../app/router';
@@ -12,35 +12,33 @@ export interface Reclustering {
   start?: (body: ReclusterRequest) => Promise<void>;
   /** a start in flight: the buttons are disabled */
   busy: boolean;
-  /** the job started last */
-  jobId: string | null;
 }
 
 /**
  * Only a clustering job's plot can be re-clustered: its clusters name their medoids (`centre`),
  * which no upload has, so the buttons appear where the server will take the request.
  */
-export function useReclustering(plot: Plot | null, isOwner: boolean, fail: (e: unknown) => void): Reclustering {
+export function useReclustering(plot: Plot | null, isOwner: boolean, notify: (notice: ReactNode) => void, fail: (e: unknown) => void): Reclustering {
   const { pending, run } = usePending();
-  const [jobId, setJobId] = useState<string | null>(null);
   const possible = !!plot && isOwner && plot.clusters.some((c) => c.centre !== undefined);
   const start = async (body: ReclusterRequest) => {
     await run(async () => {
       try {
-        setJobId((await plots.recluster(plot!.id, body)).jobId);
+        notify(<ReclusterStarted jobId={(await plots.recluster(plot!.id, body)).jobId} />);
       } catch (e) {
         fail(e);
       }
     });
   };
-  return { start: possible ? start : undefined, busy: pending, jobId };
+  return { start: possible ? start : undefined, busy: pending };
 }
 
-export function ReclusterStarted({ jobId }: { jobId: string }) {
+/** The viewer's notice once a job is started (over the canvas: in the sidebar it moved the list whose button started it). */
+function ReclusterStarted({ jobId }: { jobId: string }) {
   return (
-    <p className="notice" data-testid="recluster-started">
+    <span data-testid="recluster-started">
       Re-clustering started: <a href={`/jobs/${encodeURIComponent(jobId)}`} onClick={linkClick} data-testid="recluster-job">follow the job</a>
-    </p>
+    </span>
   );
 }
 

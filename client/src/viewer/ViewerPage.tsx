@@ -1,6 +1,6 @@
 // The plot viewer's page: it composes the data hooks (loading, view state, playback, search,
 // trails, cluster edits) with the components that render them. Panels plug into the sidebar.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { encodeSelectionMask } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { useSession } from '../app/session';
@@ -14,7 +14,7 @@ import { useShortcuts } from './keymap';
 import { NamedSelections } from './NamedSelections';
 import { NamedViews } from './NamedViews';
 import { PlotCanvas } from './PlotCanvas';
-import { PlotLinks, ReclusterStarted, useReclustering } from './Reclustering';
+import { PlotLinks, useReclustering } from './Reclustering';
 import { Scene } from './scene';
 import { SearchResults } from './SearchResults';
 import { nextSelectionName } from './selection';
@@ -39,14 +39,14 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const [scene] = useState(() => new Scene());
   const { view, setView, update, problems, embed, adopt, moved, current, link } = useViewStore(scene);
   const [error, setError] = useState<unknown>(null);
-  const [notice, setNotice] = useState(problems.length ? `Parts of this link were ignored: ${problems.join('; ')}` : '');
+  const [notice, setNotice] = useState<ReactNode>(problems.length ? `Parts of this link were ignored: ${problems.join('; ')}` : '');
   const [tool, setTool] = useState<Tool>(DEFAULT_TOOL);
   const [help, setHelp] = useState(false);
 
   const loaded = usePlot(plotId, scene, canvasRef, { frame: view.frame, adopt, moved, notify: setNotice, fail: setError });
   const { plot, setPlot, clusters, setClusters, ready, labelsLoaded } = loaded;
   const isOwner = !!plot && plot.owner === username;
-  const reclustering = useReclustering(plot, isOwner, setError);
+  const reclustering = useReclustering(plot, isOwner, setNotice, setError);
   const search = useSearch(plotId, scene, setError);
   // The frame on screen: playback moves it outside the view state; read again when playback rests (its counts re-render).
   const columns = useColumns(plotId, plot, scene, scene.frame?.index ?? view.frame, ready, setError, view, update);
@@ -80,7 +80,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     setHidden: (hidden) => update({ hidden }),
     override: (changes) => setView((v) => ({ ...v, overrides: mergeOverrides(v.overrides, changes) })),
     rename: isOwner ? edits.rename : undefined,
-    ...(isOwner && { deletable: edits.made, remove: edits.remove, undo: edits.last && { what: edits.last, run: edits.undo } }),
+    ...(isOwner && { deletable: edits.made, remove: edits.remove, undo: { what: edits.last, run: edits.undo } }),
     goToCentre: (i) => { select([i], scene.frame?.index ?? 0); scene.renderer?.flyTo([i]); },
     recluster: reclustering.start && ((key) => void reclustering.start!({ cluster: key })),
     reclusterBusy: reclustering.busy,
@@ -115,8 +115,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
               try { setPlot(await plots.patch(plotId, { visibility: 'public' })); } catch (e) { setError(e); throw e; }
             } : undefined} />
         )}
-        {/* Over the top of the canvas, taking no room: in the sidebar a notice pushed the panels down while they were used. */}
-        {notice && !embed && <div className="notice-anchor"><p className="notice" data-testid="notice" title="click to dismiss" onClick={() => setNotice('')}>{notice}</p></div>}
+        {!embed && <CanvasMessages error={error} notice={notice} dismissNotice={() => setNotice('')} />}
         <PlotCanvas
           canvasRef={canvasRef} renderer={ready ? scene.renderer : null} tool={tool}
           state={canvasState}
@@ -129,14 +128,12 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       </div>
       {embed ? <EmbedLink href={link()} /> : (
       <aside className="sidebar">
-        <ErrorMessage error={error} />
         {plot && ready && (
           <>
             <h2 data-testid="plot-name">{plot.name}</h2>
             <p className="muted">{plot.owner} · {plot.visibility} · {plot.points.toLocaleString()} points{plot.frames > 1 ? ` · ${plot.frames} frames` : ''}
               {' · '}<a href={plots.exportUrl(plotId, 'pviz')}>export</a></p>
             <PlotLinks plot={plot} />
-            {reclustering.jobId && <ReclusterStarted jobId={reclustering.jobId} />}
             <form className="row" onSubmit={(e) => { const f = new FormData(e.currentTarget); e.preventDefault(); void search.find(f.get('label') as string, (f.get('column') as string | null) ?? undefined); }}>
               <input name="label" type="search" className="label-search" placeholder={plot.columns.length ? 'Labels and metadata' : 'Search point labels'} data-testid="label-search" />
               {plot.columns.length > 0 && (
@@ -151,8 +148,9 @@ export function ViewerPage({ plotId }: { plotId: string }) {
               labelOf={(i) => columns.label(i, scene.frame?.labels?.[i] ?? '')} onPick={(i) => scene.renderer?.flyTo([i])} />}
             <ColorByPanel columns={plot.columns} state={columns} />
             <ClustersPanel styles={panelStyles} actions={clusterActions} />
-            {isOwner && Object.keys(view.overrides).length > 0 &&
-              <button onClick={() => void edits.saveStyles(styles).then((saved) => saved && update({ overrides: {} }))}>Save cluster styles to the plot</button>}
+            {/* Always there for the owner (disabled without changes): appearing it moved the panels below. */}
+            {isOwner && <button data-testid="save-styles" disabled={Object.keys(view.overrides).length === 0}
+              onClick={() => void edits.saveStyles(styles).then((saved) => saved && update({ overrides: {} }))}>Save cluster styles to the plot</button>}
             <SelectionPanel points={selectedPoints} onClear={() => update({ selection: [] })}
               recluster={reclustering.start && { start: () => void reclustering.start!({ mask: encodeSelectionMask(view.selection, plot.points) }), busy: reclustering.busy }}
               makeCluster={isOwner && labelsLoaded ? { defaultName: nextSelectionName(clusters.map((c) => c.label)), make: (label) => edits.make(label, view.selection) } : undefined} />
@@ -176,6 +174,25 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       )}
       {help && <HelpOverlay onClose={() => setHelp(false)} />}
     </main>
+  );
+}
+
+/**
+ * The last error and notice, over the top of the canvas and taking no room: at the top of the sidebar they pushed
+ * the panels down while they were used (e.g. just after making a cluster). A click dismisses either; a dismissed
+ * error is only hidden (a failed load stays failed, not "Loading…").
+ */
+function CanvasMessages({ error, notice, dismissNotice }: { error: unknown; notice: ReactNode; dismissNotice(): void }) {
+  const [dismissed, setDismissed] = useState<unknown>(null);
+  const shown = error !== dismissed && error;
+  if (!shown && !notice) return null;
+  return (
+    <div className="messages-anchor">
+      <div className="messages">
+        {!!shown && <div title="click to dismiss" onClick={() => setDismissed(error)}><ErrorMessage error={shown} /></div>}
+        {notice && <p className="notice" data-testid="notice" title="click to dismiss" onClick={dismissNotice}>{notice}</p>}
+      </div>
+    </div>
   );
 }
 
