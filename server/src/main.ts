@@ -6,6 +6,7 @@ import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { configureTimeouts } from './http/timeouts.ts';
 import { sweepUploadTmp } from './http/upload.ts';
+import { backfillThumbnails } from './services/thumbnails.ts';
 import { AmqpLink } from './storage/amqp.ts';
 import { openStore } from './storage/db.ts';
 
@@ -38,6 +39,12 @@ const server = app.listen(config.port, config.host);
 configureTimeouts(server);
 await once(server, 'listening');
 console.log(`WebPlotViz API listening on http://localhost:${config.port}`);
+
+// In the background: the API serves meanwhile.
+backfillThumbnails(plots, store.blobs).then(
+  (drawn) => drawn && console.log(`drew the thumbnails of ${drawn} plots stored without one`),
+  (err) => console.error('drawing the thumbnails of plots stored without one stopped:', err),
+);
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {

@@ -454,13 +454,25 @@ export class Plots {
     this.recent.delete(id);
   }
 
-  /** `drawn`: drawn on the server rather than sent from the viewer. */
-  async setThumbnail(doc: PlotDoc, png: Buffer, { drawn }: { drawn: boolean }): Promise<void> {
-    const name = plotBlobName(doc._id, 'thumbnail');
-    await this.blobs.putBuffer(doc._id, name, png, 'image/png');
+  /**
+   * `drawn`: drawn on the server rather than sent from the viewer; stored only while the plot has
+   * none, as the owner's view may have come while it was drawn. Whether it was stored.
+   */
+  async setThumbnail(doc: PlotDoc, png: Buffer, { drawn }: { drawn: boolean }): Promise<boolean> {
     // One of the plot's edits: beside a rename, FerretDB would keep only one of the two.
-    await this.oneEditAtATime(doc._id, () => this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true, thumbnailDrawn: drawn } }));
+    const stored = await this.oneEditAtATime(doc._id, async () => {
+      if (drawn && (await this.store.plots.countDocuments({ _id: doc._id, hasThumbnail: true }, { limit: 1 }))) return false;
+      await this.blobs.putBuffer(doc._id, plotBlobName(doc._id, 'thumbnail'), png, 'image/png');
+      await this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true, thumbnailDrawn: drawn } });
+      return true;
+    });
     this.recent.delete(doc._id);
+    return stored;
+  }
+
+  /** Up to `limit` ready plots without a thumbnail, in _id order after `after`. */
+  withoutThumbnail(after: string, limit: number): Promise<PlotDoc[]> {
+    return this.store.plots.find({ state: 'ready', hasThumbnail: { $ne: true }, _id: { $gt: after } }).sort({ _id: 1 }).limit(limit).toArray();
   }
 
   private async requireOwnCollection(owner: string, id: string): Promise<void> {

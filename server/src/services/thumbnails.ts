@@ -1,8 +1,10 @@
 // Library thumbnails drawn on the server: every new plot's while it is stored (Plots.ingestParsed),
-// and the demo plots' stored before that; the owner's view in the viewer replaces it (`thumbnailDrawn`).
+// and those of plots stored before that (backfillThumbnails at start-up, and the demo loader's);
+// the owner's view in the viewer replaces it (`thumbnailDrawn`).
 // The first frame's points seen from +z as the viewer's reset camera sees them, in their
 // clusters' colours, on the viewer's background, as a 256×256 PNG (pngjs).
 import type { Cluster } from '@wpv/schema';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { PNG } from 'pngjs';
 import type { BlobStore } from '../storage/blobs.ts';
 import type { PlotDoc } from '../storage/documents.ts';
@@ -14,10 +16,32 @@ const MARGIN = 0.06;
 
 /** Points (xyz triples) and their cluster keys drawn as discs; hidden clusters are left out. */
 export function drawThumbnail(positions: Float32Array, keys: Uint32Array, clusters: readonly Cluster[], size = THUMBNAIL_SIZE): Buffer {
+  const steps = drawingSteps(positions, keys, clusters, size);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The same drawing, handing the event loop back every POINTS_PER_TURN points (the backfill's: a plot may have millions). */
+async function drawThumbnailInTurns(positions: Float32Array, keys: Uint32Array, clusters: readonly Cluster[]): Promise<Buffer> {
+  const steps = drawingSteps(positions, keys, clusters, THUMBNAIL_SIZE);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await setImmediate();
+  }
+}
+
+/** About 20 ms of drawing. */
+const POINTS_PER_TURN = 100_000;
+
+function* drawingSteps(positions: Float32Array, keys: Uint32Array, clusters: readonly Cluster[], size: number): Generator<void, Buffer> {
   const png = new PNG({ width: size, height: size });
   png.data.fill(Buffer.from([...BACKGROUND, 255]));
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   for (let i = 0; i < keys.length; i++) {
+    if (i % POINTS_PER_TURN === POINTS_PER_TURN - 1) yield;
     const x = positions[3 * i]!, y = positions[3 * i + 1]!;
     if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
     if (x < x0) x0 = x;
@@ -42,6 +66,7 @@ export function drawThumbnail(positions: Float32Array, keys: Uint32Array, cluste
   // at this size, drawing order decides what shows.
   for (const neutralPass of [true, false]) {
     for (let i = 0; i < keys.length; i++) {
+      if (i % POINTS_PER_TURN === POINTS_PER_TURN - 1) yield;
       const color = pointColor[i]!;
       if (color === HIDDEN || neutral[color] !== neutralPass) continue;
       const px = size / 2 + (positions[3 * i]! - cx) * scale, py = size / 2 - (positions[3 * i + 1]! - cy) * scale;
@@ -73,13 +98,43 @@ function disc(png: PNG, cx: number, cy: number, r: number, { r: red, g, b, a }: 
   }
 }
 
-/** Draws and stores the thumbnail of a plot's first frame. */
-export async function storeDrawnThumbnail(plots: Plots, blobs: BlobStore, doc: PlotDoc): Promise<void> {
+/** Draws and stores the thumbnail of a plot's first frame, unless it has one by then; whether it was stored. */
+export async function storeDrawnThumbnail(plots: Plots, blobs: BlobStore, doc: PlotDoc): Promise<boolean> {
   const read = async (kind: 'positions' | 'clusters') => {
     const bytes = await blobs.readAll(await plots.frameBlob(doc, 0, kind));
     return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   };
   const [positions, keys] = await Promise.all([read('positions'), read('clusters')]);
   const { clusters } = await plots.details(doc);
-  await plots.setThumbnail(doc, drawThumbnail(new Float32Array(positions), new Uint32Array(keys), clusters), { drawn: true });
+  return plots.setThumbnail(doc, await drawThumbnailInTurns(new Float32Array(positions), new Uint32Array(keys), clusters), { drawn: true });
+}
+
+/** Plots read per page of the backfill: a page of small documents in memory, never the whole library. */
+const BACKFILL_PAGE = 50;
+/** The backfill's pause before each plot, so it takes a small share of the process beside requests. */
+const BACKFILL_PAUSE_MS = 50;
+
+/**
+ * Draws the thumbnails of ready plots that have none (stored before thumbnails were drawn at
+ * ingest), one plot at a time: its first frame in memory, its drawing in turns of the event loop
+ * of 100,000 points, a pause between plots. It keeps no state: the query is its
+ * progress, so a crash resumes at the next start, and a second API process doing the same draws
+ * the same images (a drawn thumbnail never replaces one stored meanwhile). A plot that cannot be
+ * drawn is logged and left for the next start. The number of thumbnails stored.
+ */
+export async function backfillThumbnails(plots: Plots, blobs: BlobStore): Promise<number> {
+  let stored = 0;
+  for (let after = ''; ; ) {
+    const page = await plots.withoutThumbnail(after, BACKFILL_PAGE);
+    if (page.length === 0) return stored;
+    for (const doc of page) {
+      await sleep(BACKFILL_PAUSE_MS);
+      try {
+        if (await storeDrawnThumbnail(plots, blobs, doc)) stored++;
+      } catch (err) {
+        console.error(`thumbnails: plot ${doc._id} could not be drawn; it is left without one until the next start`, err);
+      }
+    }
+    after = page.at(-1)!._id;
+  }
 }
