@@ -345,6 +345,7 @@ export const Job = z.object({
   }),
   stages: z.array(JobStage),
   plotId: z.string().optional(),
+  plotDeleted: z.boolean().describe('the plot the job made (plotId) has since been deleted: plotId names no plot any more'),
   error: z.string().optional(),
   warnings: z.array(z.string()).describe('why the result may be less than asked, e.g. DA-PWC clusters dropped under the minimum size'),
   retryOf: z.string().optional(),

@@ -20,7 +20,6 @@ import { Exporter } from './services/export.ts';
 import { Jobs } from './services/jobs.ts';
 import { JobBroker } from '@wpv/jobs/broker';
 import { loadJobConfig } from '@wpv/jobs/config';
-import { JobRepo } from '@wpv/jobs/repository';
 import { StageTimings } from '@wpv/jobs/timings';
 import { Plots } from './services/plots.ts';
 import { Reclusterer } from './services/recluster.ts';
@@ -28,6 +27,7 @@ import { Selections } from './services/selections.ts';
 import { Users } from './services/users.ts';
 import type { AmqpLink } from './storage/amqp.ts';
 import type { Store } from './storage/db.ts';
+import { JobReads } from './storage/job-reads.ts';
 
 export interface Services {
   config: Config;
@@ -52,7 +52,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   const plots = new Plots(store, config.limits);
   // The job gateway publishes through its own broker link (confirm channel), opened on first use.
   const jobConfig = loadJobConfig(config.dataDir);
-  const jobs = new Jobs(new JobRepo(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings));
+  const jobs = new Jobs(new JobReads(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings));
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { Plots } from '../services/plots.ts';
 import { openStore } from '../storage/db.ts';
+import { JobReads } from '../storage/job-reads.ts';
 import { JobBroker } from '@wpv/jobs/broker';
 import { loadJobConfig } from '@wpv/jobs/config';
-import { JobRepo } from '@wpv/jobs/repository';
 import { StageTimings } from '@wpv/jobs/timings';
 import { Jobs } from '../services/jobs.ts';
 import { storeDrawnThumbnail } from '../services/thumbnails.ts';
@@ -87,7 +87,7 @@ async function loadStockDemo(): Promise<void> {
   const name = STOCK_DEMO;
   if (await store.plots.countDocuments({ owner: DEMO_USER, name, state: 'ready' }, { limit: 1 })) return;
   const jobConfig = loadJobConfig(config.dataDir);
-  const jobs = new Jobs(new JobRepo(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings));
+  const jobs = new Jobs(new JobReads(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings));
   try {
     const csv = await writeDemo('market.csv', stockMarketCsv(240, 3 * 252));
     const { id } = await jobs.submit(DEMO_USER, {

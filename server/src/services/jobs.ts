@@ -8,11 +8,11 @@ import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import { newId } from '../storage/ids.ts';
 import type { Upload } from '../http/upload.ts';
+import type { JobReads, ShownJobDoc } from '../storage/job-reads.ts';
 import { type JobBroker } from '@wpv/jobs/broker';
 import type { JobConfig } from '@wpv/jobs/config';
 import { JOB_MODULES } from '../jobtypes/index.ts';
 import { newStages, stageGraph, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
-import type { JobRepo } from '@wpv/jobs/repository';
 import { expectedSeconds, secondsToShow, timingsKey, type StageTimings, type TimingSample } from '@wpv/jobs/timings';
 import { STAGE_FILES, partName, stageDir, tailOf } from '@wpv/jobs/workdir';
 
@@ -26,7 +26,7 @@ export class Jobs {
   private readonly timingCache = new Map<string, { at: number; samples: Promise<TimingSample[]> }>();
 
   constructor(
-    readonly repo: JobRepo,
+    readonly repo: JobReads,
     private readonly broker: JobBroker,
     readonly config: JobConfig,
     private readonly timings: StageTimings,
@@ -306,7 +306,7 @@ export interface Expectations {
 }
 
 /** `expected`: Jobs.expectations; equal shares and no seconds when null. */
-export function toJob(doc: JobDoc, expected: Expectations | null): Job {
+export function toJob(doc: ShownJobDoc, expected: Expectations | null): Job {
   const total = expected ? doc.stageOrder.reduce((sum, name) => sum + expected.weights[name]!, 0) : 0;
   const firstStart = doc.stageOrder.map((n) => doc.stages[n]!.startedAt).filter((d): d is Date => d !== null).sort((a, b) => +a - +b)[0];
   return {
@@ -328,6 +328,7 @@ export function toJob(doc: JobDoc, expected: Expectations | null): Job {
       expectedSeconds: expected.seconds?.[name] ?? null,
     })),
     ...(doc.plotId && { plotId: doc.plotId }),
+    plotDeleted: doc.plotDeleted === true,
     ...(doc.error && { error: doc.error }),
     warnings: doc.warnings,
     ...(doc.retryOf && { retryOf: doc.retryOf }),
