@@ -116,3 +116,42 @@ test('all the streams of one job share one store poll', async () => {
   await sleep(600);
   assert.ok(loads <= settled + 1, 'polling stops when the last watcher leaves');
 });
+
+/** A job of its own whose first stage runs, as the bridge records it, and a stream following it. */
+async function runningJob(): Promise<{ id: string; stage: string; repo: JobRepo; stream: Stream }> {
+  const id = await submit(owner);
+  const repo = new JobRepo(server.store);
+  const stage = (await repo.get(id))!.stageOrder[0]!;
+  assert.ok(await repo.moveJob(id, 'running', 'test'));
+  assert.ok(await repo.moveStage(id, stage, 'queued', 'test'));
+  assert.ok(await repo.moveStage(id, stage, 'running', 'test', { startedAt: new Date() }));
+  return { id, stage, repo, stream: await open(owner, id) };
+}
+
+/** The stages of the last job snapshot a stream sent. */
+function lastStages(text: string): { name: string; state: string }[] {
+  const snapshots = [...text.matchAll(/^event: job\ndata: (.*)$/gm)];
+  return JSON.parse(snapshots.at(-1)![1]!).stages;
+}
+
+test('a cancelled job\'s stream ends once the bridge has recorded its running stage cancelled, not before', async () => {
+  const { id, stage, repo, stream } = await runningJob();
+  assert.equal((await owner.request('POST', `/jobs/${id}/cancel`)).status, 200);
+  await sleep(1000); // the bridge stops the program, then records the stage
+  assert.ok(await repo.moveStage(id, stage, 'cancelled', 'job cancelled; stopped', { endedAt: new Date() }));
+  const text = await stream.rest;
+  assert.match(text, /event: end/);
+  const stages = lastStages(text);
+  assert.deepEqual(stages.filter((s) => s.state !== 'cancelled'), [], 'the last snapshot has every stage cancelled');
+});
+
+test('a stage that never leaves running holds a terminal job\'s stream only a few seconds', async () => {
+  const { id, stage, stream } = await runningJob();
+  const cancelled = Date.now();
+  assert.equal((await owner.request('POST', `/jobs/${id}/cancel`)).status, 200);
+  const text = await stream.rest;
+  const waited = Date.now() - cancelled;
+  assert.match(text, /event: end/);
+  assert.ok(waited >= 9_000 && waited < 15_000, `ended ${waited} ms after the cancel`);
+  assert.equal(lastStages(text).find((s) => s.name === stage)!.state, 'running');
+});

@@ -1,9 +1,9 @@
 // A job's progress stream (Server-Sent Events): `event: job` with the whole job (id = its
-// revision) whenever the revision moves, then `event: end` once the job is terminal. A
-// reconnecting client sends Last-Event-ID and gets a snapshot only if something changed.
+// revision) whenever the revision moves, then `event: end` once the job and its stages are
+// terminal. A reconnecting client sends Last-Event-ID and gets a snapshot only if something changed.
 // Streams are few per user, and all streams of one job share one store poll.
 import type { Request, Response } from 'express';
-import { isTerminalJob } from '@wpv/jobs/model';
+import { isTerminalJob, type StageState } from '@wpv/jobs/model';
 import { ApiError } from '../http/errors.ts';
 import { toJob, type Expectations, type Jobs } from '../services/jobs.ts';
 
@@ -12,6 +12,16 @@ type Listener = (doc: JobDoc | null) => void;
 
 const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
+/**
+ * How long the stream waits, after the job is terminal, for its stages to be: a cancelled job's
+ * running programs are recorded cancelled by the bridge once it has stopped them (its state
+ * check every 2 s, then the backend's cancel), 1-3 s after the job. Ending with the job left
+ * the page and the Python client showing those stages running or waiting for CPUs.
+ */
+const STAGES_SETTLE_MS = 10_000;
+const TERMINAL_STAGE_STATES: readonly StageState[] = ['succeeded', 'failed', 'cancelled'];
+
+const stagesTerminal = (doc: JobDoc) => Object.values(doc.stages).every((stage) => TERMINAL_STAGE_STATES.includes(stage.state));
 
 /** Reads each watched job every POLL_MS, once for all its watchers; stops when the last one leaves. */
 export class JobPolls {
@@ -90,6 +100,8 @@ export class JobStreams {
   private follow(req: Request, res: Response, jobId: string, first: JobDoc, expected: Expectations | null): Promise<void> {
     let sent = Number(req.headers['last-event-id'] ?? -1);
     let lastWrite = Date.now();
+    /** When this stream first saw the job terminal (its own clock: the job's endedAt may be another host's). */
+    let terminalSince: number | null = null;
     const write = (text: string) => {
       res.write(text);
       lastWrite = Date.now();
@@ -110,7 +122,8 @@ export class JobStreams {
           write(`id: ${doc.revision}\nevent: job\ndata: ${JSON.stringify(toJob(doc, expected))}\n\n`);
           sent = doc.revision;
         }
-        if (isTerminalJob(doc.state)) {
+        if (isTerminalJob(doc.state)) terminalSince ??= Date.now();
+        if (terminalSince !== null && (stagesTerminal(doc) || Date.now() - terminalSince >= STAGES_SETTLE_MS)) {
           write('event: end\ndata: {}\n\n');
           return finish();
         }
