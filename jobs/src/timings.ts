@@ -96,11 +96,19 @@ export function secondsToShow(samples: readonly TimingSample[], job: Pick<Timing
   });
 }
 
-/** Remembered jobs that timed every stage of this graph, nearest in size first (d: |log of the points' ratio|). */
-function rankedBySize(samples: readonly TimingSample[], job: Pick<TimingSample, 'points'>, stages: readonly Pick<StageSpec, 'name'>[]) {
+/**
+ * Remembered jobs that timed every stage of this graph, nearest in size first (d: the larger of |log of the
+ * points' ratio| and |log of the samples' ratio|). A graph with stages that scale with the sample
+ * takes only jobs that recorded theirs: one from before samples were kept counted 4,640 reads
+ * with no rest, 1 × 4,640 units of aligning the rest for 2.3 s, which made a 640 × 4,000 rest
+ * "1266 s" where it took 7.5.
+ */
+function rankedBySize(samples: readonly TimingSample[], job: Pick<TimingSample, 'points' | 'sample'>, stages: readonly Pick<StageSpec, 'name' | 'work'>[]) {
+  const bySample = stages.some(({ work }) => work === 'sample pairs' || work === 'rest × sample');
+  const ratio = (a: number, b: number) => Math.abs(Math.log(a / b));
   return samples
-    .filter((s) => stages.every(({ name }) => Number.isFinite(s.seconds[name])))
-    .map((s) => ({ s, d: Math.abs(Math.log(s.points / job.points)) }))
+    .filter((s) => stages.every(({ name }) => Number.isFinite(s.seconds[name])) && (!bySample || s.sample !== undefined))
+    .map((s) => ({ s, d: Math.max(ratio(s.points, job.points), ratio(s.sample ?? s.points, job.sample ?? job.points)) }))
     .sort((a, b) => a.d - b.d);
 }
 

@@ -77,6 +77,20 @@ describe('stageShares', () => {
     const seen = { points: 4640, sample: 4000, seconds: { swg: 16, align: 2.56, assemble: 0 } };
     // 100,000 reads: align 96,000 × 4,000 pairs = 384 s beside swg's 16 s.
     assert.deepEqual(rounded(stageShares([seen], { points: 100_000, sample: 4000 }, graph)), { swg: 0.04, align: 0.96, assemble: 0 });
+    // A job of the same reads with a 2,000 sample is not of the same size: its seconds come from a line, not from this job's.
+    assert.equal(secondsToShow([seen], { points: 4640, sample: 2000 }, graph), null);
+    assert.deepEqual(rounded(secondsToShow([seen], { points: 4640, sample: 4000 }, graph)), { swg: 16, align: 2.56, assemble: 0 });
+  });
+
+  test('an interpolating graph ignores remembered jobs without their sample size (their rest is unknown)', () => {
+    const graph = [{ name: 'swg', work: 'sample pairs' }, { name: 'align', work: 'rest × sample' }, { name: 'assemble', work: 'points' }] as const;
+    // Recorded before samples were kept: read as 4,640 reads with a sample of all 4,640, so a rest of 1 × 4,640
+    // units for 2.3 s, it made a 640 × 4,000 rest 1,266 s (the QA pass saw "25 min left" for a 1-minute job).
+    const unsized = { points: 4640, seconds: { swg: 6.4, align: 2.3, assemble: 0.2 } };
+    assert.equal(expectedSeconds([unsized, unsized, unsized], { points: 4640, sample: 4000 }, graph), null);
+    assert.equal(secondsToShow([unsized, unsized, unsized], { points: 4640, sample: 4000 }, graph), null);
+    // A graph without sample-scaled stages takes them as before.
+    assert.deepEqual(rounded(secondsToShow([sample(300, [7, 2, 1, 0.5])], { points: 300 }, GRAPH)), { swg: 7, mds: 2, pwc: 1, assemble: 0.5 });
   });
 
   test('no history, no usable history: null (the job shows equal shares)', () => {
