@@ -197,16 +197,24 @@ describe('progress figures', () => {
 
   test('run figures: a program\'s CPU, memory and layout; a worker stage has only its times', () => {
     const metrics = { queueWaitSeconds: 0.25, runSeconds: 3, cpuSeconds: 5.5, peakMemoryKb: 181_000, ranks: 2, threads: 1 };
-    expect(runFigures({ state: 'succeeded', runner: 'hpc', metrics, backendJobId: '16693', launchedAt: '2026-11-26T10:00:00Z' }, 3)).toEqual([
+    expect(runFigures({ state: 'succeeded', runner: 'hpc', metrics, backendJobId: '16693', launchedAt: '2026-11-26T10:00:00Z', startedAt: '2026-11-26T10:00:00Z' }, 3)).toEqual([
       { label: 'run time', value: '3.0 s' }, { label: 'queue wait', value: '0.3 s' }, { label: 'CPU', value: '5.5 s' },
       { label: 'peak memory', value: '177 MB' }, { label: 'ranks × threads', value: '2 × 1' },
     ]);
     const worker = { ...metrics, queueWaitSeconds: 0, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
-    expect(runFigures({ state: 'succeeded', runner: 'worker', metrics: worker, backendJobId: null, launchedAt: null }, 0.1)).toEqual([
+    expect(runFigures({ state: 'succeeded', runner: 'worker', metrics: worker, backendJobId: null, launchedAt: null, startedAt: '2026-11-26T10:00:00Z' }, 0.1)).toEqual([
       { label: 'run time', value: '0.1 s' }, { label: 'queue wait', value: '0.0 s' },
     ]);
-    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: '2026-11-26T10:00:00Z' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
-    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: null }, 12)).toEqual([{ label: 'waiting for', value: '12.0 s' }]);
+    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: '2026-11-26T10:00:00Z', startedAt: '2026-11-26T10:00:00Z' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
+    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: null, startedAt: '2026-11-26T10:00:00Z' }, 12)).toEqual([{ label: 'waiting for', value: '12.0 s' }]);
+  });
+
+  test('run figures of a cancelled job: a program stopped while it waited for CPUs, or a stage never started, has no run time', () => {
+    const startedAt = '2026-11-26T10:00:00Z';
+    expect(runFigures({ state: 'cancelled', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: null, startedAt }, 25.3)).toEqual([{ label: 'waited for', value: '25.3 s' }]);
+    expect(runFigures({ state: 'cancelled', runner: 'hpc', metrics: null, backendJobId: null, launchedAt: null, startedAt: null }, null)).toEqual([]);
+    expect(runFigures({ state: 'cancelled', runner: 'worker', metrics: null, backendJobId: null, launchedAt: null, startedAt: null }, null)).toEqual([]);
+    expect(runFigures({ state: 'cancelled', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: startedAt, startedAt }, 9)).toEqual([{ label: 'run time', value: '9.0 s' }]);
   });
 
   test('points of a job, and its sample when it interpolates', () => {

@@ -143,9 +143,9 @@ export function pointsText(input: Pick<JobSummary['input'], 'points' | 'sample'>
  * A stage's run figures. CPU, peak memory and ranks × threads are a program's (its backend
  * measures them); a stage the worker runs itself (sample, assemble) has none of them.
  */
-export function runFigures(stage: Pick<JobStage, 'state' | 'runner' | 'metrics' | 'backendJobId' | 'launchedAt'>, elapsed: number | null): { label: string; value: string }[] {
-  const label = waitsForCpus(stage) ? 'waiting for' : stage.state === 'running' ? 'running for' : 'run time';
-  const figures = [{ label, value: formatSeconds(elapsed) }];
+export function runFigures(stage: Pick<JobStage, 'state' | 'runner' | 'metrics' | 'backendJobId' | 'launchedAt' | 'startedAt'>, elapsed: number | null): { label: string; value: string }[] {
+  const label = timeLabel(stage);
+  const figures = label === null ? [] : [{ label, value: formatSeconds(elapsed) }];
   const metrics = stage.metrics;
   if (!metrics) return figures;
   figures.push({ label: 'queue wait', value: formatSeconds(metrics.queueWaitSeconds) });
@@ -153,6 +153,19 @@ export function runFigures(stage: Pick<JobStage, 'state' | 'runner' | 'metrics' 
   if (metrics.peakMemoryKb !== null) figures.push({ label: 'peak memory', value: formatBytes(metrics.peakMemoryKb * 1024) });
   if (stage.backendJobId !== null) figures.push({ label: 'ranks × threads', value: `${metrics.ranks} × ${metrics.threads}` });
   return figures;
+}
+
+/**
+ * What a stage's time (StageCard's elapsed) counts: its program's wait for CPUs, its run, or the
+ * wait of a program stopped before it got its CPUs (a cancelled job's); nothing for a stage that
+ * never started, which has no run time.
+ */
+function timeLabel(stage: Pick<JobStage, 'state' | 'runner' | 'launchedAt' | 'startedAt'>): string | null {
+  if (waitsForCpus(stage)) return 'waiting for';
+  if (stage.state === 'running') return 'running for';
+  const began = stage.runner === 'hpc' ? stage.launchedAt !== null : stage.startedAt !== null;
+  if (began || stage.state === 'succeeded') return 'run time';
+  return stage.startedAt === null ? null : 'waited for';
 }
 
 export function formatSeconds(s: number | null | undefined): string {

@@ -15,7 +15,10 @@ export interface JobStream {
 
 export function useJobEvents(id: string): JobStream {
   const [{ job, receivedAt }, setReceived] = useState<{ job: Job | null; receivedAt: number }>({ job: null, receivedAt: Date.now() });
-  const setJob = (next: Job) => setReceived({ job: next, receivedAt: Date.now() });
+  // A reply that the stream has overtaken (a cancel's, read before the bridge recorded the stages
+  // cancelled) does not bring back the stages it saw running.
+  const setJob = (next: Job) => setReceived((shown) =>
+    shown.job?.id === next.id && shown.job.revision > next.revision ? shown : { job: next, receivedAt: Date.now() });
   const [error, setError] = useState<unknown>(null);
 
   useEffect(() => {
