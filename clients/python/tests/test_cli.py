@@ -12,8 +12,10 @@ import numpy as np
 import requests
 
 from conftest import PASSWORD
+import webplotviz
 from webplotviz.cli import parser
-from test_jobs import VECTORS
+from webplotviz.params import JOB_TYPES, job_types
+from test_jobs import VECTORS, slow_vectors
 
 
 def run(args: list, env: Dict[str, str], stdin: Optional[str] = None) -> subprocess.CompletedProcess:
@@ -66,6 +68,29 @@ def test_cli_round_trip(url: str, tmp_path: Path) -> None:
     # The token comes from the environment too, and a wrong one is the API's 401 message.
     env["WEBPLOTVIZ_TOKEN"] = "wrong"
     assert "bearer token" in run(["ls"], env).stderr
+
+
+def test_cli_cancels_a_job(client: webplotviz.Client, tmp_path: Path) -> None:
+    env = {**os.environ, "WEBPLOTVIZ_URL": client.url, "WEBPLOTVIZ_TOKEN": client.token}
+    vectors = tmp_path / "vectors.csv"
+    vectors.write_text(slow_vectors())
+    job_id = run(["jobs", "submit", "vectors", str(vectors), "--param", "labelColumn=0"], env).stdout.strip()
+    cancelled = run(["jobs", "cancel", job_id], env)
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert cancelled.stdout.strip() == f"{job_id}\tcancelled"
+    again = run(["jobs", "cancel", job_id], env)
+    assert again.returncode == 1 and "already cancelled" in again.stderr
+    waited = run(["jobs", "wait", job_id, "--quiet"], env)
+    assert waited.returncode == 1 and "was cancelled" in waited.stderr
+
+
+def test_submit_help_names_every_job_type_of_the_server(client: webplotviz.Client) -> None:
+    assert sorted(JOB_TYPES) == sorted(job_types(client.openapi()))
+    # Wide enough that argparse does not break a type's name at its hyphen.
+    shown = run(["jobs", "submit", "--help"], {**os.environ, "COLUMNS": "300"})
+    assert shown.returncode == 0, shown.stderr
+    for job_type in JOB_TYPES:
+        assert job_type in shown.stdout, shown.stdout
 
 
 def test_an_id_that_starts_with_a_dash_goes_after_double_dash() -> None:

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
 
 import webplotviz
 from webplotviz import WebPlotVizError
-from webplotviz.jobs import _ProgressBars
+from webplotviz.jobs import TERMINAL, _ProgressBars
 from webplotviz.params import check_job_params, job_types, params_schema
 
 VECTORS = "name,a,b,c\n" + "".join(
@@ -37,6 +38,26 @@ def test_a_vectors_job_runs_to_a_plot(client: webplotviz.Client, capsys: pytest.
     with pytest.raises(WebPlotVizError) as caught:
         job.cancel()
     assert caught.value.status == 409
+
+
+def slow_vectors() -> str:
+    """1,500 random 8-D vectors: a job that runs for seconds, long enough to cancel it."""
+    rng = np.random.default_rng(5)
+    rows = "".join(f"v{i}," + ",".join(f"{x:.4f}" for x in row) + "\n" for i, row in enumerate(rng.normal(size=(1500, 8))))
+    return "name," + ",".join("abcdefgh") + "\n" + rows
+
+
+def test_wait_after_a_cancel_shows_every_stage_stopped(client: webplotviz.Client) -> None:
+    job = client.submit("vectors", slow_vectors().encode(), {"labelColumn": 0}, name="py cancelled")
+    deadline = time.monotonic() + 120
+    while not any(s["runner"] == "hpc" and s["state"] == "running" for s in job.refresh().stages):
+        assert job.state in ("queued", "running") and time.monotonic() < deadline, job.stages
+        time.sleep(0.05)
+    job.cancel()  # the reply still has the program running: the bridge stops it and records it after
+    with pytest.raises(WebPlotVizError) as caught:
+        job.wait(progress=False, timeout=60)
+    assert caught.value.code == "job_cancelled"
+    assert [s["name"] for s in job.stages if s["state"] not in TERMINAL] == [], job.stages
 
 
 def test_progress_lines_say_when_a_program_waits_for_cpus(capsys: pytest.CaptureFixture) -> None:

@@ -20,6 +20,7 @@ import requests
 
 from .client import TOKEN_ENV, Client
 from .errors import WebPlotVizError
+from .params import JOB_TYPES
 
 URL_ENV = "WEBPLOTVIZ_URL"
 # Servers before 2026-11-26 could give ids that start with "-", which argparse reads as an option.
@@ -115,6 +116,11 @@ def cmd_jobs_wait(args: argparse.Namespace) -> None:
     print(f"{job.id}\t{job.state}\t{job.plot_id}")
 
 
+def cmd_jobs_cancel(args: argparse.Namespace) -> None:
+    job = _client(args).job(args.id).cancel()
+    print(f"{job.id}\t{job.state}")
+
+
 def cmd_jobs_ls(args: argparse.Namespace) -> None:
     for job in _client(args).jobs():
         print(f"{job.id}\t{job.type}\t{job.state}\t{job.name}\t{job.plot_id or ''}")
@@ -163,7 +169,7 @@ def parser() -> argparse.ArgumentParser:
 
     jobs = commands.add_parser("jobs", help="analytics jobs").add_subparsers(dest="jobs_command", required=True)
     submit = jobs.add_parser("submit", help="submit a job; prints its id")
-    submit.add_argument("type", help="sequence-clustering, distance-matrix or vectors")
+    submit.add_argument("type", help="; ".join(f"{name} ({source})" for name, source in JOB_TYPES.items()))
     submit.add_argument("file")
     submit.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="a parameter (VALUE as JSON when it parses)")
     submit.add_argument("--name")
@@ -175,6 +181,9 @@ def parser() -> argparse.ArgumentParser:
     wait.add_argument("id", help=ID_HELP)
     wait.add_argument("--quiet", action="store_true", help="no progress bars")
     wait.set_defaults(run=cmd_jobs_wait)
+    cancel = jobs.add_parser("cancel", help="cancel a queued or running job; prints its id and state")
+    cancel.add_argument("id", help=ID_HELP)
+    cancel.set_defaults(run=cmd_jobs_cancel)
     jobs.add_parser("ls", help="your jobs: id, type, state, name, plot id").set_defaults(run=cmd_jobs_ls)
     return top
 

@@ -214,8 +214,8 @@ class Client:
         """Submits an analytics job and returns it (queued); ``job.wait()`` follows it to its plot.
 
         Args:
-            type: ``"sequence-clustering"`` (FASTA), ``"distance-matrix"`` (SPIDAL int16 N×N) or
-                ``"vectors"`` (CSV), or any type the server's OpenAPI document lists.
+            type: one of ``webplotviz.params.JOB_TYPES`` (``"sequence-clustering"``, ``"vectors"``…),
+                or any type the server's OpenAPI document lists.
             file_or_path: the input, as a path, a binary file object or bytes.
             params: the type's parameters. Checked against the server's OpenAPI document before
                 anything is uploaded: an unknown key raises WebPlotVizError naming ``params.<key>``.

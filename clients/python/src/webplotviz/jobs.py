@@ -102,15 +102,11 @@ class Job:
             while self.state not in TERMINAL:
                 if deadline is not None and time.monotonic() > deadline:
                     raise WebPlotVizError("timeout", f"job {self.id} is still {self.state} after {timeout} s")
-                try:
-                    for event_id, data in self._events(last_id, deadline):
-                        last_id = event_id or last_id
-                        self._data = data
-                        bars.update(self.stages)
-                except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError):
-                    time.sleep(1)  # the server restarted or the connection dropped: reconnect where we were
-                self.refresh()
-                bars.update(self.stages)
+                last_id = self._follow(last_id, deadline, bars)
+            # A cancelled job's running programs are recorded cancelled once the bridge has stopped
+            # them, after the job: the stream ends when they are (or after the server's bounded wait).
+            if any(stage["state"] not in TERMINAL for stage in self.stages):
+                self._follow(last_id, deadline, bars)
         finally:
             bars.close()
         if self.state == "failed":
@@ -121,8 +117,22 @@ class Job:
             raise WebPlotVizError("job_cancelled", f"job {self.id} was cancelled")
         return self
 
+    def _follow(self, last_id: Optional[str], deadline: Optional[float], bars: "_ProgressBars") -> Optional[str]:
+        """Shows the stream's snapshots until it ends, then reads the job again; returns the last event id."""
+        try:
+            for event_id, data in self._events(last_id, deadline):
+                last_id = event_id or last_id
+                self._data = data
+                bars.update(self.stages)
+        except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError):
+            time.sleep(1)  # the server restarted or the connection dropped: reconnect where we were
+        self.refresh()
+        bars.update(self.stages)
+        return last_id
+
     def _events(self, last_id: Optional[str], deadline: Optional[float]) -> Iterator[Tuple[Optional[str], Dict[str, Any]]]:
-        """(event id, job) for each ``job`` event of the stream, until its ``end`` event."""
+        """(event id, job) for each ``job`` event of the stream, until its ``end`` event (sent once the
+        job and its stages have ended)."""
         headers = {"Accept": "text/event-stream"}
         if last_id is not None:
             headers["Last-Event-ID"] = last_id

@@ -15,6 +15,15 @@ from .errors import WebPlotVizError
 
 Schema = Dict[str, Any]
 
+# The job types a user submits (``POST /jobs``) and their input, for help texts. What submit checks
+# is the server's own list (its OpenAPI document); the tests hold this one to it.
+JOB_TYPES: Dict[str, str] = {
+    "sequence-clustering": "FASTA",
+    "distance-matrix": "SPIDAL int16 N×N",
+    "vectors": "CSV",
+    "stock-timeseries": "CSV of daily prices",
+}
+
 
 def _resolve(document: Schema, schema: Any) -> Any:
     """Follows local ``$ref``s (``#/components/schemas/X``)."""
