@@ -14,6 +14,8 @@ export interface InputCheck {
   /** Parsed params: a check may complete them (a detected alphabet); the job stores them as left. */
   params: Record<string, any>;
   config: JobConfig;
+  /** Frames a plot may have (MAX_FRAMES): the job's plot must fit, as an uploaded one must. */
+  maxFrames: number;
   /** The job's directory, where a check may leave what it read for the stages (its type's checkOutputs); removed when the check fails. */
   workdir: string;
 }

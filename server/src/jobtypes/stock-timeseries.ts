@@ -351,7 +351,7 @@ export const stockTimeseries: JobTypeModule = {
   checkOutputs: [OUT.observations, OUT.market],
   // The price records and mdsseries's matrices (hundreds of MB at 7,000 stocks); the plot has the frames.
   intermediates: [OUT.observations, OUT.prices, OUT.volumes],
-  async checkInput({ file, params, config, workdir }) {
+  async checkInput({ file, params, config, maxFrames, workdir }) {
     const records = new RecordWriter(path.join(workdir, OUT.observations));
     const market = await readMarket(file, records).finally(() => records.close());
     await writeFile(path.join(workdir, OUT.market), JSON.stringify(market));
@@ -366,6 +366,15 @@ export const stockTimeseries: JobTypeModule = {
       throw new InputError('window_too_long',
         `params.windowDays: a window of ${params.windowDays} days is longer than the data (${last - first + 1} days, ${isoOf(first)} to ${isoOf(last)})`,
         { field: 'params.windowDays', status: 422 });
+    }
+    // One frame per window (kernels/README.md, "Windows"): window k ends on first + k·step + window − 1 ≤ last.
+    const span = last - first + 1;
+    const windows = Math.floor((span - params.windowDays) / params.stepDays) + 1;
+    if (windows > maxFrames) {
+      const step = Math.floor((span - params.windowDays) / maxFrames) + 1;
+      throw new InputError('too_many_frames',
+        `params.stepDays: windows of ${params.windowDays} days every ${params.stepDays === 1 ? 'day' : `${params.stepDays} days`} over the data's ${span} days make ${windows} frames; a plot has at most ${maxFrames} (MAX_FRAMES): take a step of at least ${step} days`,
+        { field: 'params.stepDays', status: 422 });
     }
     params.weights ??= market.hasVolume ? 'tradedValue' : 'none';
     if (params.weights === 'tradedValue' && !market.hasVolume) {

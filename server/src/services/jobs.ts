@@ -30,6 +30,8 @@ export class Jobs {
     private readonly broker: JobBroker,
     readonly config: JobConfig,
     private readonly timings: StageTimings,
+    /** Frames a job's plot may have (MAX_FRAMES), as an upload's. */
+    private readonly maxFrames: number,
   ) {}
 
   /** A job as the API shows it. */
@@ -77,7 +79,7 @@ export class Jobs {
     const id = newId(12);
     const workdir = path.join(this.config.jobsDir, id);
     await mkdir(workdir, { recursive: true });
-    const points = await module.checkInput({ file: file.path, parts, params: requested, config: this.config, workdir }).catch(async (err) => {
+    const points = await module.checkInput({ file: file.path, parts, params: requested, config: this.config, maxFrames: this.maxFrames, workdir }).catch(async (err) => {
       await rm(workdir, { recursive: true, force: true });
       throw err;
     });
