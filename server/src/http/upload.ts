@@ -8,7 +8,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { ApiError } from './errors.ts';
 
 export interface UploadedPart {
@@ -55,6 +55,19 @@ function isRunning(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Aborted when the client goes before its answer is sent (the connection closed): the work of
+ * a request whose body is in (parsing, checking) goes on without it, so a service abandons it
+ * before its commit point, and the client's cancel really cancels. Take it before the body is read.
+ */
+export function untilClientGone(res: Response): AbortSignal {
+  const abort = new AbortController();
+  const gone = () => abort.abort(new ApiError(499, 'client_gone', 'the client closed the connection before the answer'));
+  if (res.destroyed) gone();
+  else res.once('close', () => res.writableFinished || gone());
+  return abort.signal;
 }
 
 /** `fileFields`: the file parts accepted, each at most once, each up to `maxBytes`. */

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
-import { receiveUpload } from '../http/upload.ts';
+import { receiveUpload, untilClientGone } from '../http/upload.ts';
 import type { Jobs } from '../services/jobs.ts';
 import { JobStreams } from './job-events.ts';
 
@@ -20,9 +20,10 @@ export function jobRoutes(config: Config, jobs: Jobs): Router {
     if (Number(req.headers['content-length']) > limit + 1024 * 1024) {
       throw new ApiError(413, 'too_large', `job inputs are limited to ${limit} bytes`, 'file');
     }
+    const signal = untilClientGone(res);
     const upload = await receiveUpload(req, `${config.dataDir}/tmp`, limit, Object.keys(JobSubmitFiles));
     try {
-      res.status(202).json(await jobs.submit(userOf(req), upload));
+      res.status(202).json(await jobs.submit(userOf(req), upload, signal));
     } finally {
       await upload.cleanup();
     }

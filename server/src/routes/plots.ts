@@ -4,7 +4,7 @@ import { ClusterCreate, ClusterUndo, PlotPatch, PlotQuery, PlotUploadFields, Rec
 import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
-import { receiveUpload } from '../http/upload.ts';
+import { receiveUpload, untilClientGone } from '../http/upload.ts';
 import type { Config } from '../config.ts';
 import { ClusterEditor } from '../services/clusters.ts';
 import { toPlot, type Plots } from '../services/plots.ts';
@@ -32,13 +32,14 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     if (declared > config.limits.uploadBytes + 1024 * 1024) {
       throw new ApiError(413, 'too_large', `the upload is over the ${config.limits.uploadBytes}-byte limit`, 'file');
     }
+    const signal = untilClientGone(res);
     const upload = await receiveUpload(req, `${config.dataDir}/tmp`, config.limits.uploadBytes);
     try {
       const { file } = upload.files;
       if (!file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');
       if (file.bytes === 0) throw new ApiError(400, 'empty_file', 'the file is empty', 'file');
       const fields = PlotUploadFields.parse({ ...upload.fields, tags: parseTags(upload.fields.tags) });
-      res.status(201).json(await plots.ingest(userOf(req), file, fields));
+      res.status(201).json(await plots.ingest(userOf(req), file, fields, signal));
     } finally {
       await upload.cleanup();
     }

@@ -53,8 +53,11 @@ export class Jobs {
     return weights && { weights, seconds: secondsToShow(samples, doc.input, graph) };
   }
 
-  /** Validates and queues a job from a multipart upload; the upload's temp file is moved into the job directory. */
-  async submit(owner: string, upload: Upload): Promise<{ id: string }> {
+  /**
+   * Validates and queues a job from a multipart upload; the upload's temp file is moved into the job directory.
+   * `signal`: when it aborts before the job is stored (untilClientGone), nothing is queued and the job directory goes.
+   */
+  async submit(owner: string, upload: Upload, signal?: AbortSignal): Promise<{ id: string }> {
     const fields = JobSubmitFields.parse(upload.fields);
     const requested = parseParams(fields.type, fields.params);
     const file = upload.files.file;
@@ -94,7 +97,7 @@ export class Jobs {
       await moveFile(weights.path, path.join(workdir, partName('weights')));
       input.weights = { originalName: weights.originalName, bytes: weights.bytes, file: partName('weights') };
     }
-    return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null));
+    return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null), signal);
   }
 
   /**
@@ -219,11 +222,16 @@ export class Jobs {
   }
 
   /** Stores the job, then publishes it; if the broker cannot take it, nothing is left behind. */
-  private async enqueue(doc: JobRecord): Promise<{ id: string }> {
+  private async enqueue(doc: JobRecord, signal?: AbortSignal): Promise<{ id: string }> {
     // Approximate under a burst (a count, then an insert): a bound on the queue's size, not an exact one.
     if ((await this.repo.countAllActive()) >= this.config.maxActiveTotal) {
       await rm(doc.workdir, { recursive: true, force: true });
       throw new ApiError(503, 'queue_full', `the job queue is full (${this.config.maxActiveTotal} jobs, JOB_MAX_QUEUED); try again later`);
+    }
+    // The last moment to abandon: once stored the job is listed, and the pipeline will pick it up.
+    if (signal?.aborted) {
+      await rm(doc.workdir, { recursive: true, force: true });
+      throw signal.reason;
     }
     if (!(await this.repo.create(doc, doc.retryOf ? `retry of ${doc.retryOf}` : 'submitted', this.config.maxActivePerUser))) {
       await rm(doc.workdir, { recursive: true, force: true });

@@ -79,19 +79,19 @@ export class Plots {
     };
   }
 
-  /**
-   * `id`: a plot id chosen by the caller (a job's plot), which makes the ingest idempotent: a ready
-   * plot of that id is returned as it is, the leftover of an ingest cut short is removed first.
-   */
-  async ingest(owner: string, file: UploadedFile, fields: PlotFields, id?: string): Promise<PlotCreated> {
+  /** An uploaded file as a new plot; `signal`: the upload is abandoned when it aborts (untilClientGone). */
+  async ingest(owner: string, file: UploadedFile, fields: PlotFields, signal?: AbortSignal): Promise<PlotCreated> {
     const format = await sniffFormat(file.path, file.originalName);
     const parsed = await parseFile(file.path, file.originalName, this.parseLimits);
-    return this.ingestParsed(owner, parsed, fields, { format, originalName: file.originalName, file }, id);
+    return this.ingestParsed(owner, parsed, fields, { format, originalName: file.originalName, file }, undefined, signal);
   }
 
   /**
    * Stores a plot already parsed (an upload, or a job's result built in memory: no file
    * to write and read back). `source.file`, when there is one, is kept as the original.
+   * `id`: a plot id chosen by the caller (a job's plot), which makes the ingest idempotent: a ready
+   * plot of that id is returned as it is, the leftover of an ingest cut short is removed first.
+   * `signal`: when it aborts before the plot is ready, what was stored is removed and its reason thrown.
    */
   async ingestParsed(
     owner: string,
@@ -99,7 +99,9 @@ export class Plots {
     fields: PlotFields,
     { format, originalName, file }: { format: FormatName; originalName: string; file?: UploadedFile },
     id?: string,
+    signal?: AbortSignal,
   ): Promise<PlotCreated> {
+    signal?.throwIfAborted();
     if (id) {
       const existing = await this.store.plots.findOne({ _id: id });
       if (existing?.state === 'ready') return { ...toPlot(existing, await this.details(existing)), warnings: [] };
@@ -148,6 +150,7 @@ export class Plots {
     try {
       await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
       await this.storeBlobs(doc._id, parsed, columns, thumbnail, file);
+      signal?.throwIfAborted(); // the last moment to abandon: the plot is visible once ready
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready' } });
       this.recent.delete(doc._id);
       if (doc.parent) await this.links.add(doc.parent, doc._id);
