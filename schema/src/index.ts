@@ -31,7 +31,8 @@ export type Me = z.infer<typeof Me>;
 export const SessionInfo = z.object({ username: z.string().nullable(), csrfToken: z.string().optional() });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
-export const TokenCreate = Credentials.extend({ name: z.string().max(100).optional() });
+// Strict: a key the server does not know (an expiry) must not pass as if it had been applied.
+export const TokenCreate = Credentials.extend({ name: z.string().max(100).optional() }).strict();
 export const TokenInfo = z.object({
   id: z.string(),
   name: z.string(),
@@ -141,7 +142,7 @@ export const PlotUploadFields = z.object({
   tags: TagList.default([]),
 });
 
-export const ClusterPatch = Cluster.omit({ count: true }).partial().extend({ key: Cluster.shape.key });
+export const ClusterPatch = Cluster.omit({ count: true }).partial().extend({ key: Cluster.shape.key }).strict();
 
 export const PlotPatch = z
   .object({
@@ -223,7 +224,7 @@ export const PlotQuery = z.object({
   sort: z.enum(['updated', 'created', 'name', 'points']).default('updated'),
   page: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(24),
-});
+}).strict(); // a parameter it does not know (mine=yes) would otherwise be ignored without a word
 export type PlotQuery = z.infer<typeof PlotQuery>;
 
 export const SearchResult = z.object({

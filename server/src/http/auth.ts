@@ -3,7 +3,7 @@
 // bearer requests cannot be forged cross-site, so they need none.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Users } from '../services/users.ts';
-import { ApiError, unauthorized } from './errors.ts';
+import { ApiError, clip, unauthorized } from './errors.ts';
 
 export const SESSION_COOKIE = 'wpv_session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -44,7 +44,13 @@ export function identify(users: Users): RequestHandler {
       const authorization = req.headers.authorization;
       if (authorization) {
         const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-        const username = match ? await users.tokenUser(match[1]!) : null;
+        if (!match) {
+          // A Basic (or other) scheme, or a Bearer without one token: say what is expected, not that a token is unknown.
+          const scheme = clip(authorization.split(/\s/)[0]!, 20);
+          const sent = /^bearer$/i.test(scheme) ? 'got no single token after it' : `got the ${scheme} scheme`;
+          throw new ApiError(401, 'unauthorized', `expected "Authorization: Bearer <token>"; ${sent}`, undefined, { 'WWW-Authenticate': 'Bearer' });
+        }
+        const username = await users.tokenUser(match[1]!);
         if (!username) throw new ApiError(401, 'bad_token', 'the bearer token is unknown or revoked');
         req.caller = { username, via: 'token' };
         return next();

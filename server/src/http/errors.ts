@@ -24,6 +24,12 @@ export function clip(text: string, max = MAX_MESSAGE_CHARS): string {
 
 export function zodToApiError(err: ZodError): ApiError {
   const issue = err.issues[0];
+  if (issue?.code === 'unrecognized_keys') {
+    // Named by the key itself: the issue's path is the object that holds it.
+    const field = [...issue.path, issue.keys[0]!].join('.');
+    const more = issue.keys.length > 1 ? ` (and ${issue.keys.length - 1} more)` : '';
+    return new ApiError(400, 'bad_request', clip(`${field}: unknown key${more}`), field);
+  }
   const field = issue?.path.join('.') || undefined;
   return new ApiError(400, 'bad_request', field ? `${field}: ${issue!.message}` : (issue?.message ?? 'invalid request'), field);
 }

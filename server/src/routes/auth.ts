@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { Credentials, TokenCreate } from '@wpv/schema';
 import { SESSION_COOKIE, readCookie, requireUser, userOf } from '../http/auth.ts';
+import { jsonBody } from '../http/body.ts';
 import { notFound } from '../http/errors.ts';
 import type { LoginLimits } from '../http/rate-limits.ts';
 import type { Users } from '../services/users.ts';
@@ -10,13 +11,13 @@ export function authRoutes(users: Users, limits: LoginLimits, cookieSecure: bool
   const cookieOptions = { httpOnly: true, sameSite: 'lax', secure: cookieSecure, path: '/' } as const;
 
   router.post('/register', async (req, res) => {
-    const { username, password } = Credentials.parse(req.body);
+    const { username, password } = jsonBody(Credentials, req);
     await users.register(username, password);
     res.status(201).json({ username });
   });
 
   router.post('/login', async (req, res) => {
-    const { username, password } = Credentials.parse(req.body);
+    const { username, password } = jsonBody(Credentials, req);
     const canonical = await limits.attempt(username, clientAddress(req), () => users.authenticate(username, password));
     const { cookie, session } = await users.createSession(canonical);
     res.cookie(SESSION_COOKIE, cookie, { ...cookieOptions, maxAge: 14 * 86_400_000 });
@@ -41,7 +42,7 @@ export function authRoutes(users: Users, limits: LoginLimits, cookieSecure: bool
   });
 
   router.post('/token', async (req, res) => {
-    const { username, password, name } = TokenCreate.parse(req.body);
+    const { username, password, name } = jsonBody(TokenCreate, req);
     const canonical = await limits.attempt(username, clientAddress(req), () => users.authenticate(username, password));
     res.status(201).json(await users.createToken(canonical, name));
   });

@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import { CollectionInput } from '@wpv/schema';
 import { requireUser, userOf } from '../http/auth.ts';
+import { jsonBody } from '../http/body.ts';
 import type { Collections } from '../services/collections.ts';
 
 export function collectionRoutes(collections: Collections): Router {
@@ -13,11 +14,11 @@ export function collectionRoutes(collections: Collections): Router {
   });
 
   router.post('/collections', requireUser, async (req, res) => {
-    res.status(201).json(await collections.create(userOf(req), CollectionInput.parse(req.body)));
+    res.status(201).json(await collections.create(userOf(req), jsonBody(CollectionInput, req)));
   });
 
   router.patch('/collections/:id', requireUser, async (req, res) => {
-    res.json(await collections.patch(id(req), userOf(req), CollectionInput.partial().strict().parse(req.body)));
+    res.json(await collections.patch(id(req), userOf(req), jsonBody(CollectionInput.partial().strict(), req)));
   });
 
   router.delete('/collections/:id', requireUser, async (req, res) => {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { receiveUpload, untilClientGone } from '../http/upload.ts';
+import { jsonBody } from '../http/body.ts';
 import type { Config } from '../config.ts';
 import { ClusterEditor } from '../services/clusters.ts';
 import { toPlot, type Plots } from '../services/plots.ts';
@@ -56,11 +57,11 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   });
 
   router.patch('/:id', requireUser, async (req, res) => {
-    res.json(await plots.patch(String(req.params.id), userOf(req), PlotPatch.parse(req.body)));
+    res.json(await plots.patch(String(req.params.id), userOf(req), jsonBody(PlotPatch, req)));
   });
 
   router.post('/:id/clusters', requireUser, async (req, res) => {
-    const created = await clusters.create(String(req.params.id), userOf(req), ClusterCreate.parse(req.body ?? null));
+    const created = await clusters.create(String(req.params.id), userOf(req), jsonBody(ClusterCreate, req));
     res.status(201).json(created);
   });
 
@@ -69,7 +70,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   });
 
   router.post('/:id/clusters/undo', requireUser, async (req, res) => {
-    res.json(await clusters.undo(String(req.params.id), userOf(req), ClusterUndo.parse(req.body ?? null)));
+    res.json(await clusters.undo(String(req.params.id), userOf(req), jsonBody(ClusterUndo, req)));
   });
 
   router.delete('/:id/clusters/:key', requireUser, async (req, res) => {
@@ -85,7 +86,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   });
 
   router.post('/:id/recluster', requireUser, async (req, res) => {
-    const { id } = await reclusterer.start(String(req.params.id), userOf(req), ReclusterRequest.parse(req.body ?? null));
+    const { id } = await reclusterer.start(String(req.params.id), userOf(req), jsonBody(ReclusterRequest, req));
     res.status(202).json({ jobId: id });
   });
 
@@ -156,7 +157,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
 
   router.put('/:id/views/:name', requireUser, express.json({ limit: config.limits.viewBytes }), async (req, res) => {
     const doc = await plots.owned(String(req.params.id), userOf(req));
-    const view = z.record(z.string(), z.unknown()).parse(req.body ?? null);
+    const view = jsonBody(z.record(z.string(), z.unknown()), req);
     await plots.setView(doc, ViewName.parse(req.params.name), view);
     res.status(204).end();
   });

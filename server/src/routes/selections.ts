@@ -4,6 +4,7 @@ import { Router, type Request } from 'express';
 import { SelectionInput, SelectionName, SelectionQuery } from '@wpv/schema';
 import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
+import { jsonBody } from '../http/body.ts';
 import type { Plots } from '../services/plots.ts';
 import { Selections } from '../services/selections.ts';
 import type { BlobStore } from '../storage/blobs.ts';
@@ -27,7 +28,7 @@ export function selectionRoutes(plots: Plots, blobs: BlobStore): Router {
 
   router.put('/:id/selections/:name', requireUser, async (req, res) => {
     const doc = await plots.owned(id(req), userOf(req));
-    const input = SelectionInput.parse(req.body ?? null);
+    const input = jsonBody(SelectionInput, req);
     const { selection, created } = await selections.put(doc, name(req), input);
     res.status(created ? 201 : 200).json(selection);
   });
