@@ -3,16 +3,19 @@ import { useEffect, useState } from 'react';
 import type { FrameInfo } from '@wpv/schema';
 import type { Playback, PlaybackState } from './playback';
 import type { TrailsController } from './useTrails';
+import { SPEEDS } from './viewState';
 
-export function TimeBar({ playback, frames, trails, selectionLabels }: {
+export function TimeBar({ playback, frames, fps, setFps, trails, selectionLabels }: {
   playback: Playback;
   frames: FrameInfo[];
+  /** the playback speed (frames per second), kept in the view state */
+  fps: number;
+  setFps(fps: number): void;
   trails: TrailsController;
   /** labels of the selected points, which "Trails for selection" follows */
   selectionLabels: string[];
 }) {
   const [state, setState] = useState<PlaybackState>({ frame: playback.frame, playing: false, waiting: false });
-  const [fps, setFps] = useState(playback.fps);
   const [loop, setLoop] = useState(playback.loop);
   const [interpolate, setInterpolate] = useState(playback.interpolate);
   const [trailLabels, setTrailLabels] = useState('');
@@ -25,9 +28,9 @@ export function TimeBar({ playback, frames, trails, selectionLabels }: {
     <section className="timebar" data-testid="timebar">
       <div className="row">
         <button onClick={() => void playback.step(-1)} title="previous frame (←)">‹ Prev</button>
-        {state.playing
-          ? <button onClick={() => playback.pause()} data-testid="pause">Pause</button>
-          : <button onClick={() => playback.play()} data-testid="play">Play</button>}
+        {/* One width for both words: the scrub slider beside it stays put. */}
+        <button className="play-pause" onClick={() => (state.playing ? playback.pause() : playback.play())}
+          data-testid={state.playing ? 'pause' : 'play'}>{state.playing ? 'Pause' : 'Play'}</button>
         <button onClick={() => void playback.step(1)} title="next frame (→)">Next ›</button>
         <input type="range" min={0} max={last} value={state.frame} className="scrub" aria-label="frame"
           onChange={(e) => { playback.pause(); void playback.seek(Number(e.target.value)); }} />
@@ -36,8 +39,8 @@ export function TimeBar({ playback, frames, trails, selectionLabels }: {
         {state.waiting && <span className="muted">buffering…</span>}
       </div>
       <div className="row wrap">
-        <label>Speed <select value={fps} onChange={(e) => { playback.fps = Number(e.target.value); setFps(playback.fps); }}>
-          {[1, 2, 5, 10, 20, 30].map((v) => <option key={v} value={v}>{v} frames/s</option>)}</select></label>
+        <label>Speed <select value={fps} onChange={(e) => setFps(Number(e.target.value))} data-testid="speed">
+          {SPEEDS.map((v) => <option key={v} value={v}>{v} frames/s</option>)}</select></label>
         <label><input type="checkbox" checked={loop} onChange={(e) => { playback.loop = e.target.checked; setLoop(e.target.checked); }} /> loop</label>
         <label><input type="checkbox" checked={interpolate} onChange={(e) => { playback.interpolate = e.target.checked; setInterpolate(e.target.checked); }} /> smooth</label>
       </div>
@@ -54,7 +57,10 @@ export function TimeBar({ playback, frames, trails, selectionLabels }: {
         <label>width <input type="range" min={1} max={12} value={settings.width} data-testid="trail-width"
           onChange={(e) => trails.configure({ width: Number(e.target.value) })} /></label>
         <label><input type="checkbox" checked={settings.marks} onChange={(e) => trails.configure({ marks: e.target.checked })} /> frame marks</label>
-        {trails.labels.length > 0 && <button onClick={() => trails.clear()} data-testid="trails-clear">Clear trails</button>}
+        <button disabled={!trails.labels.length} onClick={() => trails.clear()} data-testid="trails-clear">Clear trails</button>
+      </div>
+      {/* One line, always there: status text appearing or wrapping changed the canvas's height. */}
+      <div className="trail-status" data-testid="trail-status">
         {trails.progress && <span className="muted" data-testid="trail-progress">{trails.progress}</span>}
         {trails.labels.length > 0 && !trails.progress && <span className="muted" data-testid="trail-following">following {trails.labels.length - trails.missing.length}</span>}
         {trails.leftOut > 0 && <span className="notice" data-testid="trail-left-out">following the first {trails.labels.length} labels; {trails.leftOut} more left out</span>}

@@ -30,6 +30,7 @@ import { usePlot } from './usePlot';
 import { useRendererSync } from './useRendererSync';
 import { useSearch } from './useSearch';
 import { useColumns } from './useColumns';
+import { usePlotErrors, type Unavailable } from './usePlotErrors';
 import { useThumbnail } from './useThumbnail';
 import { useTrails } from './useTrails';
 
@@ -38,12 +39,12 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const [scene] = useState(() => new Scene());
   const { view, setView, update, problems, embed, adopt, moved, current, link } = useViewStore(scene);
-  const [error, setError] = useState<unknown>(null);
+  const { error, unavailable, failLoad, report: setError } = usePlotErrors(plotId);
   const [notice, setNotice] = useState<ReactNode>(problems.length ? `Parts of this link were ignored: ${problems.join('; ')}` : '');
   const [tool, setTool] = useState<Tool>(DEFAULT_TOOL);
   const [help, setHelp] = useState(false);
 
-  const loaded = usePlot(plotId, scene, canvasRef, { frame: view.frame, adopt, moved, notify: setNotice, fail: setError });
+  const loaded = usePlot(plotId, scene, canvasRef, { frame: view.frame, adopt, moved, notify: setNotice, fail: failLoad });
   const { plot, setPlot, clusters, setClusters, ready, labelsLoaded } = loaded;
   const isOwner = !!plot && plot.owner === username;
   const reclustering = useReclustering(plot, isOwner, setNotice, setError);
@@ -56,12 +57,19 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   }, [unknownColumns]);
   const trails = useTrails({
     plotId, frameCount: plot?.frames ?? 0, renderer: () => scene.renderer, peek: (f) => scene.store?.peek(f),
-    currentFrame: () => scene.frame?.index ?? 0, onError: setError,
+    currentFrame: () => scene.frame?.index ?? 0, onFollow: (trails) => update({ trails }), onError: setError,
   });
   const { playback, frameCounts } = usePlayback(scene, plot, loaded.store, {
     selection: view.selection, matches: search.matches, drawTrails: trails.drawAt, moved,
-    followed: (selection, matches) => { update({ selection }); search.setMatches(matches); },
+    followed: (selection, matches) => { update({ selection }); search.setMatches(matches); }, failed: setError,
   });
+  useEffect(() => { if (playback) playback.fps = view.fps; }, [playback, view.fps]);
+  // The link's trails are followed once playback is ready (the first frame is complete).
+  const { follow } = trails;
+  useEffect(() => {
+    const wanted = current().trails;
+    if (playback && wanted.length) follow(wanted);
+  }, [playback, current, follow]);
 
   const { hidden, overrides, glyphs } = view;
   const styles = useMemo(() => resolveStyles(clusters, { hidden, overrides, glyphs }), [clusters, hidden, overrides, glyphs]);
@@ -74,7 +82,10 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const edits = useClusterEdits({ plotId, isOwner, scene, setPlot, setClusters, notify: setNotice, fail: setError, thumbnailStale });
 
   const dismiss = useCallback(() => { update({ selection: [] }); search.clear(); setHelp(false); }, [update, search]);
-  useShortcuts({ renderer: scene.renderer, setView, setTool, playback, dismiss, toggleHelp: () => setHelp((h) => !h) });
+  // Once the plot is unavailable, nothing that asks the server for it works: those controls are disabled.
+  const offline = unavailable !== null;
+  useEffect(() => { if (offline) playback?.pause(); }, [offline, playback]);
+  useShortcuts({ renderer: scene.renderer, setView, setTool, playback: offline ? null : playback, dismiss, toggleHelp: () => setHelp((h) => !h) });
 
   const clusterActions: ClusterActions = {
     setHidden: (hidden) => update({ hidden }),
@@ -111,11 +122,11 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         {plot && !embed && (
           <Toolbar plot={plot} styles={columns.legend ?? styles} view={view} update={update} tool={tool} setTool={setTool}
             renderer={scene.renderer} currentUrl={() => location.origin + link()} onHelp={() => setHelp(true)}
-            makePublic={isOwner ? async () => {
+            makePublic={isOwner && !offline ? async () => {
               try { setPlot(await plots.patch(plotId, { visibility: 'public' })); } catch (e) { setError(e); throw e; }
             } : undefined} />
         )}
-        {!embed && <CanvasMessages error={error} notice={notice} dismissNotice={() => setNotice('')} />}
+        <CanvasMessages error={error} unavailable={unavailable} embed={embed} notice={embed ? '' : notice} dismissNotice={() => setNotice('')} />
         <PlotCanvas
           canvasRef={canvasRef} renderer={ready ? scene.renderer : null} tool={tool}
           state={canvasState}
@@ -123,13 +134,17 @@ export function ViewerPage({ plotId }: { plotId: string }) {
           onSelect={(indices, add) => select(add ? [...new Set([...view.selection, ...indices])].sort((a, b) => a - b) : indices, scene.frame?.index ?? 0)}
         />
         <TrailTags renderer={ready ? scene.renderer : null} canvasRef={canvasRef} heads={trails.heads} />
-        {!ready && !error && <div className="loading">Loading…</div>}
-        {playback && plot && <TimeBar playback={playback} frames={plot.frameList} trails={trails} selectionLabels={selectedPoints.map((p) => p.label)} />}
+        {!ready && !error && !offline && <div className="loading">Loading…</div>}
+        {playback && plot && (
+          <fieldset className="contents" disabled={offline}>
+            <TimeBar playback={playback} frames={plot.frameList} fps={view.fps} setFps={(fps) => update({ fps })} trails={trails} selectionLabels={selectedPoints.map((p) => p.label)} />
+          </fieldset>
+        )}
       </div>
       {embed ? <EmbedLink href={link()} /> : (
       <aside className="sidebar">
         {plot && ready && (
-          <>
+          <fieldset className="contents" disabled={offline}>
             <h2 data-testid="plot-name">{plot.name}</h2>
             <p className="muted">{plot.owner} · {plot.visibility} · {plot.points.toLocaleString()} points{plot.frames > 1 ? ` · ${plot.frames} frames` : ''}
               {' · '}<a href={plots.exportUrl(plotId, 'pviz')}>export</a></p>
@@ -167,8 +182,9 @@ export function ViewerPage({ plotId }: { plotId: string }) {
                 scene.renderer?.setMode(s.mode); // before the camera: a mode change resets it
                 if (s.camera) scene.renderer?.setCamera(s.camera);
                 if (playback && s.frame !== playback.frame) void playback.seek(s.frame);
+                if (playback) trails.follow(s.trails);
               }} />
-          </>
+          </fieldset>
         )}
       </aside>
       )}
@@ -180,19 +196,35 @@ export function ViewerPage({ plotId }: { plotId: string }) {
 /**
  * The last error and notice, over the top of the canvas and taking no room: at the top of the sidebar they pushed
  * the panels down while they were used (e.g. just after making a cluster). A click dismisses either; a dismissed
- * error is only hidden (a failed load stays failed, not "Loading…").
+ * error is only hidden (a failed load stays failed, not "Loading…"). A plot that is unavailable says so for good.
  */
-function CanvasMessages({ error, notice, dismissNotice }: { error: unknown; notice: ReactNode; dismissNotice(): void }) {
+function CanvasMessages({ error, unavailable, embed, notice, dismissNotice }: {
+  error: unknown; unavailable: Unavailable; embed: boolean; notice: ReactNode; dismissNotice(): void;
+}) {
   const [dismissed, setDismissed] = useState<unknown>(null);
-  const shown = error !== dismissed && error;
-  if (!shown && !notice) return null;
+  const shown = !unavailable && error !== dismissed && error;
+  if (!unavailable && !shown && !notice) return null;
   return (
     <div className="messages-anchor">
       <div className="messages">
+        {unavailable && <PlotUnavailable why={unavailable} embed={embed} />}
         {!!shown && <div title="click to dismiss" onClick={() => setDismissed(error)}><ErrorMessage error={shown} /></div>}
         {notice && <p className="notice" data-testid="notice" title="click to dismiss" onClick={dismissNotice}>{notice}</p>}
       </div>
     </div>
+  );
+}
+
+const UNAVAILABLE: Record<NonNullable<Unavailable>, string> = {
+  missing: 'This plot does not exist, or it is private and you are not its owner.',
+  gone: 'This plot has been deleted, or it is no longer shared with you.',
+};
+
+function PlotUnavailable({ why, embed }: { why: NonNullable<Unavailable>; embed: boolean }) {
+  return (
+    <p className="error" role="alert" data-testid="plot-unavailable">
+      {UNAVAILABLE[why]} <a href="/" {...(embed && { target: '_blank', rel: 'noopener' })}>Go to the library</a>
+    </p>
   );
 }
 

@@ -1,3 +1,4 @@
+import { ApiError } from '@wpv/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Playback } from './playback';
 import { FrameStore, type FrameData } from './timeSeries';
@@ -17,12 +18,13 @@ const tickAt = (t: number) => { const cb = pending; pending = null; cb?.(t); };
 // The ticks are timed from a clock read after play(), which reads its own: on a busy machine a
 // millisecond can pass between the two, and a tick timed from before play() would come too early.
 
-function setup(count: number) {
+function setup(count: number, fetch = async (f: number) => frameData(f)) {
   const shown: number[] = [];
   const blends: number[] = [];
-  const store = new FrameStore(count, async (f) => frameData(f), 16, 4, 2);
-  const playback = new Playback(store, { show: (f) => shown.push(f), setBlend: (t) => blends.push(t) }, 0);
-  return { store, playback, shown, blends };
+  const failures: unknown[] = [];
+  const store = new FrameStore(count, fetch, 16, 4, 2);
+  const playback = new Playback(store, { show: (f) => shown.push(f), setBlend: (t) => blends.push(t), failed: (e) => failures.push(e) }, 0);
+  return { store, playback, shown, blends, failures };
 }
 
 describe('Playback', () => {
@@ -81,5 +83,19 @@ describe('Playback', () => {
     expect(shown).toEqual([3, 3]);
     await playback.step(1);
     expect(shown.at(-1)).toBe(0);
+  });
+  it('pauses and reports a frame that cannot be fetched, playing or seeking', async () => {
+    const gone = new ApiError(404, 'not_found', 'plot not found');
+    const { store, playback, shown, failures } = setup(4, async (f) => { if (f > 0) throw gone; return frameData(f); });
+    await store.get(0);
+    playback.fps = 10;
+    playback.play();
+    tickAt(performance.now() + 101);
+    await Promise.resolve(); await Promise.resolve();
+    expect(playback.playing).toBe(false);
+    expect(failures).toEqual([gone]);
+    await playback.seek(2);
+    expect(failures).toEqual([gone, gone]);
+    expect(shown).toEqual([]);
   });
 });

@@ -7,6 +7,8 @@ export interface PlaybackTarget {
   /** Shows `frame`; `next` (the frame after it) is given when interpolation wants a blend target. */
   show(frame: number, data: FrameData, next?: { frame: number; data: FrameData }): void;
   setBlend(t: number): void;
+  /** a frame could not be fetched: playback has paused */
+  failed(error: unknown): void;
 }
 
 export interface PlaybackState {
@@ -57,9 +59,14 @@ export class Playback {
     const f = Math.max(0, Math.min(this.store.count - 1, frame));
     this.emit({ frame: f });
     void this.store.prefetchFrom(f, this.loop);
-    const data = this.store.peek(f) ?? (await this.store.get(f));
-    if (this.state.frame !== f) return; // a later seek won
+    const data = this.store.peek(f) ?? (await this.store.get(f).catch((e: unknown) => this.fail(e)));
+    if (!data || this.state.frame !== f) return; // a later seek won
     this.present(f, data);
+  }
+
+  private fail(error: unknown): undefined {
+    this.pause();
+    this.target.failed(error);
   }
 
   private present(frame: number, data: FrameData): void {
@@ -100,7 +107,7 @@ export class Playback {
     if (!data) {
       if (!this.state.waiting) {
         this.emit({ waiting: true });
-        void this.store.get(nextFrame).catch(() => this.pause());
+        void this.store.get(nextFrame).catch((e: unknown) => this.fail(e));
       }
       return;
     }

@@ -1,3 +1,4 @@
+import { ApiError } from '@wpv/schema';
 import { describe, expect, it } from 'vitest';
 import { FrameStore, blendTargets, matchByLabel, type FrameData } from './timeSeries';
 
@@ -42,6 +43,32 @@ describe('FrameStore', () => {
     await expect(s.get(3)).rejects.toThrow(RangeError);
     await Promise.all([s.get(1), s.get(1)]);
     expect(fetched).toEqual([1]);
+  });
+  it('stops at a final failure (a deleted plot\'s 404): no frame is asked for again, in memory ones still serve', async () => {
+    const asked: number[] = [];
+    const gone = new ApiError(404, 'not_found', 'plot not found');
+    const s = new FrameStore(40, async (f) => {
+      asked.push(f);
+      if (f >= 2) throw gone;
+      return frame(['a'], [f]);
+    }, 64, 16, 4);
+    await s.prefetchFrom(0, true);
+    await s.prefetchFrom(1, true);
+    await expect(s.get(5)).rejects.toBe(gone);
+    await expect(s.get(30)).rejects.toBe(gone);
+    expect(asked.filter((f) => f >= 2).length).toBeLessThanOrEqual(4); // the first failures in flight together
+    expect(new Set(asked).size).toBe(asked.length);
+    expect(s.peek(1)?.positions[0]).toBe(1);
+  });
+  it('asks again for a frame that failed transiently (network, 5xx)', async () => {
+    let failures = 2;
+    const s = new FrameStore(3, async (f) => {
+      if (failures-- > 0) throw new ApiError(failures ? 0 : 503, failures ? 'network' : 'unavailable', 'try later');
+      return frame(['a'], [f]);
+    });
+    await expect(s.get(1)).rejects.toThrow('try later');
+    await expect(s.get(1)).rejects.toThrow('try later');
+    expect((await s.get(1)).positions[0]).toBe(1);
   });
 });
 

@@ -1,6 +1,6 @@
 // Time-series frames: a bounded cache that prefetches ahead of the playhead, and matching of
 // points across frames by label (for interpolation). Trails are in trails.ts.
-import { matchByLabel } from '@wpv/schema';
+import { ApiError, matchByLabel } from '@wpv/schema';
 
 export { matchByLabel }; // the rule the server follows too
 
@@ -14,11 +14,21 @@ export interface FrameData {
 
 export type FrameFetcher = (frame: number, signal: AbortSignal) => Promise<FrameData>;
 
+/**
+ * A failure worth asking again later: the network, or the server busy or failing. Anything else
+ * is final (a 404: the plot was deleted or made private since the page opened).
+ */
+export function isTransient(e: unknown): boolean {
+  return e instanceof ApiError && (e.code === 'network' || e.status >= 500 || e.status === 408 || e.status === 429);
+}
+
 export class FrameStore {
   private readonly ready = new Map<number, FrameData>();
   private readonly pending = new Map<number, Promise<FrameData>>();
   private readonly abort = new AbortController();
   private playhead = 0;
+  /** the final failure that stopped the store: every frame not in memory fails with it, unfetched */
+  private failure: unknown = null;
 
   constructor(
     readonly count: number,
@@ -39,6 +49,7 @@ export class FrameStore {
     if (frame < 0 || frame >= this.count) return Promise.reject(new RangeError(`no frame ${frame}`));
     const have = this.ready.get(frame);
     if (have) return Promise.resolve(have);
+    if (this.failure) return Promise.reject(this.failure);
     let p = this.pending.get(frame);
     if (!p) {
       p = this.fetchFrame(frame, this.abort.signal).then(
@@ -50,7 +61,11 @@ export class FrameStore {
         },
         (e: unknown) => {
           this.pending.delete(frame);
-          throw e;
+          if (!this.failure && !isTransient(e)) {
+            this.failure = e;
+            this.abort.abort(); // the frames in flight fail with it too
+          }
+          throw this.failure ?? e;
         },
       );
       this.pending.set(frame, p);

@@ -41,6 +41,11 @@ export function useColumns(plotId: string, plot: Plot | null, scene: Scene, fram
   const colorBy = indexOf(chosen.colorBy), labelBy = indexOf(chosen.labelBy);
   const nameOf = (k: number | null) => (k === null ? null : columns[k]?.name ?? null);
   const unknown = plot ? [chosen.colorBy, chosen.labelBy].filter((n): n is string => n !== null && indexOf(n) === null) : [];
+  // A column the plot lacks is dropped from the view (the page says which): the link does not carry it on.
+  const unknownNames = unknown.join(', ');
+  useEffect(() => {
+    if (unknownNames) choose({ colorBy: nameOf(colorBy), labelBy: nameOf(labelBy) });
+  }, [unknownNames]); // eslint-disable-line react-hooks/exhaustive-deps -- once per set of unknown names
   const [data, setData] = useState<{ frame: number; columns: ColumnData[] } | null>(null);
   const cache = useRef(new Map<string, Promise<ColumnData>>());
 

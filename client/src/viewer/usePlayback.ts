@@ -18,6 +18,8 @@ export interface FrameFollowers {
   drawTrails(frame: number, blend?: TrailBlend): void;
   /** the frame changed (the link follows) */
   moved(): void;
+  /** a frame could not be fetched (playback has paused) */
+  failed(error: unknown): void;
 }
 
 export interface FramePlayback {
@@ -79,7 +81,7 @@ export function usePlayback(scene: Scene, plot: Plot | null, store: FrameStore |
       // The trails' heads glide with the points (t = 0 is the frame itself, drawn on the switch).
       if (glide.current && t > 0) on.current.drawTrails(glide.current.from, { to: glide.current.to, t });
     };
-    const p = new Playback(store, { show: (f, d, n) => showLatest.current(f, d, n), setBlend }, scene.frame?.index ?? 0);
+    const p = new Playback(store, { show: (f, d, n) => showLatest.current(f, d, n), setBlend, failed: (e) => on.current.failed(e) }, scene.frame?.index ?? 0);
     setPlayback(p);
     if (scene.frame) setFrameCounts(countByCluster(scene.frame.clusters));
     return () => {

@@ -4,7 +4,6 @@ import { useEffect, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import type { Cluster, DisplaySettings, Plot } from '@wpv/schema';
 import { plots } from '../api/endpoints';
-import { ApiError } from '../api/http';
 import { fetchEdges, fetchFullFrame, fetchGeometry } from './frames';
 import { PlotRenderer, WebGLUnavailableError } from './renderer';
 import type { Scene } from './scene';
@@ -37,11 +36,6 @@ export interface LoadedPlot {
   store: FrameStore | null;
 }
 
-function describeLoadError(e: unknown): unknown {
-  if (e instanceof ApiError && e.status === 404) return new Error('This plot does not exist, or it is private and you are not its owner.');
-  return e;
-}
-
 export function usePlot(plotId: string, scene: Scene, canvasRef: React.RefObject<HTMLCanvasElement | null>, events: PlotEvents): LoadedPlot {
   const [plot, setPlot] = useState<Plot | null>(null);
   const [clusters, setClusters] = useState<Cluster[]>([]);
@@ -59,10 +53,10 @@ export function usePlot(plotId: string, scene: Scene, canvasRef: React.RefObject
     (async () => {
       // Metadata and the first frame's geometry are fetched together, and the shaders
       // compile meanwhile: the first frame waits for one round trip, not three steps.
+      // A later frame the link asks for is fetched once the frame count says it exists.
       const t0 = performance.now();
-      const requested = on.current.frame;
-      const earlyGeometry = fetchGeometry(plotId, requested);
-      earlyGeometry.catch(() => undefined); // handled below, once the frame count is known
+      const early = on.current.frame === 0 ? fetchGeometry(plotId, 0) : null;
+      early?.catch(() => undefined); // handled below, once the frame count is known
       try {
         renderer = new PlotRenderer(canvasRef.current!);
       } catch (e) {
@@ -83,7 +77,7 @@ export function usePlot(plotId: string, scene: Scene, canvasRef: React.RefObject
       });
       const frame = v.frame < p.frames ? v.frame : 0;
       if (frame !== v.frame) on.current.notify(`This plot has ${p.frames} frame(s); showing the first.`);
-      const geometry = frame === requested ? await earlyGeometry : await fetchGeometry(plotId, frame);
+      const geometry = await (frame === 0 && early ? early : fetchGeometry(plotId, frame));
       if (cancelled) return;
       const t1 = performance.now();
       scene.selectionFrame = frame;
@@ -116,7 +110,7 @@ export function usePlot(plotId: string, scene: Scene, canvasRef: React.RefObject
         void frames.prefetchFrom(frame, true); // ready before the first press of Play
         setStore(frames);
       }
-    })().catch((e: unknown) => { if (!cancelled) on.current.fail(describeLoadError(e)); });
+    })().catch((e: unknown) => { if (!cancelled) on.current.fail(e); });
     return () => {
       cancelled = true;
       frames?.dispose();

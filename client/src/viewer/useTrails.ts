@@ -52,13 +52,15 @@ export interface TrailsController {
   drawAt(frame: number, blend?: TrailBlend): void;
 }
 
-export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, onError }: {
+export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, onFollow, onError }: {
   plotId: string;
   frameCount: number;
   renderer: () => PlotRenderer | null;
   /** a frame already in memory, if any */
   peek: (frame: number) => TrailFrame | undefined;
   currentFrame: () => number;
+  /** the labels followed changed (the link follows) */
+  onFollow: (labels: string[]) => void;
   onError: (e: unknown) => void;
 }): TrailsController {
   const [labels, setLabels] = useState<string[]>([]);
@@ -72,8 +74,8 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
   const loading = useRef<AbortController | null>(null);
-  const latest = useRef({ renderer, peek, currentFrame, onError });
-  latest.current = { renderer, peek, currentFrame, onError };
+  const latest = useRef({ renderer, peek, currentFrame, onFollow, onError });
+  latest.current = { renderer, peek, currentFrame, onFollow, onError };
 
   const drawAt = useCallback((frame: number, blend?: TrailBlend) => {
     const t = loaded.current;
@@ -87,6 +89,7 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
     loading.current?.abort();
     loaded.current = null;
     setLabels([]);
+    latest.current.onFollow([]);
     setMissing([]);
     setLeftOut(0);
     setProgress('');
@@ -100,8 +103,10 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
     const controller = new AbortController();
     loading.current = controller;
     setLabels(unique);
+    latest.current.onFollow(unique);
     setMissing([]);
     setLeftOut(over);
+    setProgress(`loading frames for trails: 0/${frameCount}`); // not "following" all of them before it is known which exist
     const paths = emptyPaths(unique, frameCount);
     const load = async (f: number): Promise<TrailFrame> => {
       const cached = latest.current.peek(f);
@@ -125,7 +130,7 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
       drawAt(latest.current.currentFrame());
     }, (e: unknown) => {
       if (controller.signal.aborted) return;
-      setProgress('');
+      clear(); // stops the other workers: no trail is claimed that cannot be drawn
       latest.current.onError(e);
     });
   }, [plotId, frameCount, clear, drawAt]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_VIEW, decodeRanges, decodeViewState, encodeRanges, encodeViewState, mergeOverrides, viewDefaults, type ViewState } from './viewState';
+import { MAX_TRAILS } from './trails';
 
 describe('ranges', () => {
   it('compresses runs and round-trips', () => {
@@ -29,6 +30,8 @@ describe('view state in the URL', () => {
     axes: true,
     colorBy: 'sector & size=big',
     labelBy: 'symbol',
+    trails: ['ENE000', 'A,B & C'],
+    fps: 20,
   };
   it('round-trips every field through a query string', () => {
     const query = encodeViewState(full).toString();
@@ -43,6 +46,24 @@ describe('view state in the URL', () => {
     const { state } = decodeViewState(new URLSearchParams(query.toString()));
     expect([state.colorBy, state.labelBy]).toEqual(['sector & size=big', 'symbol']);
     expect(decodeViewState(new URLSearchParams('colorby=&labelby=')).state).toMatchObject({ colorBy: null, labelBy: null });
+  });
+  it('carries the followed trails (one parameter each) and the playback speed', () => {
+    const query = encodeViewState({ ...DEFAULT_VIEW, trails: ['ENE000', 'FIN,001'], fps: 20 });
+    expect(query.toString()).toBe('trail=ENE000&trail=FIN%2C001&fps=20');
+    expect(decodeViewState(query).state).toMatchObject({ trails: ['ENE000', 'FIN,001'], fps: 20 });
+    expect(encodeViewState({ ...DEFAULT_VIEW, fps: DEFAULT_VIEW.fps }).toString()).toBe('');
+  });
+  it('reports trails and speeds it cannot use, keeping what it can', () => {
+    const many = Array.from({ length: MAX_TRAILS + 3 }, (_, i) => `trail=T${i}`).join('&');
+    const { state, problems } = decodeViewState(new URLSearchParams(`${many}&trail=&trail=T0&fps=7`));
+    expect(state.trails).toHaveLength(MAX_TRAILS);
+    expect(state.fps).toBe(DEFAULT_VIEW.fps);
+    expect(problems).toEqual([
+      'trail: an empty label', `trail: at most ${MAX_TRAILS} trails; 3 more left out`, 'fps: speeds are 1, 2, 5, 10, 20, 30 frames/s',
+    ]);
+  });
+  it('says that frames count from 0, not that -3 is not whole', () => {
+    expect(decodeViewState(new URLSearchParams('f=-3')).problems).toEqual(['f: "-3" is not a frame: f counts frames from 0 (the first)']);
   });
   it('writes nothing for the default view', () => {
     expect(encodeViewState(DEFAULT_VIEW).toString()).toBe('');

@@ -1,5 +1,6 @@
 // The viewer's shareable state and its query-string form (a copied link reopens the view).
 import { hexToRgba, rgbaToHex, type DisplaySettings, type Rgba } from '@wpv/schema';
+import { MAX_TRAILS, trailLabels } from './trails';
 
 export interface CameraState {
   position: [number, number, number];
@@ -33,11 +34,18 @@ export interface ViewState {
   colorBy: string | null;
   /** the metadata column labelling the points, by name; null: their labels */
   labelBy: string | null;
+  /** a time series' labels whose trails are followed */
+  trails: string[];
+  /** a time series' playback speed, in frames per second (one of SPEEDS) */
+  fps: number;
 }
+
+/** the playback speeds offered, in frames per second */
+export const SPEEDS = [1, 2, 5, 10, 20, 30];
 
 export const DEFAULT_VIEW: ViewState = {
   camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 4, glyphSize: 4, glyphs: true, selection: [], frame: 0, edges: true, axes: false,
-  colorBy: null, labelBy: null,
+  colorBy: null, labelBy: null, trails: [], fps: 5,
 };
 
 /** Overrides with `changes` merged in; an undefined field drops that override, an empty one the cluster's entry. */
@@ -146,6 +154,8 @@ export function encodeViewState(s: ViewState, defaults: ViewState = DEFAULT_VIEW
   if (s.axes !== defaults.axes) p.set('axes', s.axes ? '1' : '0');
   if (s.colorBy !== null) p.set('colorby', s.colorBy);
   if (s.labelBy !== null) p.set('labelby', s.labelBy);
+  for (const label of s.trails) p.append('trail', label); // one parameter each: a label may hold any character
+  if (s.fps !== defaults.fps) p.set('fps', String(s.fps));
   return p;
 }
 
@@ -191,7 +201,7 @@ export function decodeViewState(params: URLSearchParams, defaults: ViewState = D
   field('glyphs', (v) => { s.glyphs = v !== '0'; });
   field('sel', (v) => { s.selection = decodeRanges(v); });
   field('f', (v) => {
-    if (!/^\d+$/.test(v)) throw new Error('frame must be a whole number');
+    if (!/^\d+$/.test(v)) throw new Error(`"${v}" is not a frame: f counts frames from 0 (the first)`);
     s.frame = Number(v);
   });
   field('edges', (v) => { s.edges = v !== '0'; });
@@ -199,5 +209,14 @@ export function decodeViewState(params: URLSearchParams, defaults: ViewState = D
   // Columns by name: a link stays right if the plot's columns are reordered (one the plot lacks is reported by the viewer).
   field('colorby', (v) => { s.colorBy = v || null; });
   field('labelby', (v) => { s.labelBy = v || null; });
+  const trails = params.getAll('trail');
+  if (trails.some((l) => !l.trim())) problems.push('trail: an empty label');
+  const { labels, leftOut } = trailLabels(trails);
+  if (leftOut) problems.push(`trail: at most ${MAX_TRAILS} trails; ${leftOut} more left out`);
+  s.trails = labels;
+  field('fps', (v) => {
+    if (!SPEEDS.includes(Number(v))) throw new Error(`speeds are ${SPEEDS.join(', ')} frames/s`);
+    s.fps = Number(v);
+  });
   return { state: s, problems };
 }
