@@ -39,6 +39,6 @@ describe('paramsFromInputs', () => {
   test('reports the first invalid field by name', () => {
     expect(paramsFromInputs('sequence-clustering', { maxClusters: '500' }).error).toMatch(/^maxClusters: /);
     expect(paramsFromInputs('sequence-clustering', { ranks: '1.5' }).error).toMatch(/^ranks: /);
-    expect(paramsFromInputs('distance-matrix', {}).error).toMatch(/^points: /);
+    expect(paramsFromInputs('distance-matrix', {})).toMatchObject({ error: expect.stringMatching(/^points: /), field: 'params.points' });
   });
 });

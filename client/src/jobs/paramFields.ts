@@ -49,7 +49,8 @@ export function paramFields(type: JobType): ParamField[] {
 }
 
 /** Raw input text per field → the params object; blank inputs are left to the server's defaults. */
-export function paramsFromInputs(type: JobType, inputs: Record<string, string>): { params?: Record<string, unknown>; error?: string } {
+/** The typed params, or the first problem and the field it is about ("params.<key>", as the API names it). */
+export function paramsFromInputs(type: JobType, inputs: Record<string, string>): { params?: Record<string, unknown>; error?: string; field?: string } {
   const params: Record<string, unknown> = {};
   for (const field of paramFields(type)) {
     const text = (inputs[field.key] ?? '').trim();
@@ -62,7 +63,7 @@ export function paramsFromInputs(type: JobType, inputs: Record<string, string>):
   const checked = JobParams[type].safeParse(params);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    return { error: `${issue.path.join('.') || 'parameters'}: ${issue.message}` };
+    return { error: `${issue.path.join('.') || 'parameters'}: ${issue.message}`, field: ['params', ...issue.path].join('.') };
   }
   return { params };
 }
