@@ -8,6 +8,7 @@ import { ErrorMessage } from '../pages/ErrorMessage';
 import { LoginPrompt } from '../pages/LoginPrompt';
 import { useNow } from '../app/useNow';
 import { countdown, elapsedSeconds, formatPercent, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, stageTitle, timeLeftText } from './jobProgress';
+import { JobPlotLink } from './JobPlotLink';
 import { ProgressBar } from './ProgressBar';
 import { StageCard } from './StageCard';
 import { useJobEvents } from './useJobEvents';
@@ -58,7 +59,7 @@ function JobView({ jobId }: { jobId: string }) {
         <div className="row">
           {isActiveJob(job.state) && <button disabled={busy} onClick={() => void cancel()}>Cancel job</button>}
           {(job.state === 'failed' || job.state === 'cancelled') && <button disabled={busy} onClick={() => void retry()}>Retry</button>}
-          {job.plotId && <a className="button" data-testid="job-plot" href={`/plots/${encodeURIComponent(job.plotId)}`} onClick={linkClick}>Open the plot</a>}
+          <JobPlotLink job={job} className="button" testId="job-plot">Open the plot</JobPlotLink>
         </div>
         <ErrorMessage error={actionError} />
         <div className="stages">

@@ -7,6 +7,7 @@ import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { LoginPrompt } from '../pages/LoginPrompt';
 import { elapsedSeconds, formatSeconds, isActiveJob, listProgressText, pointsText } from './jobProgress';
+import { JobPlotLink } from './JobPlotLink';
 import { JobSubmitForm } from './JobSubmitForm';
 
 const REFRESH_MS = 2000;
@@ -48,7 +49,7 @@ export function JobsListPage() {
               <td>{pointsText(j.input)}</td>
               <td>{new Date(j.createdAt).toLocaleString()}</td>
               <td>{formatSeconds(elapsedSeconds(j.startedAt, j.endedAt))}</td>
-              <td>{j.plotId && <a href={`/plots/${encodeURIComponent(j.plotId)}`} onClick={linkClick}>open</a>}</td>
+              <td><JobPlotLink job={j}>open</JobPlotLink></td>
             </tr>
           ))}</tbody>
         </table>
