@@ -77,11 +77,12 @@ function JobView({ jobId }: { jobId: string }) {
 function JobProgress({ job, sinceReport }: { job: Job; sinceReport: number }) {
   const overview = jobOverview(job.stages);
   const eta = countdown(jobEtaSeconds(overview, elapsedSeconds(job.startedAt, job.updatedAt)), sinceReport);
-  const waiting = overview.waiting.length ? `${overview.waiting.join(' and ')} waiting for free CPUs` : '';
+  const waiting = overview.waiting.length ? `${overview.waiting.join(' and ')} (waiting for free CPUs)` : '';
   // Nothing runs or waits for CPUs: the next stage is in the bridge's queue (behind other jobs' stages) or about to be.
   const next = job.stages[overview.current - 1];
   const upcoming = next ? `${stageTitle(next.name)} (${next.state === 'queued' ? 'queued' : 'starting'})` : '';
-  const doing = [overview.running.join(' and '), waiting].filter(Boolean).join('; ') || upcoming;
+  // "Aligning sequences · Aligning the rest to the sample (waiting for free CPUs)": "; " read as if both waited.
+  const doing = [overview.running.join(' and '), waiting].filter(Boolean).join(' · ') || upcoming;
   return (
     <div className="job-progress" data-testid="job-progress">
       <p><strong>Stage {overview.current} of {overview.total}</strong>: {doing}</p>
