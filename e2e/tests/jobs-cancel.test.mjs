@@ -56,6 +56,8 @@ describe('job pages after the job ends', () => {
       const stages = await shownStages(page);
       assert.deepEqual(stages.filter((s) => s.badge === 'waiting for CPUs' || s.badge === 'running'), [], JSON.stringify(stages));
       assert.equal(await page.$$eval('.job-stage [data-testid^=progress-]', (bars) => bars.length), 0, 'no live bar is left');
+      // The plot was never built: that stage has no logs to open (an empty 'Logs' was shown).
+      assert.equal(await page.$('[data-testid=stage-assemble] details.logs'), null);
     });
     if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, 'cancelled-job.png') });
     assert.deepEqual(problems, []);

@@ -37,7 +37,8 @@ export function StageCard({ jobId, stage, index, total, revision, updatedAt, sin
         {stage.attempts > 1 && <div><dt>attempts</dt><dd>{stage.attempts}</dd></div>}
       </dl>
       <StressChart series={stage.series} progress={stage.progress} />
-      {stage.state !== 'pending' && stage.state !== 'queued' &&
+      {/* A stage that never started (pending, queued, or cancelled first) has no output. */}
+      {stage.startedAt &&
         <StageLogs jobId={jobId} stage={stage.name} revision={revision} initiallyOpen={stage.state === 'failed'} />}
     </section>
   );
