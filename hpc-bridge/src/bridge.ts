@@ -150,7 +150,7 @@ export class Bridge {
       const id = stage.backend?.jobId ?? (await this.backend.find(submission).catch(() => null));
       if (id && !stage.backend?.jobId) await this.recordHandle(jobId, name, id);
       if (!id && isTerminalJob(job.state)) {
-        await this.repo.moveStage(jobId, name, 'cancelled', `job ${job.state}; nothing had been started`, { endedAt: new Date() });
+        await this.repo.moveStage(jobId, name, 'cancelled', `job ${job.state}; nothing had been started`, { endedAt: job.endedAt ?? new Date() });
         await this.repo.track(jobId, name, { open: false });
       } else if (!id) {
         this.log(`${jobId}/${name}: submission was never recorded and no such job exists; submitting again`);
@@ -212,7 +212,9 @@ export class Bridge {
       // The job was cancelled or failed elsewhere (or the stage is no longer ours): stop the program.
       if (state.state !== 'ended') await this.backend.cancel(t.handle);
       const why = now.job ? `job ${now.job}` : 'job deleted';
-      await this.repo.moveStage(t.jobId, t.stage, 'cancelled', `${why}; ${this.backend.kind} ${t.handle.id} stopped`, { endedAt: new Date() });
+      // The stage ended with its job: stopping the program (up to STATE_CHECK_MS to notice, then the
+      // backend's cancel, seconds more) is not run time, and a stage cannot outlast its job.
+      await this.repo.moveStage(t.jobId, t.stage, 'cancelled', `${why}; ${this.backend.kind} ${t.handle.id} stopped`, { endedAt: now.jobEndedAt ?? new Date() });
       await this.untrack(t);
       return;
     }

@@ -121,10 +121,14 @@ export class JobRepo {
     return (await Promise.all(ids.map((id) => this.get(id)))).filter((job): job is JobDoc => job !== null);
   }
 
-  /** The current state of a job and of one of its stages (two probes, for the bridge's polls). */
-  async states(id: string, stage: StageName): Promise<{ job: JobState | null; stage: StageState }> {
+  /**
+   * The current state of a job and of one of its stages (two probes, for the bridge's polls), and
+   * when the job ended (its endedAt; null while it is active).
+   */
+  async states(id: string, stage: StageName): Promise<{ job: JobState | null; jobEndedAt: Date | null; stage: StageState }> {
     const [job, last] = await Promise.all([this.last(id, JOB), this.last(id, stage)]);
-    return { job: (job?.to as JobState) ?? null, stage: (last?.to as StageState) ?? 'pending' };
+    const state = (job?.to as JobState) ?? null;
+    return { job: state, jobEndedAt: state && isTerminalJob(state) ? job!.at : null, stage: (last?.to as StageState) ?? 'pending' };
   }
 
   /** A user's jobs, newest first (a removed job leaves a gap in the numbering, skipped here). */

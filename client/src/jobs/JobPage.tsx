@@ -65,7 +65,7 @@ function JobView({ jobId }: { jobId: string }) {
         <div className="stages">
           {job.stages.map((s, i) => (
             <StageCard key={s.name} jobId={job.id} stage={s} index={i + 1} total={job.stages.length} revision={job.revision}
-              updatedAt={job.updatedAt} sinceReport={sinceReport} />
+              updatedAt={job.updatedAt} sinceReport={sinceReport} jobEndedAt={job.endedAt} />
           ))}
         </div>
       </>}

@@ -5,24 +5,27 @@ import type { JobLogs, JobStage } from '@wpv/schema';
 import type { z } from 'zod';
 import { jobs } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
-import { countdown, elapsedSeconds, formatPercent, isWorking, progressFigures, runFigures, stageEtaSeconds, stageFraction, stageTitle, timeLeftText, waitsForCpus } from './jobProgress';
+import { countdown, elapsedSeconds, formatPercent, isStopping, isWorking, progressFigures, runFigures, stageEtaSeconds, stageFraction, stageTitle, timeLeftText, waitsForCpus } from './jobProgress';
 import { ProgressBar } from './ProgressBar';
 import { StressChart } from './StressChart';
 
-/** `updatedAt`: the job's last change, which the stage's progress is as of; `sinceReport`: seconds since the page received it. */
-export function StageCard({ jobId, stage, index, total, revision, updatedAt, sinceReport }:
-  { jobId: string; stage: JobStage; index: number; total: number; revision: number; updatedAt: string; sinceReport: number }) {
-  const waiting = waitsForCpus(stage);
-  const running = isWorking(stage);
-  // A program's time runs from its launch; until then the card counts the wait.
-  const elapsed = stage.metrics?.runSeconds ?? elapsedSeconds(running ? stage.launchedAt ?? stage.startedAt : stage.startedAt, stage.endedAt);
+/**
+ * `updatedAt`: the job's last change, which the stage's progress is as of; `sinceReport`: seconds
+ * since the page received it; `jobEndedAt`: the job's end (null while it is active).
+ */
+export function StageCard({ jobId, stage, index, total, revision, updatedAt, sinceReport, jobEndedAt }:
+  { jobId: string; stage: JobStage; index: number; total: number; revision: number; updatedAt: string; sinceReport: number; jobEndedAt: string | null }) {
+  // Its job ended: no bar or time left for a program on its way out, until the bridge records its end.
+  const stopping = isStopping(stage, jobEndedAt);
+  const waiting = !stopping && waitsForCpus(stage);
+  const running = !stopping && isWorking(stage);
   const fraction = stageFraction(stage);
   const eta = running ? countdown(stageEtaSeconds(stage, elapsedSeconds(stage.launchedAt ?? stage.startedAt, updatedAt)), sinceReport) : null;
   return (
     <section className={`job-stage state-${stage.state}`} data-testid={`stage-${stage.name}`} data-state={stage.state}>
       <h3>
         <span className="stage-count">Stage {index} of {total}</span> {stageTitle(stage.name)}
-        {' '}<span className={`badge state-${waiting ? 'waiting' : stage.state}`}>{waiting ? 'waiting for CPUs' : stage.state}</span>
+        {' '}<span className={`badge state-${stopping ? 'cancelled' : waiting ? 'waiting' : stage.state}`}>{stopping ? 'stopping…' : waiting ? 'waiting for CPUs' : stage.state}</span>
         <span className="program">{stage.name}</span>
       </h3>
       {running && (
@@ -31,7 +34,7 @@ export function StageCard({ jobId, stage, index, total, revision, updatedAt, sin
       )}
       {stage.error && <p className="error" data-testid={`stage-error-${stage.name}`}>{stage.error}</p>}
       <dl className="figures">
-        {[...progressFigures(stage.progress), ...runFigures(stage, elapsed)].map((f) =>
+        {[...progressFigures(stage.progress), ...runFigures(stage, jobEndedAt)].map((f) =>
           <div key={f.label}><dt>{f.label}</dt><dd>{f.value}</dd></div>)}
         {stage.backendJobId && <div><dt>backend job</dt><dd data-testid="backend-id">{stage.backendJobId}</dd></div>}
         {stage.attempts > 1 && <div><dt>attempts</dt><dd>{stage.attempts}</dd></div>}

@@ -1,7 +1,7 @@
 import { JOB_TYPES, type JobTypeContract } from '@wpv/schema';
 import { describe, expect, test } from 'vitest';
 import {
-  countdown, elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, listProgressText, pointsText, progressFigures, runFigures, stageEtaSeconds, stageFraction, stageTitle, stressChart, stressSeries, stressTick, timeLeftText,
+  countdown, elapsedSeconds, etaSeconds, formatSeconds, isActiveJob, isStopping, jobEtaSeconds, jobOverview, listProgressText, pointsText, progressFigures, runFigures, stageEtaSeconds, stageFraction, stageTime, stageTitle, stressChart, stressSeries, stressTick, timeLeftText,
 } from './jobProgress';
 
 const point = (iteration: number, stress: number | null, temperature: number | null = null) => ({ iteration, stress, temperature });
@@ -197,24 +197,46 @@ describe('progress figures', () => {
 
   test('run figures: a program\'s CPU, memory and layout; a worker stage has only its times', () => {
     const metrics = { queueWaitSeconds: 0.25, runSeconds: 3, cpuSeconds: 5.5, peakMemoryKb: 181_000, ranks: 2, threads: 1 };
-    expect(runFigures({ state: 'succeeded', runner: 'hpc', metrics, backendJobId: '16693', launchedAt: '2026-11-26T10:00:00Z', startedAt: '2026-11-26T10:00:00Z' }, 3)).toEqual([
+    const t0 = '2026-11-26T10:00:00Z';
+    const now = Date.parse('2026-11-26T10:00:12Z');
+    expect(runFigures({ state: 'succeeded', runner: 'hpc', metrics, backendJobId: '16693', launchedAt: t0, startedAt: t0, endedAt: '2026-11-26T10:00:03Z' }, null)).toEqual([
       { label: 'run time', value: '3.0 s' }, { label: 'queue wait', value: '0.3 s' }, { label: 'CPU', value: '5.5 s' },
       { label: 'peak memory', value: '177 MB' }, { label: 'ranks × threads', value: '2 × 1' },
     ]);
-    const worker = { ...metrics, queueWaitSeconds: 0, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
-    expect(runFigures({ state: 'succeeded', runner: 'worker', metrics: worker, backendJobId: null, launchedAt: null, startedAt: '2026-11-26T10:00:00Z' }, 0.1)).toEqual([
+    const worker = { ...metrics, runSeconds: 0.1, queueWaitSeconds: 0, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
+    expect(runFigures({ state: 'succeeded', runner: 'worker', metrics: worker, backendJobId: null, launchedAt: null, startedAt: t0, endedAt: '2026-11-26T10:00:00.1Z' }, null)).toEqual([
       { label: 'run time', value: '0.1 s' }, { label: 'queue wait', value: '0.0 s' },
     ]);
-    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: '2026-11-26T10:00:00Z', startedAt: '2026-11-26T10:00:00Z' }, 12)).toEqual([{ label: 'running for', value: '12.0 s' }]);
-    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: null, startedAt: '2026-11-26T10:00:00Z' }, 12)).toEqual([{ label: 'waiting for', value: '12.0 s' }]);
+    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: t0, startedAt: t0, endedAt: null }, null, now)).toEqual([{ label: 'running for', value: '12.0 s' }]);
+    expect(runFigures({ state: 'running', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: null, startedAt: t0, endedAt: null }, null, now)).toEqual([{ label: 'waiting for', value: '12.0 s' }]);
   });
 
   test('run figures of a cancelled job: a program stopped while it waited for CPUs, or a stage never started, has no run time', () => {
     const startedAt = '2026-11-26T10:00:00Z';
-    expect(runFigures({ state: 'cancelled', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: null, startedAt }, 25.3)).toEqual([{ label: 'waited for', value: '25.3 s' }]);
-    expect(runFigures({ state: 'cancelled', runner: 'hpc', metrics: null, backendJobId: null, launchedAt: null, startedAt: null }, null)).toEqual([]);
-    expect(runFigures({ state: 'cancelled', runner: 'worker', metrics: null, backendJobId: null, launchedAt: null, startedAt: null }, null)).toEqual([]);
-    expect(runFigures({ state: 'cancelled', runner: 'hpc', metrics: null, backendJobId: '7', launchedAt: startedAt, startedAt }, 9)).toEqual([{ label: 'run time', value: '9.0 s' }]);
+    const cancelled = { state: 'cancelled' as const, runner: 'hpc' as const, metrics: null, backendJobId: '7', startedAt };
+    expect(runFigures({ ...cancelled, launchedAt: null, endedAt: '2026-11-26T10:00:25.3Z' }, '2026-11-26T10:00:25.3Z')).toEqual([{ label: 'waited for', value: '25.3 s' }]);
+    expect(runFigures({ ...cancelled, backendJobId: null, launchedAt: null, startedAt: null, endedAt: '2026-11-26T10:00:25Z' }, '2026-11-26T10:00:25Z')).toEqual([]);
+    expect(runFigures({ ...cancelled, runner: 'worker', backendJobId: null, launchedAt: null, startedAt: null, endedAt: '2026-11-26T10:00:25Z' }, '2026-11-26T10:00:25Z')).toEqual([]);
+    // A program's run time counts from its launch, not from its submission.
+    expect(runFigures({ ...cancelled, launchedAt: '2026-11-26T10:00:01Z', endedAt: '2026-11-26T10:00:10Z' }, '2026-11-26T10:00:10Z')).toEqual([{ label: 'run time', value: '9.0 s' }]);
+  });
+
+  test('a stage being stopped after its job was cancelled counts to the job\'s end, never past it', () => {
+    // The QA pass: job from 10:00:00 to 10:00:05.1 (cancelled); the bridge stopped the
+    // programs seconds later, and the page said run time 8.7 s and 'waited for 6.6 s'.
+    const jobEndedAt = '2026-11-26T10:00:05.1Z';
+    const later = Date.parse('2026-11-26T10:00:09Z');
+    const align = { state: 'running' as const, runner: 'hpc' as const, metrics: null, startedAt: '2026-11-26T10:00:00.5Z', launchedAt: '2026-11-26T10:00:01Z', endedAt: null };
+    const rest = { ...align, launchedAt: null };
+    expect(isStopping(align, jobEndedAt)).toBe(true);
+    expect(isStopping(align, null)).toBe(false);
+    expect(isStopping({ state: 'cancelled' }, jobEndedAt)).toBe(false);
+    expect(stageTime(align, jobEndedAt, later)).toEqual({ label: 'run time', seconds: 4.1 });
+    expect(stageTime(rest, jobEndedAt, later)).toEqual({ label: 'waited for', seconds: 4.6 });
+    // Its end as the bridge records it: the job's.
+    expect(stageTime({ ...align, state: 'cancelled', endedAt: jobEndedAt }, jobEndedAt)).toEqual({ label: 'run time', seconds: 4.1 });
+    // CPUs found while the bridge was stopping it: still a wait.
+    expect(stageTime({ ...align, launchedAt: '2026-11-26T10:00:06Z' }, jobEndedAt, later)).toEqual({ label: 'waited for', seconds: 4.6 });
   });
 
   test('points of a job, and its sample when it interpolates', () => {

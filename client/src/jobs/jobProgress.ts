@@ -140,12 +140,40 @@ export function pointsText(input: Pick<JobSummary['input'], 'points' | 'sample'>
 }
 
 /**
- * A stage's run figures. CPU, peak memory and ranks × threads are a program's (its backend
- * measures them); a stage the worker runs itself (sample, assemble) has none of them.
+ * A stage still running once its job has ended (cancelled, or failed by another stage): the bridge
+ * is stopping its program, and records it ended with the job (at the job's endedAt).
  */
-export function runFigures(stage: Pick<JobStage, 'state' | 'runner' | 'metrics' | 'backendJobId' | 'launchedAt' | 'startedAt'>, elapsed: number | null): { label: string; value: string }[] {
-  const label = timeLabel(stage);
-  const figures = label === null ? [] : [{ label, value: formatSeconds(elapsed) }];
+export const isStopping = (stage: Pick<JobStage, 'state'>, jobEndedAt: string | null) => stage.state === 'running' && jobEndedAt !== null;
+
+type TimedStage = Pick<JobStage, 'state' | 'runner' | 'metrics' | 'launchedAt' | 'startedAt' | 'endedAt'>;
+
+/**
+ * A stage's time and what it counts: its program's wait for CPUs or its run (from its launch),
+ * live until the stage ends; once it has, its run time, or the wait of a program stopped before
+ * it got its CPUs ('waited for'). A stage being stopped (isStopping) counts to its job's end, as
+ * its end will be recorded, so no stage outlasts its job. Null for a stage that never started.
+ */
+export function stageTime(stage: TimedStage, jobEndedAt: string | null, now = Date.now()): { label: string; seconds: number | null } | null {
+  if (stage.startedAt === null) return null;
+  const end = stage.endedAt ?? jobEndedAt;
+  const launchedAt = stage.runner === 'hpc' ? stage.launchedAt : stage.startedAt;
+  // A launch after the end (CPUs found while the bridge was stopping the program) came too late to count.
+  const launched = launchedAt !== null && (end === null || Date.parse(launchedAt) <= Date.parse(end));
+  if (end === null) {
+    return launched ? { label: 'running for', seconds: elapsedSeconds(launchedAt, null, now) } : { label: 'waiting for', seconds: elapsedSeconds(stage.startedAt, null, now) };
+  }
+  if (stage.metrics?.runSeconds != null) return { label: 'run time', seconds: stage.metrics.runSeconds };
+  if (launched || stage.state === 'succeeded') return { label: 'run time', seconds: elapsedSeconds(launched ? launchedAt : stage.startedAt, end) };
+  return { label: 'waited for', seconds: elapsedSeconds(stage.startedAt, end) };
+}
+
+/**
+ * A stage's run figures: its time (stageTime), then what its backend measured. CPU, peak memory
+ * and ranks × threads are a program's; a stage the worker runs itself (sample, assemble) has none of them.
+ */
+export function runFigures(stage: TimedStage & Pick<JobStage, 'backendJobId'>, jobEndedAt: string | null, now = Date.now()): { label: string; value: string }[] {
+  const time = stageTime(stage, jobEndedAt, now);
+  const figures = time === null ? [] : [{ label: time.label, value: formatSeconds(time.seconds) }];
   const metrics = stage.metrics;
   if (!metrics) return figures;
   figures.push({ label: 'queue wait', value: formatSeconds(metrics.queueWaitSeconds) });
@@ -153,19 +181,6 @@ export function runFigures(stage: Pick<JobStage, 'state' | 'runner' | 'metrics' 
   if (metrics.peakMemoryKb !== null) figures.push({ label: 'peak memory', value: formatBytes(metrics.peakMemoryKb * 1024) });
   if (stage.backendJobId !== null) figures.push({ label: 'ranks × threads', value: `${metrics.ranks} × ${metrics.threads}` });
   return figures;
-}
-
-/**
- * What a stage's time (StageCard's elapsed) counts: its program's wait for CPUs, its run, or the
- * wait of a program stopped before it got its CPUs (a cancelled job's); nothing for a stage that
- * never started, which has no run time.
- */
-function timeLabel(stage: Pick<JobStage, 'state' | 'runner' | 'launchedAt' | 'startedAt'>): string | null {
-  if (waitsForCpus(stage)) return 'waiting for';
-  if (stage.state === 'running') return 'running for';
-  const began = stage.runner === 'hpc' ? stage.launchedAt !== null : stage.startedAt !== null;
-  if (began || stage.state === 'succeeded') return 'run time';
-  return stage.startedAt === null ? null : 'waited for';
 }
 
 export function formatSeconds(s: number | null | undefined): string {

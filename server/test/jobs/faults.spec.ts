@@ -134,6 +134,8 @@ describe('gateway faults', () => {
       assert.deepEqual(job.stages.map((s: any) => s.state), ['cancelled', 'cancelled', 'cancelled', 'cancelled']);
       assert.equal(job.state, 'cancelled');
       assert.equal(stage(job, 'mds').startedAt, null);
+      // The bridge noticed the cancel and stopped the program seconds later: the stage still ended with its job.
+      assert.equal(stage(job, 'swg').endedAt, job.endedAt, 'no stage outlasts its job');
     } finally {
       await gw.kill(gw.bridge, 'SIGTERM');
       await gw.startBridge();
