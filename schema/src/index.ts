@@ -142,7 +142,10 @@ export const PlotUploadFields = z.object({
   tags: TagList.default([]),
 });
 
-export const ClusterPatch = Cluster.omit({ count: true }).partial().extend({ key: Cluster.shape.key }).strict();
+/** A cluster's name as a user gives it (a rename, a new cluster): a name that shows, not blank. */
+export const ClusterLabel = z.string().trim().min(1, 'a cluster needs a name').max(200);
+
+export const ClusterPatch = Cluster.omit({ count: true }).partial().extend({ key: Cluster.shape.key, label: ClusterLabel.optional() }).strict();
 
 export const PlotPatch = z
   .object({
@@ -160,7 +163,7 @@ export type PlotPatch = z.infer<typeof PlotPatch>;
 /** A new cluster made of points chosen in the viewer (POST /plots/{id}/clusters): `points` or `mask`. */
 export const ClusterCreate = z
   .object({
-    label: z.string().trim().min(1).max(200),
+    label: ClusterLabel,
     points: z
       .array(z.number().int().min(0))
       .min(1)

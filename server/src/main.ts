@@ -25,8 +25,8 @@ const swept = await plots.sweepAbandoned(10 * 60_000);
 if (swept) console.log(`removed ${swept} plots left half-written by an earlier crash`);
 const moved = await plots.moveChildLists();
 if (moved) console.log(`moved the re-clustering lists of ${moved} plots to links`);
-const named = await plots.addSortNames();
-if (named) console.log(`gave ${named} plots the lower-cased name the library sorts on`);
+const named = await plots.refreshSortNames();
+if (named) console.log(`gave ${named} plots the name key the library sorts on (accents dropped, numbers by value)`);
 // Token names were claimed in `token_names` until a claim a crash left could be taken over (services/users.ts).
 await store.db.dropCollection('token_names');
 const sweptUploads = await sweepUploadTmp(path.join(config.dataDir, 'tmp'));

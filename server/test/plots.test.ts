@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client, bytes, signedIn, startServer, type TestServer } from './harness.ts';
+import { Client, bytes, expectReply, signedIn, startServer, type TestServer } from './harness.ts';
 
 const TREE_SAMPLE = path.resolve(import.meta.dirname, '../../../shared/data/tree_sample.pviz');
 const TEXT5 = '# index x y z cluster\n0 1.5 2 3 1\n1 -1 0.25 4 2\n2 7 8 9 1\n';
@@ -262,6 +262,11 @@ describe('sharing and ownership', () => {
     const two = edited.clusters.find((c: any) => c.key === 2);
     assert.deepEqual([two.label, two.visible, two.color.a, two.count], ['outlier', false, 128, 1]);
     assert.equal((await alice.request('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 99, label: 'x' }] })).status, 400);
+    for (const label of ['', '   ']) {
+      await expectReply(await alice.request('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 2, label }] }), 400, 'clusters.0.label');
+    }
+    const trimmed = await alice.json('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 2, label: ' spaced ' }] });
+    assert.equal(trimmed.clusters.find((c: any) => c.key === 2).label, 'spaced');
   });
 
   test('delete removes the plot and all its data', async () => {
@@ -335,15 +340,29 @@ describe('library queries, collections, tags, views and thumbnails', () => {
     const zebra = await dave.uploaded('p.txt', TEXT5, { name: 'Zebra' });
     await dave.json('PATCH', `/plots/${zebra.id}`, { name: 'apple' });
     assert.deepEqual(await names(), ['apple', 'Clustered blobs', 'fungi 600 reads', 'Stock market']);
-    // A plot stored before names had a sort key gets one at start-up.
+    // A plot stored before names had a sort key gets one at start-up, as does one whose key an older rule made.
     const old = await dave.uploaded('p.txt', TEXT5, { name: 'Delta' });
     await server.store.plots.updateOne({ _id: old.id }, { $unset: { sortName: '' } });
+    const accented = await dave.uploaded('p.txt', TEXT5, { name: 'Éclair' });
+    await server.store.plots.updateOne({ _id: accented.id }, { $set: { sortName: 'éclair' } }); // the lower-cased name, as before
     const { Plots } = await import('../src/services/plots.ts');
     const plots = new Plots(server.store, server.config.limits);
-    assert.ok((await plots.addSortNames()) >= 1);
-    assert.equal(await plots.addSortNames(), 0, 'once');
-    assert.deepEqual(await names(), ['apple', 'Clustered blobs', 'Delta', 'fungi 600 reads', 'Stock market']);
+    assert.ok((await plots.refreshSortNames()) >= 2);
+    assert.equal(await plots.refreshSortNames(), 0, 'once');
+    assert.deepEqual(await names(), ['apple', 'Clustered blobs', 'Delta', 'Éclair', 'fungi 600 reads', 'Stock market']);
     assert.equal((await dave.json('GET', `/plots/${old.id}`)).sortName, undefined, 'the key is not shown');
+  });
+
+  test('sorting by name is natural and ignores accents; search ignores accents', async () => {
+    const erin = await signedIn(server.url, 'erin');
+    for (const name of ['10 samples', 'Zebra', '2 samples', 'Éclair (accent)', 'eagle', 'Fig']) await erin.uploaded('p.txt', TEXT5, { name });
+    const sorted = await erin.json('GET', '/plots?scope=mine&sort=name');
+    assert.deepEqual(sorted.items.map((p: any) => p.name), ['2 samples', '10 samples', 'eagle', 'Éclair (accent)', 'Fig', 'Zebra']);
+    const found = async (q: string) => (await erin.json('GET', `/plots?scope=mine&q=${encodeURIComponent(q)}`)).items.map((p: any) => p.name);
+    assert.deepEqual(await found('ecla'), ['Éclair (accent)']);
+    assert.deepEqual(await found('ÉCLAIR'), ['Éclair (accent)']);
+    assert.deepEqual(await found('(accent)'), ['Éclair (accent)'], 'other characters are matched literally');
+    assert.deepEqual(await found('zèbra'), ['Zebra']);
   });
 
   test('thumbnails accept PNG only, within the size limit', async () => {

@@ -67,8 +67,9 @@ export function titleFromName(name: string): string {
   return dot > 0 ? base.slice(0, dot) : base;
 }
 
+/** A cluster with the file's defaults; one whose label is blank (`<label></label>`) is named "cluster <key>". */
 export function defaultCluster(key: number, label: string): ClusterDef {
-  return { key, label, color: null, shape: 0, size: 1, visible: true };
+  return { key, label: label.trim() || `cluster ${key}`, color: null, shape: 0, size: 1, visible: true };
 }
 
 /** A cluster key as written in a file: an unsigned 32-bit integer. */

@@ -24,6 +24,7 @@ import { columnBlobName, frameBlobName, plotBlobName, type BlobStore, type Frame
 import type { Store } from '../storage/db.ts';
 import { newId } from '../storage/ids.ts';
 import { PlotLinks } from '../storage/plot-links.ts';
+import { foldedPattern, sortKey } from './text-keys.ts';
 import { drawThumbnail } from './thumbnails.ts';
 import { Recent } from '../storage/recent.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
@@ -120,7 +121,7 @@ export class Plots {
       _id: id ?? newId(16),
       state: 'ingesting',
       name,
-      sortName: sortName(name),
+      sortName: sortKey(name),
       description: fields.description,
       owner,
       visibility: fields.visibility,
@@ -214,19 +215,22 @@ export class Plots {
     return old.length;
   }
 
-  /** Plots stored before names had a sort key get theirs (at start-up); the number of plots given one. */
-  async addSortNames(): Promise<number> {
-    const unsorted = { sortName: { $exists: false } } as Filter<PlotDoc>;
-    const old = await this.store.plots.find(unsorted, { projection: { _id: 1 } }).toArray();
-    for (const { _id } of old) {
+  /**
+   * Plots whose stored sort key is not the one the current rule (sortKey) gives, or that have none
+   * (stored before names had one), get theirs, at start-up; the number of plots given a new one.
+   */
+  async refreshSortNames(): Promise<number> {
+    const all = await this.store.plots.find({}, { projection: { name: 1, sortName: 1 } }).toArray();
+    const stale = all.filter((doc) => doc.sortName !== sortKey(doc.name));
+    for (const { _id } of stale) {
       // One of the plot's edits, reading the name then: a rename in this process meanwhile sets its own.
       await this.oneEditAtATime(_id, async () => {
         const doc = await this.store.plots.findOne({ _id }, { projection: { name: 1 } });
-        if (doc) await this.store.plots.updateOne({ _id }, { $set: { sortName: sortName(doc.name) } });
+        if (doc) await this.store.plots.updateOne({ _id }, { $set: { sortName: sortKey(doc.name) } });
       });
       this.recent.delete(_id);
     }
-    return old.length;
+    return stale.length;
   }
 
   /** The re-clusterings of a plot that the caller may read, oldest first. */
@@ -292,7 +296,7 @@ export class Plots {
       : [{ owner: caller }, { visibility: 'public' }];
     const and: Filter<PlotDoc>[] = [{ $or: visible }];
     if (query.q) {
-      const pattern = { $regex: escapeRegex(query.q), $options: 'i' };
+      const pattern = { $regex: foldedPattern(query.q), $options: 'i' };
       and.push({ $or: [{ name: pattern }, { description: pattern }, { tags: pattern }] });
     }
     if (query.tag) filter.tags = query.tag;
@@ -337,7 +341,7 @@ export class Plots {
     const details = await this.details(doc);
     const { clusters: clusterEdits, tags, collection, ...simple } = patch;
     const set: Partial<PlotDoc> = { ...simple, updatedAt: new Date() };
-    if (simple.name !== undefined) set.sortName = sortName(simple.name);
+    if (simple.name !== undefined) set.sortName = sortKey(simple.name);
     if (tags) set.tags = uniqueTags(tags);
     if (collection !== undefined) {
       if (collection !== null) await this.requireOwnCollection(caller, collection);
@@ -550,10 +554,7 @@ function boundingBox(parsed: ParsedPlot): BoundingBox {
 /** The API's binary format is little-endian, as is every host this runs on (main.ts checks). */
 const toLittleEndianBytes = (array: Float32Array | Uint32Array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 
-/** Library order by name: "fungi" between "Clustered" and "Stock", not after every capital. */
-const sortName = (name: string) => name.toLowerCase();
 const uniqueTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function toPlot(doc: PlotDoc, { clusters, frameList, views, columns = [] }: PlotDetails): Plot {
   const { clusterCount: _count, ...summary } = toSummary(doc);

@@ -63,6 +63,12 @@ test('undeclared cluster keys are auto-declared with one warning for the set', a
   assert.match(plot.warnings[0], /^3 points use undeclared cluster keys 7, 9/);
 });
 
+test('a cluster with a blank label is named "cluster <key>", so every cluster has a name to show and rename', async () => {
+  const blank = (key: string, label: string) => `<cluster><key>${key}</key><label>${label}</label></cluster>\n`;
+  const plot = await parseXml(`${HEADER}<clusters>${blank('2', '')}${blank('3', '  ')}</clusters>\n<points>${point('1', '2')}${point('2', '3')}</points></plotviz>`);
+  assert.deepEqual(plot.clusters.map((c) => c.label), ['cluster 2', 'cluster 3']);
+});
+
 test('entities, CDATA, comments, self-closing tags and edges before points', async () => {
   const plot = await parseXml(
     `${HEADER}<!-- c --><edges><edge><key>e</key><vertices><vertex key="2"/><vertex key='1'/></vertices></edge></edges>\n` +
