@@ -133,10 +133,10 @@ const ops: Record<string, Record<string, Op>> = {
   },
   '/collections': {
     get: { summary: 'Your collections', auth: true, ok: [200, z.array(api.Collection)] },
-    post: { summary: 'Create a collection', auth: true, body: api.CollectionInput, ok: [201, api.Collection] },
+    post: { summary: 'Create a collection', description: '409 (field `name`) when you have a collection of that name.', auth: true, body: api.CollectionInput, ok: [201, api.Collection] },
   },
   '/collections/{id}': {
-    patch: { summary: 'Rename or describe a collection', auth: true, body: api.CollectionInput.partial(), ok: [200, api.Collection] },
+    patch: { summary: 'Rename or describe a collection', description: '409 (field `name`) when you have another collection of the new name.', auth: true, body: api.CollectionInput.partial(), ok: [200, api.Collection] },
     delete: { summary: 'Delete a collection (its plots stay)', auth: true, ok: [204, null] },
   },
   '/tags': { get: { summary: 'Tags over the plots you can see, with counts', ok: [200, z.array(api.TagCount)] } },
