@@ -79,7 +79,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   useLayoutEffect(() => { scene.wanted = { styles, highlighted }; }, [scene, styles, highlighted]);
   useRendererSync(scene, ready, view, styles, highlighted);
   const thumbnailStale = useThumbnail(plotId, plot, isOwner, labelsLoaded, scene, setNotice);
-  const edits = useClusterEdits({ plotId, isOwner, scene, setPlot, setClusters, notify: setNotice, fail: setError, thumbnailStale });
+  const edits = useClusterEdits({ plotId, isOwner, scene, clusters, setPlot, setClusters, notify: setNotice, fail: setError, thumbnailStale });
 
   const dismiss = useCallback(() => { update({ selection: [] }); search.clear(); setHelp(false); }, [update, search]);
   // Once the plot is unavailable, nothing that asks the server for it works: those controls are disabled.

@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Cluster, ClusterEdit, ClusterKeysChanged, Plot } from '@wpv/schema';
 import { plots } from '../api/endpoints';
+import { checkRename } from './clusterNames';
 import type { ClusterStyle } from './clusterStyles';
 import type { Scene } from './scene';
 import { assignCluster, type FrameKeys } from './selection';
@@ -13,6 +14,8 @@ export interface ClusterEditContext {
   /** only the owner edits: the edit history is read for them */
   isOwner: boolean;
   scene: Scene;
+  /** the plot's cluster table, which a new name is checked against */
+  clusters: readonly Cluster[];
   setPlot(p: Plot): void;
   setClusters(c: Cluster[]): void;
   notify(text: string): void;
@@ -22,6 +25,7 @@ export interface ClusterEditContext {
 }
 
 export interface ClusterEdits {
+  /** stores a new name; an empty one or another cluster's is refused with a message, the old name kept */
   rename(key: number, label: string): void;
   /** writes the view's colours, sizes, shapes and visibility into the plot; resolves true when stored */
   saveStyles(styles: readonly ClusterStyle[]): Promise<boolean>;
@@ -38,7 +42,7 @@ export interface ClusterEdits {
 
 const NONE: ReadonlySet<number> = new Set();
 
-export function useClusterEdits({ plotId, isOwner, scene, setPlot, setClusters, notify, fail, thumbnailStale }: ClusterEditContext): ClusterEdits {
+export function useClusterEdits({ plotId, isOwner, scene, clusters, setPlot, setClusters, notify, fail, thumbnailStale }: ClusterEditContext): ClusterEdits {
   const [history, setHistory] = useState<{ edits: ClusterEdit[]; made: ReadonlySet<number> }>({ edits: [], made: NONE });
   // The server keeps the history, so that every tab undoes the same edits.
   const reload = useCallback(() => {
@@ -72,9 +76,12 @@ export function useClusterEdits({ plotId, isOwner, scene, setPlot, setClusters, 
       reload(); // another tab's edit came first: show what undo would take back now
     });
   }, [plotId, last, applied, fail, reload]);
-  const rename = useCallback((key: number, label: string) => {
-    plots.patch(plotId, { clusters: [{ key, label }] }).then((p) => setClusters(p.clusters), fail);
-  }, [plotId, setClusters, fail]);
+  const rename = useCallback((key: number, typed: string) => {
+    const check = checkRename(clusters, key, typed);
+    if (!check) return;
+    if ('refused' in check) return fail(new Error(check.refused));
+    plots.patch(plotId, { clusters: [{ key, label: check.label }] }).then((p) => setClusters(p.clusters), fail);
+  }, [plotId, clusters, setClusters, fail]);
 
   const saveStyles = useCallback(async (styles: readonly ClusterStyle[]) => {
     try {
