@@ -117,7 +117,7 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
         </select>
       </div>
       <VirtualList
-        items={shown} rowHeight={30} height={280} keyOf={(s) => s.key}
+        items={shown} rowHeight={30} keyOf={(s) => s.key}
         render={(s) => (
           <div className={`cluster-row${picked.has(s.key) ? ' picked' : ''}`} data-testid="cluster-row" data-key={s.key}
             onClick={(e) => { if (e.target === e.currentTarget || (e.target as HTMLElement).classList.contains('label')) pick(s.key, e); }}>
@@ -130,7 +130,7 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
               ? <input autoFocus defaultValue={s.label} className="rename"
                   onBlur={(e) => { actions.rename!(s.key, e.target.value); setRenaming(null); }}
                   onKeyDown={(e) => { if (e.key === 'Enter') e.currentTarget.blur(); if (e.key === 'Escape') setRenaming(null); }} />
-              : <span className="label" title={actions.rename ? 'click to pick, double-click to rename' : s.label}
+              : <span className="label" title={actions.rename ? `${s.label} — click to pick, double-click to rename` : s.label}
                   onDoubleClick={() => actions.rename && setRenaming(s.key)}>{s.label}</span>}
             <span className="count" title="points in this frame">{s.count.toLocaleString()}</span>
             <select value={s.shape} title="glyph" onChange={(e) => actions.override({ [s.key]: { shape: Number(e.target.value) } })}>
