@@ -2,7 +2,7 @@
 // reject a bad file too, but only after the job waited its turn. Errors carry the
 // 1-based line (422) so the submission form can point at it.
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileChunks } from '../formats/chunks.ts';
 import { forEachCsvRow } from '../formats/csv-rows.ts';
@@ -21,8 +21,38 @@ export async function* lines(file: string): AsyncGenerator<[string, number]> {
   for await (const line of reader) yield [line, ++number];
 }
 
-const invalid = (code: string, message: string, line?: number) =>
-  new InputError(code, line === undefined ? message : `line ${line}: ${message}`, { line, field: 'file' });
+/**
+ * An error about the uploaded file: its message starts with the field, as the API's do (the
+ * browser then does not add "(field file)" after it), then the line.
+ */
+const fileError = (code: string, message: string, line: number | undefined, status: number) =>
+  new InputError(code, `file: ${line === undefined ? '' : `line ${line}: `}${message}`, { line, field: 'file', status });
+
+const invalid = (code: string, message: string, line?: number) => fileError(code, message, line, 422);
+
+/** Magic numbers of compressed files: read as text, the first line of one is not a header or a row. */
+const COMPRESSED: readonly { name: string; magic: number[]; tool: string }[] = [
+  { name: 'gzip', magic: [0x1f, 0x8b], tool: 'gunzip' },
+  { name: 'bzip2', magic: [0x42, 0x5a, 0x68], tool: 'bunzip2' },
+  { name: 'xz', magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], tool: 'unxz' },
+  { name: 'zstd', magic: [0x28, 0xb5, 0x2f, 0xfd], tool: 'unzstd' },
+  { name: 'ZIP', magic: [0x50, 0x4b, 0x03, 0x04], tool: 'unzip' },
+];
+
+/**
+ * Job inputs are read as plain text: a compressed file is refused by name. Accepting it would
+ * mean inflating it into the job directory, where the programs read it, under limits of its own
+ * (the upload's size limit counts the bytes sent).
+ */
+async function refuseCompressed(file: string): Promise<void> {
+  const head = Buffer.alloc(8);
+  const handle = await open(file, 'r');
+  const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
+  const format = COMPRESSED.find(({ magic }) => bytesRead >= magic.length && magic.every((byte, i) => head[i] === byte));
+  if (format) {
+    throw invalid('compressed_input', `this file is ${format.name}-compressed; compressed files are not read: upload it uncompressed (${format.tool} it first)`);
+  }
+}
 
 export interface FastaSummary {
   sequences: number;
@@ -37,8 +67,7 @@ export interface FastaLimits {
 }
 
 /** A limit of the job gateway exceeded: 413, naming the limit and its setting. */
-const overLimit = (code: string, message: string, line?: number) =>
-  new InputError(code, line === undefined ? message : `line ${line}: ${message}`, { line, field: 'file', status: 413 });
+const overLimit = (code: string, message: string, line?: number) => fileError(code, message, line, 413);
 
 /** A FASTA header line (">id description") split: the id up to the first white space, the rest trimmed. */
 export function fastaHeader(text: string): { id: string; description: string } {
@@ -57,13 +86,44 @@ export async function fastaDescriptions(file: string): Promise<string[]> {
   return descriptions;
 }
 
-/** Ids unique and printable, no empty sequence, residues of the alphabet (detected for "auto"), within the limits. */
+/**
+ * With alphabet "auto", a file whose residues are at least this share nucleotides (A, C, G, T, U, N)
+ * reads as DNA, and its other letters are errors: X, Z or * in a read of a DNA file are not taken
+ * for a sign that the file is protein (amino acids A, C, G, T and N are about a quarter of a protein).
+ */
+const DNA_SHARE = 0.9;
+const NUCLEOTIDES = new Set('ACGTUN'.split(''));
+const RESIDUES = new Set([...DNA, ...PROTEIN]);
+
+/** A sequence line's characters outside `valid` (case-insensitive), each once in order, and the 1-based column of the first. */
+function outside(raw: string, valid: ReadonlySet<string>): { chars: string[]; column: number } | null {
+  const chars = new Set<string>();
+  let column = 0;
+  [...raw].forEach((char, i) => {
+    if (/\s/.test(char) || valid.has(char.toUpperCase())) return;
+    if (chars.size === 0) column = i + 1;
+    chars.add(char);
+  });
+  return chars.size ? { chars: [...chars], column } : null;
+}
+
+/** '"!" is not a residue (column 14)', '"X", "Z", "*" are not DNA residues (the first at column 11)'. */
+function residueMessage({ chars, column }: { chars: string[]; column: number }, kind: string): string {
+  const listed = chars.map((c) => JSON.stringify(c)).join(', ');
+  return chars.length === 1 ? `${listed} is not a ${kind} (column ${column})` : `${listed} are not ${kind}s (the first at column ${column})`;
+}
+
+/** Ids unique and printable, no empty sequence, residues of the alphabet (detected for "auto"), within the limits; not compressed. */
 export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'protein', limits: FastaLimits): Promise<FastaSummary> {
+  await refuseCompressed(file);
   const ids = new Set<string>();
   let header = 0; // line of the current record's header
   let residues = 0;
   let total = 0;
-  let firstNonDna: number | null = null;
+  let nucleotides = 0; // and letters of either alphabet, over which "auto" reckons the share
+  let letters = 0;
+  let firstNonDna: { line: number; chars: string[]; column: number } | null = null;
+  const readsAsDna = () => nucleotides >= DNA_SHARE * letters;
   const closeRecord = () => {
     if (header && residues === 0) throw invalid('empty_sequence', 'the sequence is empty', header);
   };
@@ -84,13 +144,23 @@ export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'prote
       continue;
     }
     if (!header) throw invalid('not_fasta', 'expected a ">id" header line first', line);
-    for (const char of text.toUpperCase()) {
-      if (!PROTEIN.has(char) && !DNA.has(char)) throw invalid('bad_residue', `"${char}" is not a residue`, line);
-      if (alphabet === 'dna' && !DNA.has(char)) throw invalid('bad_residue', `"${char}" is not a DNA residue`, line);
-      if (firstNonDna === null && !DNA.has(char)) firstNonDna = line;
-    }
     residues += text.length;
     total += text.length;
+    for (const char of text.toUpperCase()) {
+      if (NUCLEOTIDES.has(char)) nucleotides++;
+      if (RESIDUES.has(char)) letters++;
+    }
+    const valid = alphabet === 'dna' ? DNA : alphabet === 'protein' ? PROTEIN : RESIDUES;
+    if (outside(raw, valid)) {
+      // Named with every character not of the file's alphabet (so far, for "auto"): a DNA read's X, Z and * with its "!".
+      const dna = alphabet === 'dna' || (alphabet === 'auto' && readsAsDna());
+      const kind = dna ? 'DNA residue' : alphabet === 'protein' ? 'protein residue' : 'residue';
+      throw invalid('bad_residue', residueMessage(outside(raw, dna ? DNA : valid)!, kind), line);
+    }
+    if (alphabet === 'auto' && firstNonDna === null) {
+      const nonDna = outside(raw, DNA);
+      if (nonDna) firstNonDna = { line, ...nonDna };
+    }
     if (residues > limits.maxSequenceLength) {
       throw overLimit('sequence_too_long', `sequence longer than ${limits.maxSequenceLength} residues, the limit (JOB_MAX_SEQUENCE_LENGTH)`, line);
     }
@@ -98,7 +168,12 @@ export async function checkFasta(file: string, alphabet: 'auto' | 'dna' | 'prote
   }
   closeRecord();
   if (ids.size < 2) throw invalid('too_few_sequences', 'at least 2 sequences are needed');
-  return { sequences: ids.size, alphabet: alphabet === 'auto' ? (firstNonDna === null ? 'dna' : 'protein') : alphabet };
+  if (alphabet !== 'auto') return { sequences: ids.size, alphabet };
+  if (firstNonDna && readsAsDna()) {
+    const share = Math.floor((100 * nucleotides) / letters);
+    throw invalid('bad_residue', `${residueMessage(firstNonDna, 'DNA residue')}; the file reads as DNA (${share} % A, C, G, T/U or N): set alphabet to protein if it is protein`, firstNonDna.line);
+  }
+  return { sequences: ids.size, alphabet: firstNonDna === null ? 'dna' : 'protein' };
 }
 
 /** A SPIDAL matrix is exactly N×N int16 values of a distance matrix (matrixContent.ts); its optional weight matrix has the same size. */
@@ -139,6 +214,7 @@ export async function checkVectors(file: string, header: boolean, labelColumn: n
   let columns = 0;
   let rows = 0;
   let first = true;
+  await refuseCompressed(file);
   const onRow = (cells: string[], line: number) => {
     if (first) {
       columns = cells.length;

@@ -29,7 +29,7 @@ describe('jobs API', () => {
       ['sequence-clustering', 'x.fasta', 'ACGT\n>s1\nACGT\n', {}, 422, /line 1: expected a ">id" header/],
       ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s1\nACGA\n', {}, 422, /line 3: sequence id "s1" appears twice/],
       ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s2\n>s3\nAC\n', {}, 422, /line 3: the sequence is empty/],
-      ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s2\nAC1T\n', {}, 422, /line 4: "1" is not a residue/],
+      ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s2\nAC1T\n', {}, 422, /^file: line 4: "1" is not a DNA residue \(column 3\)$/],
       ['sequence-clustering', 'x.fasta', '>s1\nACGT\n>s2\nACQT\n', { alphabet: 'dna' }, 422, /line 4: "Q" is not a DNA residue/],
       ['sequence-clustering', 'x.fasta', FASTA, { gapOpen: -1 }, 400, /params.gapOpen/],
       ['sequence-clustering', 'x.fasta', FASTA, { bogus: 1 }, 400,
