@@ -49,6 +49,7 @@ backfillThumbnails(plots, store.blobs).then(
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {
     server.close();
+    await plots.removalsDone();
     await amqp.close();
     await store.client.close();
     process.exit(0);

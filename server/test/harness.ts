@@ -10,11 +10,13 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { configureTimeouts } from '../src/http/timeouts.ts';
 import { AmqpLink } from '../src/storage/amqp.ts';
 import { openStore, type Store } from '../src/storage/db.ts';
+import type { Plots } from '../src/services/plots.ts';
 
 export interface TestServer {
   url: string;
   keepAliveTimeout: number;
   store: Store;
+  plots: Plots;
   config: Config;
   close(): Promise<void>;
 }
@@ -26,7 +28,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   uri.pathname = `/wpvtest_${randomBytes(6).toString('hex')}`;
   const config = loadConfig({ ...process.env, MONGODB_URI: uri.toString(), DATA_DIR: `${process.env.WPV_TEST_DIR ?? '/tmp'}/server-data`, ...env });
   const api = await startApi(config);
-  return { url: api.url, keepAliveTimeout: api.server.keepAliveTimeout, store: api.store, config, close: () => api.close(5000) };
+  return { url: api.url, keepAliveTimeout: api.server.keepAliveTimeout, store: api.store, plots: api.plots, config, close: () => api.close(5000) };
 }
 
 /** The app as main.ts runs it, on a free port of 127.0.0.1, with its own store and broker link. */
@@ -34,7 +36,7 @@ export async function startApi(config: Config) {
   const store = await openStore(config.mongodbUri);
   const amqp = new AmqpLink(config.amqpUrl);
   await amqp.start();
-  const { app, jobs } = createApp({ config, store, amqp });
+  const { app, jobs, plots } = createApp({ config, store, amqp });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -44,6 +46,7 @@ export async function startApi(config: Config) {
     url: `http://127.0.0.1:${port}`,
     server,
     store,
+    plots,
     /** Lets requests in flight finish before the store closes under them (streams get `graceMs`); drops the test database. */
     async close(graceMs: number) {
       const closed = new Promise((resolve) => server.close(resolve));
@@ -51,6 +54,7 @@ export async function startApi(config: Config) {
       const force = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(force);
+      await plots.removalsDone(); // deleted plots' data, removed after the answer
       await jobs.close(); // the job broker link, opened by a first submission
       await amqp.close();
       await store.db.dropDatabase();

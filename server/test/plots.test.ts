@@ -274,6 +274,31 @@ describe('sharing and ownership', () => {
     const plot = await alice.uploaded('gone.txt', TEXT5);
     assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 204);
     assert.equal((await alice.request('GET', `/plots/${plot.id}`)).status, 404);
+    await server.plots.removalsDone();
+    assert.deepEqual(await storedCounts(), before);
+  });
+
+  test('a delete answers once the plot is hidden, before its data is removed (which scans every blob in FerretDB)', async () => {
+    const before = await storedCounts();
+    const plot = await alice.uploaded('slow.txt', TEXT5, { tags: 'slowdelete' });
+    const { blobs } = server.store;
+    const deletePlot = blobs.deletePlot;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    blobs.deletePlot = async (id) => { await held; return deletePlot.call(blobs, id); };
+    try {
+      const answered = alice.request('DELETE', `/plots/${plot.id}`);
+      const timeout = new Promise<string>((resolve) => setTimeout(() => resolve('no answer while the data is removed'), 5_000));
+      assert.equal(await Promise.race([answered.then((r) => r.status), timeout]), 204);
+      assert.equal((await alice.request('GET', `/plots/${plot.id}`)).status, 404);
+      assert.equal((await alice.request('GET', `/plots/${plot.id}/frames/0/positions`)).status, 404);
+      assert.equal((await alice.json('GET', '/plots?tag=slowdelete')).total, 0);
+      assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 404, 'deleted once');
+    } finally {
+      release();
+      blobs.deletePlot = deletePlot;
+    }
+    await server.plots.removalsDone();
     assert.deepEqual(await storedCounts(), before);
   });
 });

@@ -119,6 +119,7 @@ describe('named selections', () => {
     await expectReply(await anonymous.request('PUT', `/plots/${shared.id}/selections/x`, { indices: [1] }), 401);
 
     await alice.json('DELETE', `/plots/${secret.id}`, undefined, 204);
+    await server.plots.removalsDone();
     assert.equal(await server.store.blobs.meta.countDocuments({ plotId: secret.id }), 0);
     await expectReply(await alice.request('GET', `/plots/${secret.id}/selections/mine`), 404);
   });
