@@ -48,7 +48,13 @@ describe('job pages after the job ends', () => {
       await page.waitForSelector('.job-stage[data-state=running]', { timeout: 120_000 });
       await page.click('text=Cancel job');
       await page.waitForSelector('[data-testid=job-state]:has-text("cancelled")');
+      // At once, while the bridge stops the programs: 'stopping…', no bar or time left (a card
+      // read 'running · 63 % · about 4.4 s left', rising, for 3 s after the cancel).
+      const stages = await shownStages(page);
+      assert.deepEqual(stages.filter((s) => s.badge === 'running' || s.badge === 'waiting for CPUs'), [], JSON.stringify(stages));
+      assert.equal(await page.$$eval('.job-stage [data-testid^=progress-]', (bars) => bars.length), 0, 'no live bar after the cancel');
     });
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, 'cancelled-job-stopping.png') });
     await step(page, 'jobs-cancel-settled', async () => {
       // The bridge records the running programs cancelled 1-3 s after the job; the stream shows it.
       await page.waitForFunction(() => [...document.querySelectorAll('.job-stage')].every((s) => s.dataset.state === 'succeeded' || s.dataset.state === 'cancelled'),
@@ -58,6 +64,12 @@ describe('job pages after the job ends', () => {
       assert.equal(await page.$$eval('.job-stage [data-testid^=progress-]', (bars) => bars.length), 0, 'no live bar is left');
       // The plot was never built: that stage has no logs to open (an empty 'Logs' was shown).
       assert.equal(await page.$('[data-testid=stage-assemble] details.logs'), null);
+      // No stage stopped with the job ran or waited longer than the job lasted (8.7 s and 6.6 s in a 5.1 s job).
+      const total = await page.$eval('.job-meta', (p) => Number(/total ([\d.]+) s/.exec(p.textContent)[1]));
+      const times = await page.$$eval('.job-stage[data-state=cancelled] .figures div', (figures) => figures
+        .filter((f) => ['run time', 'waited for'].includes(f.querySelector('dt').textContent))
+        .map((f) => parseFloat(f.querySelector('dd').textContent)));
+      assert.ok(times.every((t) => t <= total), `stage times ${times} in a job of ${total} s`);
     });
     if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, 'cancelled-job.png') });
     assert.deepEqual(problems, []);
