@@ -167,16 +167,17 @@ describe('tree_sample.pviz as the original drew it', () => {
     });
   });
 
-  test('"Copy link" on a private plot warns and offers to make it public', async () => {
+  test('"Copy link" on a private plot copies it, warns and offers to make it public', async () => {
     await step(page, 'tree-copy-link', async () => {
       const dialogs = [];
-      const answer = (d) => { dialogs.push(d.message()); void (d.type() === 'confirm' ? d.accept() : d.dismiss()); };
+      const answer = (d) => { dialogs.push(d); void (d.type() === 'confirm' ? d.accept() : d.dismiss()); };
       page.on('dialog', answer);
       try {
         await page.click('[data-testid=copy-link]');
-        await page.waitForFunction(async (id) => (await (await fetch(`/api/v1/plots/${id}`)).json()).visibility === 'public', plot.id);
+        await page.waitForSelector('[data-testid=notice]:has-text("The plot is now public: anyone with the link can open it.")');
       } finally { page.off('dialog', answer); }
-      assert.match(dialogs[0], /private/);
+      assert.match(dialogs.find((d) => d.type() === 'confirm').message(), /private/);
+      assert.equal((await apiAs(page, 'GET', `/plots/${plot.id}`)).body.visibility, 'public');
       await page.waitForSelector('p.muted:has-text("public")');
     });
   });

@@ -1,5 +1,5 @@
-// The points a label search found: a capped list whose rows fly the camera to one point,
-// or a visible "not found".
+// The points a label search found: a capped list whose rows fly the camera to one point (a point
+// in a hidden cluster says so), or a visible "not found".
 /** Rows listed; the count says how many more there are. */
 export const LISTED_MATCHES = 100;
 
@@ -10,11 +10,13 @@ export interface LabelSearch {
 }
 
 /** `matches`: point indices in the frame shown (they follow their labels when the frame changes). */
-export function SearchResults({ search, matches, labelOf, onPick, onClose }: {
+export function SearchResults({ search, matches, labelOf, hiddenIn, onPick, onClose }: {
   search: LabelSearch;
   matches: readonly number[];
   labelOf: (index: number) => string;
-  onPick: (index: number) => void;
+  /** the name of the hidden cluster a point is in, undefined where it is shown */
+  hiddenIn: (index: number) => string | undefined;
+  onPick: (index: number, label: string) => void;
   onClose: () => void;
 }) {
   if (!matches.length) {
@@ -27,9 +29,17 @@ export function SearchResults({ search, matches, labelOf, onPick, onClose }: {
         {matches.length > LISTED_MATCHES && <small> (first {LISTED_MATCHES} listed)</small>}
         {' '}<button onClick={onClose} title="clear the search">×</button></h3>
       <ul className="selection-list">
-        {matches.slice(0, LISTED_MATCHES).map((i) => (
-          <li key={i}><button className="linklike" data-testid="search-hit" onClick={() => onPick(i)}>{labelOf(i) || `point ${i}`}</button></li>
-        ))}
+        {matches.slice(0, LISTED_MATCHES).map((i) => {
+          const label = labelOf(i) || `point ${i}`;
+          const hidden = hiddenIn(i);
+          return (
+            <li key={i}>
+              <button className="linklike" data-testid="search-hit" onClick={() => onPick(i, label)}
+                title={hidden === undefined ? 'go to this point' : `show cluster “${hidden}” and go to this point`}>{label}</button>
+              {hidden !== undefined && <small className="muted" data-testid="search-hit-hidden"> in hidden cluster “{hidden}”</small>}
+            </li>
+          );
+        })}
       </ul>
     </section>
   );

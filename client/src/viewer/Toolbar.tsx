@@ -13,19 +13,22 @@ function download(blob: Blob, name: string) {
 }
 
 /**
- * Copies the view's link. A private plot's link opens for nobody else: say so first, and let
- * its owner make it public (`makePublic`, absent for others).
+ * Copies the view's link and says so. A private plot's link opens only for its owner: the notice
+ * says that, and its owner (`makePublic`, absent for others) is offered to make the plot public,
+ * the link copied whatever the answer.
  */
-async function copyLink(plot: Plot, url: string, makePublic?: () => Promise<void>) {
-  if (plot.visibility === 'private') {
-    if (!makePublic) return void alert('This plot is private: only its owner can open this link.');
-    if (!confirm('This plot is private: nobody else can open this link.\nMake the plot public and copy the link?')) return;
+async function copyLink(plot: Plot, url: string, notify: (text: string) => void, makePublic?: () => Promise<void>) {
+  const copied = await navigator.clipboard.writeText(url).then(() => true, () => (prompt('Copy this link', url), false));
+  const done = copied ? 'Link copied.' : 'Link shown for copying.';
+  if (plot.visibility === 'public') return notify(done);
+  if (makePublic && confirm(`${done} This plot is private: only you can open the link.\nMake the plot public, so that anyone with the link can open it?`)) {
     await makePublic();
+    return notify(`${done} The plot is now public: anyone with the link can open it.`);
   }
-  await navigator.clipboard.writeText(url).catch(() => prompt('Copy this link', url));
+  notify(`${done} The plot is private: only ${makePublic ? 'you' : 'its owner'} can open it.`);
 }
 
-export function Toolbar({ plot, styles, view, update, tool, setTool, renderer, currentUrl, onHelp, makePublic }: {
+export function Toolbar({ plot, styles, view, update, tool, setTool, renderer, currentUrl, onHelp, notify, makePublic }: {
   plot: Plot;
   /** the clusters as shown, for the screenshot's legend */
   styles: readonly ClusterStyle[];
@@ -36,6 +39,8 @@ export function Toolbar({ plot, styles, view, update, tool, setTool, renderer, c
   renderer: PlotRenderer | null;
   currentUrl: () => string;
   onHelp: () => void;
+  /** says what was done, over the canvas */
+  notify: (text: string) => void;
   makePublic?: () => Promise<void>;
 }) {
   const hasEdges = plot.frameList.some((f) => f.edges > 0);
@@ -62,7 +67,7 @@ export function Toolbar({ plot, styles, view, update, tool, setTool, renderer, c
       <span className="sep" />
       <button data-testid="screenshot" title="PNG at twice the canvas resolution, with the title and a legend"
         onClick={() => void renderer?.screenshot(2).then((b) => annotateScreenshot(b, plot.name, styles)).then((b) => download(b, `${plot.name}.png`))}>Screenshot</button>
-      <button data-testid="copy-link" onClick={() => void copyLink(plot, currentUrl(), makePublic)}>Copy link</button>
+      <button data-testid="copy-link" onClick={() => void copyLink(plot, currentUrl(), notify, makePublic)}>Copy link</button>
       <button onClick={onHelp} title="keyboard shortcuts (?)">?</button>
     </div>
   );

@@ -105,6 +105,20 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     scene.selectionFrame = frame;
     update({ selection: indices });
   };
+  /** The hidden cluster a point of the frame on screen is in, if it is. */
+  const hiddenClusterOf = (i: number) => {
+    const key = scene.frame?.clusters[i];
+    return key !== undefined && view.hidden.includes(key) ? { key, label: clusterLabel.get(key) ?? String(key) } : undefined;
+  };
+  /** A search hit: flown to, its cluster shown first where hidden (else the camera flew to empty space). */
+  const goToHit = (i: number, label: string) => {
+    const hidden = hiddenClusterOf(i);
+    if (hidden) {
+      update({ hidden: view.hidden.filter((k) => k !== hidden.key) });
+      setNotice(`“${label}” is in cluster “${hidden.label}”, which was hidden: the cluster is shown again.`);
+    }
+    scene.renderer?.flyTo([i]);
+  };
 
   if (loaded.noWebGL) {
     return (
@@ -121,7 +135,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
       <div className="stage">
         {plot && !embed && (
           <Toolbar plot={plot} styles={columns.legend ?? styles} view={view} update={update} tool={tool} setTool={setTool}
-            renderer={scene.renderer} currentUrl={() => location.origin + link()} onHelp={() => setHelp(true)}
+            renderer={scene.renderer} currentUrl={() => location.origin + link()} onHelp={() => setHelp(true)} notify={setNotice}
             makePublic={isOwner && !offline ? async () => {
               try { setPlot(await plots.patch(plotId, { visibility: 'public' })); } catch (e) { setError(e); throw e; }
             } : undefined} />
@@ -160,7 +174,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
               <button type="submit">Find</button>
             </form>
             {search.search && <SearchResults search={search.search} matches={search.matches} onClose={search.clear}
-              labelOf={(i) => columns.label(i, scene.frame?.labels?.[i] ?? '')} onPick={(i) => scene.renderer?.flyTo([i])} />}
+              labelOf={(i) => columns.label(i, scene.frame?.labels?.[i] ?? '')} hiddenIn={(i) => hiddenClusterOf(i)?.label} onPick={goToHit} />}
             <ColorByPanel columns={plot.columns} state={columns} />
             <ClustersPanel styles={panelStyles} actions={clusterActions} />
             {/* Always there for the owner (disabled without changes): appearing it moved the panels below. */}
