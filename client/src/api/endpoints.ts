@@ -94,7 +94,11 @@ export const plots = {
 export const collections = {
   list: () => api('/collections', z.array(Collection)),
   create: (name: string, description = '') => api('/collections', Collection, { method: 'POST', json: { name, description } }),
+  rename: (id: string, name: string) => api(collectionPath(id), Collection, { method: 'PATCH', json: { name } }),
+  /** Its plots stay, in no collection. */
+  remove: (id: string) => api(collectionPath(id), null, { method: 'DELETE' }),
 };
+const collectionPath = (id: string) => `/collections/${encodeURIComponent(id)}`;
 
 export const tags = { list: () => api('/tags', z.array(TagCount)) };
 

@@ -6,6 +6,7 @@ import { linkClick, navigate } from '../app/router';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { LoginPrompt } from '../pages/LoginPrompt';
+import { CollectionActions } from './CollectionActions';
 import { PlotEditor } from './PlotEditor';
 import { UploadPanel } from './UploadPanel';
 
@@ -17,6 +18,19 @@ function Thumbnail({ plot }: { plot: PlotSummary }) {
   const [missing, setMissing] = useState(!plot.hasThumbnail);
   if (missing) return <div className="thumb empty">{plot.points.toLocaleString()} pts</div>;
   return <img className="thumb" alt="" loading="lazy" src={plots.thumbnailUrl(plot.id, plot.updatedAt)} onError={() => setMissing(true)} />;
+}
+
+/** Why the list is empty: nothing matches the filters, or there is nothing yet (and how to make a plot). */
+function EmptyLibrary({ filtered, scope }: { filtered: boolean; scope: Scope }) {
+  if (filtered) return <p className="library-empty">No plots match.</p>;
+  if (scope === 'public') return <p className="library-empty">No public plots yet.</p>;
+  return (
+    <div className="library-empty" data-testid="library-empty">
+      <p><b>You have no plots yet.</b></p>
+      <p>Upload a plot file (PlotViz .pviz, text, CSV, or a ZIP of frames) with the panel above, or run an analysis
+        such as sequence clustering on the <a href="/jobs" onClick={linkClick}>Jobs</a> page: the plot it makes appears here.</p>
+    </div>
+  );
 }
 
 export function LibraryPage() {
@@ -42,22 +56,16 @@ export function LibraryPage() {
     const t = setTimeout(load, 200); // debounce typing in the search box
     return () => clearTimeout(t);
   }, [load]);
-  useEffect(() => {
-    if (username === undefined) return; // the session is still loading: its answer runs this again
+  const loadCollections = useCallback(() => {
     // Collections are their owner's: an anonymous visit asks for none (the API would answer 401).
     if (username) collectionsApi.list().then(setCollections, () => setCollections([]));
     else setCollections([]);
-    tagsApi.list().then(setTagList, () => setTagList([]));
   }, [username]);
-
-  async function newCollection() {
-    const name = prompt('Name of the new collection');
-    if (!name?.trim()) return;
-    try {
-      const created = await collectionsApi.create(name.trim());
-      setCollections((cs) => [...cs, created]);
-    } catch (e) { setError(e); }
-  }
+  useEffect(() => {
+    if (username === undefined) return; // the session is still loading: its answer runs this again
+    loadCollections();
+    tagsApi.list().then(setTagList, () => setTagList([]));
+  }, [username, loadCollections]);
 
   const pages = result ? Math.max(1, Math.ceil(result.total / result.pageSize)) : 1;
   const resetPage = <T,>(set: (v: T) => void) => (v: T) => { set(v); setPage(1); };
@@ -81,14 +89,15 @@ export function LibraryPage() {
           <option value="">any collection</option>
           {collections.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
         </select>
-        {username && <button onClick={() => void newCollection()}>New collection</button>}
-        <select value={sort} onChange={(e) => setSort(e.target.value as Sort)} aria-label="sort">
+        {username && <CollectionActions collections={collections} selected={collection} onChange={setCollections}
+          onDeleted={() => resetPage(setCollection)('')} onError={setError} />}
+        <select value={sort} onChange={(e) => resetPage(setSort)(e.target.value as Sort)} aria-label="sort">
           <option value="updated">recently updated</option><option value="created">recently created</option>
           <option value="name">name</option><option value="points">points</option>
         </select>
       </div>
       <ErrorMessage error={error} />
-      {result && result.items.length === 0 && <p>No plots match.</p>}
+      {result && result.items.length === 0 && <EmptyLibrary filtered={Boolean(q || tag || collection)} scope={username ? scope : 'public'} />}
       <ul className="plots">
         {result?.items.map((p) => (
           <li key={p.id} className="plot-card" data-testid="plot-card">
@@ -101,7 +110,7 @@ export function LibraryPage() {
             </div>
             {p.tags.length > 0 && <div className="tags">{p.tags.map((t) => <span key={t} className="tag" onClick={() => resetPage(setTag)(t)}>{t}</span>)}</div>}
             {p.owner === username && (editing === p.id
-              ? <PlotEditor plot={p} collections={collections} onDone={() => { setEditing(null); load(); }} />
+              ? <PlotEditor plot={p} collections={collections} onDone={() => { setEditing(null); load(); loadCollections(); }} />
               : <button onClick={() => setEditing(p.id)}>Edit</button>)}
           </li>
         ))}

@@ -11,37 +11,46 @@ export function PlotEditor({ plot, collections, onDone }: { plot: PlotSummary; c
   const [collection, setCollection] = useState(plot.collection ?? '');
   const [tags, setTags] = useState(plot.tags.join(', '));
   const [error, setError] = useState<unknown>(null);
+  /** The request in flight: the form is disabled meanwhile, so a click is not taken for a lost one. */
+  const [busy, setBusy] = useState<'saving' | 'deleting' | null>(null);
 
-  async function save() {
+  async function act(kind: 'saving' | 'deleting', request: () => Promise<unknown>) {
+    setBusy(kind);
+    setError(null);
     try {
-      await plots.patch(plot.id, {
-        name, description, visibility, collection: collection || null,
-        tags: tags.split(',').map((t) => t.trim()).filter(Boolean),
-      });
+      await request();
       onDone();
-    } catch (e) { setError(e); }
+    } catch (e) {
+      setError(e);
+      setBusy(null);
+    }
   }
-  async function remove() {
-    if (!confirm(`Delete "${plot.name}"? This cannot be undone.`)) return;
-    try { await plots.remove(plot.id); onDone(); } catch (e) { setError(e); }
+  const save = () => act('saving', () => plots.patch(plot.id, {
+    name, description, visibility, collection: collection || null,
+    tags: tags.split(',').map((t) => t.trim()).filter(Boolean),
+  }));
+  function remove() {
+    if (confirm(`Delete "${plot.name}"? This cannot be undone.`)) void act('deleting', () => plots.remove(plot.id));
   }
 
   return (
-    <form className="form editor" onSubmit={(e) => { e.preventDefault(); void save(); }}>
-      <label>Name <input value={name} onChange={(e) => setName(e.target.value)} /></label>
-      <label>Description <textarea value={description} onChange={(e) => setDescription(e.target.value)} /></label>
-      <label>Visibility <select value={visibility} onChange={(e) => setVisibility(e.target.value as Visibility)}>
-        <option value="private">private</option><option value="public">public</option></select></label>
-      <label>Collection <select value={collection} onChange={(e) => setCollection(e.target.value)}>
-        <option value="">none</option>
-        {collections.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}</select></label>
-      <label>Tags <input value={tags} onChange={(e) => setTags(e.target.value)} /></label>
-      <ErrorMessage error={error} />
-      <div className="row">
-        <button type="submit">Save</button>
-        <button type="button" onClick={onDone}>Cancel</button>
-        <button type="button" className="danger" onClick={() => void remove()}>Delete</button>
-      </div>
+    <form className="form editor" onSubmit={(e) => { e.preventDefault(); void save(); }} aria-busy={busy !== null}>
+      <fieldset disabled={busy !== null}>
+        <label>Name <input value={name} onChange={(e) => setName(e.target.value)} /></label>
+        <label>Description <textarea value={description} onChange={(e) => setDescription(e.target.value)} /></label>
+        <label>Visibility <select value={visibility} onChange={(e) => setVisibility(e.target.value as Visibility)}>
+          <option value="private">private</option><option value="public">public</option></select></label>
+        <label>Collection <select value={collection} onChange={(e) => setCollection(e.target.value)}>
+          <option value="">none</option>
+          {collections.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}</select></label>
+        <label>Tags <input value={tags} onChange={(e) => setTags(e.target.value)} /></label>
+        <ErrorMessage error={error} />
+        <div className="row">
+          <button type="submit">{busy === 'saving' ? 'Saving…' : 'Save'}</button>
+          <button type="button" onClick={onDone}>Cancel</button>
+          <button type="button" className="danger" onClick={remove}>{busy === 'deleting' ? 'Deleting…' : 'Delete'}</button>
+        </div>
+      </fieldset>
     </form>
   );
 }

@@ -1,0 +1,135 @@
+// The library page (QA pass 2, items 4, 8, 9, 11): a new user's empty library, collections renamed
+// and deleted (a duplicate name refused), the sort going back to page 1, and a delete's busy state.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { BASE_URL, apiAs, launch, newPage, register, step, uniqueName } from '../lib/browser.mjs';
+
+const SHOTS = process.env.LIBRARY_SHOTS; // a folder for screenshots to look at, when set
+const TEXT = '0 1.5 2 3 1\n1 -1 0.25 4 2\n2 7 8 9 1\n';
+
+describe('the library page', () => {
+  let browser, page;
+  /** Answers the next dialog (prompt or confirm) with `answer` (false: dismiss); its message. */
+  const nextDialog = (answer) => new Promise((resolve) => page.once('dialog', (d) => {
+    resolve(d.message());
+    void (answer === false ? d.dismiss() : d.accept(answer === true ? undefined : answer));
+  }));
+  const upload = async (name, fields = {}) => {
+    const res = await apiAs(page, 'POST', '/plots', { base64: Buffer.from(TEXT).toString('base64'), filename: 'p.txt', fields: { name, ...fields } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body;
+  };
+  const shot = async (name) => {
+    if (!SHOTS) return;
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: `${SHOTS}/${name}.png` });
+  };
+  const optionTexts = () => page.locator('select[aria-label=collection] option').allTextContents();
+
+  before(async () => {
+    browser = await launch();
+    ({ page } = await newPage(browser));
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await register(page, uniqueName('lib'), 'correct horse battery');
+  });
+  after(async () => { await browser?.close(); });
+
+  test('a new user\'s library says it is empty and how to make a plot; a filter with no hits says none match', async () => {
+    await step(page, 'library-empty', async () => {
+      await page.goto(`${BASE_URL}/`);
+      await page.click('button:has-text("My plots")');
+      const empty = page.locator('[data-testid=library-empty]');
+      await empty.waitFor();
+      assert.match(await empty.textContent(), /You have no plots yet\..*Upload a plot file.*Jobs page/s);
+      assert.equal(await empty.locator('a:has-text("Jobs")').getAttribute('href'), '/jobs');
+      assert.equal(await page.locator('text=No plots match.').count(), 0);
+      await shot('empty-library');
+      await page.fill('[data-testid=library-search]', 'nothing like this');
+      await page.waitForSelector('text=No plots match.');
+      assert.equal(await empty.count(), 0);
+      await page.fill('[data-testid=library-search]', '');
+      await empty.waitFor();
+    });
+  });
+
+  test('collections: a duplicate name is refused; the filtered collection is renamed, then deleted with its plots kept', async () => {
+    await step(page, 'library-collections', async () => {
+      let dialog = nextDialog('Project X');
+      await page.click('button:has-text("New collection")');
+      assert.equal(await dialog, 'Name of the new collection');
+      await page.waitForFunction(() => document.querySelectorAll('select[aria-label=collection] option').length === 2, null, { timeout: 10_000 });
+      assert.deepEqual(await optionTexts(), ['any collection', 'Project X']);
+      dialog = nextDialog('Project X');
+      await page.click('button:has-text("New collection")');
+      await dialog;
+      const alert = page.locator('[role=alert]');
+      await alert.waitFor({ timeout: 10_000 });
+      assert.match(await alert.textContent(), /already have a collection named "Project X"/);
+      assert.deepEqual(await optionTexts(), ['any collection', 'Project X']);
+
+      const id = (await apiAs(page, 'GET', '/collections')).body[0].id;
+      const plot = await upload('in project', { collection: id });
+      assert.equal(await page.locator('button:has-text("Rename collection")').count(), 0, 'no collection chosen: nothing to rename');
+      await page.selectOption('select[aria-label=collection]', id);
+      await page.waitForSelector('[data-testid=plot-card]:has-text("in project")');
+      dialog = nextDialog('Project Y');
+      await page.click('button:has-text("Rename collection")');
+      assert.equal(await dialog, 'New name of the collection "Project X"');
+      await page.waitForFunction(() => document.querySelector('select[aria-label=collection] option:checked')?.textContent === 'Project Y');
+      assert.equal(await page.locator('[role=alert]').count(), 0, 'the earlier error is cleared');
+      await shot('collection-renamed');
+
+      dialog = nextDialog(false);
+      await page.click('button:has-text("Delete collection")');
+      assert.equal(await dialog, 'Delete the collection "Project Y"? Its 1 plot will be kept, in no collection.');
+      assert.deepEqual(await optionTexts(), ['any collection', 'Project Y'], 'dismissed: kept');
+      dialog = nextDialog(true);
+      await page.click('button:has-text("Delete collection")');
+      await dialog;
+      await page.waitForFunction(() => document.querySelectorAll('select[aria-label=collection] option').length === 1);
+      assert.equal(await page.locator('select[aria-label=collection]').inputValue(), '', 'the filter is cleared');
+      await page.waitForSelector('[data-testid=plot-card]:has-text("in project")');
+      assert.equal((await apiAs(page, 'GET', `/plots/${plot.id}`)).body.collection, null);
+      await shot('collection-deleted');
+    });
+  });
+
+  test('changing the sort goes back to page 1', async () => {
+    await step(page, 'library-sort-page', async () => {
+      for (let i = 0; i < 25; i++) await upload(`sorted ${i}`);
+      await page.reload();
+      await page.click('button:has-text("My plots")');
+      await page.waitForSelector('text=Page 1 of 2');
+      await page.click('button:has-text("Next")');
+      await page.waitForSelector('text=Page 2 of 2');
+      await page.selectOption('select[aria-label=sort]', 'points');
+      await page.waitForSelector('text=Page 1 of 2');
+    });
+  });
+
+  test('deleting a plot disables the editor and says so until the delete is done', async () => {
+    await step(page, 'library-delete-busy', async () => {
+      await page.fill('[data-testid=library-search]', 'sorted 3');
+      const card = page.locator('[data-testid=plot-card]:has-text("sorted 3")');
+      await card.waitFor();
+      let release;
+      const held = new Promise((resolve) => (release = resolve));
+      await page.route('**/api/v1/plots/*', async (route) => {
+        if (route.request().method() !== 'DELETE') return route.fallback();
+        await held;
+        return route.fallback();
+      });
+      await card.locator('button:has-text("Edit")').click();
+      const dialog = nextDialog(true);
+      await card.locator('button:has-text("Delete")').click();
+      await dialog;
+      await card.locator('button:has-text("Deleting…")').waitFor();
+      for (const name of ['Save', 'Cancel', 'Deleting…']) assert.ok(await card.locator(`button:has-text("${name}")`).isDisabled(), `${name} is disabled`);
+      assert.ok(await card.locator('input').first().isDisabled());
+      release();
+      await card.waitFor({ state: 'detached' });
+      await page.unroute('**/api/v1/plots/*');
+    });
+  });
+});
