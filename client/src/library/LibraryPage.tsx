@@ -46,6 +46,8 @@ export function LibraryPage() {
   const [tagList, setTagList] = useState<{ tag: string; count: number }[]>([]);
   const [editing, setEditing] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // Its own: a list reload (debounced after typing) clears `error`, and took a collection's 409 with it.
+  const [collectionError, setCollectionError] = useState<unknown>(null);
 
   const load = useCallback(() => {
     setError(null);
@@ -90,12 +92,13 @@ export function LibraryPage() {
           {collections.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
         </select>
         {username && <CollectionActions collections={collections} selected={collection} onChange={setCollections}
-          onDeleted={() => resetPage(setCollection)('')} onError={setError} />}
+          onDeleted={() => resetPage(setCollection)('')} onError={setCollectionError} />}
         <select value={sort} onChange={(e) => resetPage(setSort)(e.target.value as Sort)} aria-label="sort">
           <option value="updated">recently updated</option><option value="created">recently created</option>
           <option value="name">name</option><option value="points">points</option>
         </select>
       </div>
+      <ErrorMessage error={collectionError} />
       <ErrorMessage error={error} />
       {result && result.items.length === 0 && <EmptyLibrary filtered={Boolean(q || tag || collection)} scope={username ? scope : 'public'} />}
       <ul className="plots">
