@@ -75,22 +75,25 @@ describe('the library page', () => {
 
       const id = (await apiAs(page, 'GET', '/collections')).body[0].id;
       const plot = await upload('in project', { collection: id });
-      assert.equal(await page.locator('button:has-text("Rename collection")').count(), 0, 'no collection chosen: nothing to rename');
+      assert.equal(await page.locator('button[aria-label="Rename collection"]').count(), 0, 'no collection chosen: nothing to rename');
       await page.selectOption('select[aria-label=collection]', id);
       await page.waitForSelector('[data-testid=plot-card]:has-text("in project")');
+      // Rename and Delete showing do not wrap the filters onto a second line (the plots moved down 33 px).
+      const top = async (selector) => (await page.locator(selector).boundingBox()).y;
+      assert.equal(await top('select[aria-label=sort]'), await top('select[aria-label=collection]'), 'the sort menu stays on the filters\' line');
       dialog = nextDialog('Project Y');
-      await page.click('button:has-text("Rename collection")');
+      await page.click('button[aria-label="Rename collection"]');
       assert.equal(await dialog, 'New name of the collection "Project X"');
       await page.waitForFunction(() => document.querySelector('select[aria-label=collection] option:checked')?.textContent === 'Project Y');
       assert.equal(await page.locator('[role=alert]').count(), 0, 'the earlier error is cleared');
       await shot('collection-renamed');
 
       dialog = nextDialog(false);
-      await page.click('button:has-text("Delete collection")');
+      await page.click('button[aria-label="Delete collection"]');
       assert.equal(await dialog, 'Delete the collection "Project Y"? Its 1 plot will be kept, in no collection.');
       assert.deepEqual(await optionTexts(), ['any collection', 'Project Y'], 'dismissed: kept');
       dialog = nextDialog(true);
-      await page.click('button:has-text("Delete collection")');
+      await page.click('button[aria-label="Delete collection"]');
       await dialog;
       await page.waitForFunction(() => document.querySelectorAll('select[aria-label=collection] option').length === 1);
       assert.equal(await page.locator('select[aria-label=collection]').inputValue(), '', 'the filter is cleared');

@@ -43,8 +43,9 @@ export function CollectionActions({ collections, selected, onChange, onDeleted, 
     <>
       <button onClick={create}>New collection</button>
       {current && <>
-        <button onClick={() => rename(current)}>Rename collection</button>
-        <button className="danger" onClick={() => remove(current)}>Delete collection</button>
+        {/* Short labels beside the collection they act on: the filters stay on one line at 1400 px. */}
+        <button aria-label="Rename collection" title={`Rename the collection "${current.name}"`} onClick={() => rename(current)}>Rename</button>
+        <button aria-label="Delete collection" title={`Delete the collection "${current.name}"`} className="danger" onClick={() => remove(current)}>Delete</button>
       </>}
     </>
   );
