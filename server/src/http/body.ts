@@ -8,8 +8,8 @@ import { ApiError } from './errors.ts';
 export function jsonBody<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
   const sent = Number(req.get('content-length')) > 0 || req.get('transfer-encoding') !== undefined;
   if (sent && !req.is('application/json')) {
-    const sent = req.get('content-type');
-    throw new ApiError(415, 'unsupported_media_type', `expected a JSON body (Content-Type: application/json), got ${sent ? `Content-Type: ${sent}` : 'no Content-Type'}`);
+    const type = req.get('content-type');
+    throw new ApiError(415, 'unsupported_media_type', `expected a JSON body (Content-Type: application/json), got ${type ? `Content-Type: ${type}` : 'no Content-Type'}`);
   }
   return schema.parse(req.body ?? null);
 }
