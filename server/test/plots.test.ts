@@ -269,6 +269,34 @@ describe('sharing and ownership', () => {
     assert.equal(trimmed.clusters.find((c: any) => c.key === 2).label, 'spaced');
   });
 
+  test("a rename or new cluster taking another cluster's name is a 409 naming the field; an upload's duplicate names stay", async () => {
+    const cluster = (key: number, label: string) => `<cluster><key>${key}</key><label>${label}</label></cluster>`;
+    const point = (key: number, cluster: number) => `<point><key>${key}</key><clusterkey>${cluster}</clusterkey><label>p${key}</label><location x="${key}" y="0" z="0"/></point>`;
+    const plot = await alice.uploaded('twice.pviz', `<?xml version="1.0"?><plotviz><clusters>${cluster(1, 'Alpha')}${cluster(2, 'Alpha')}${cluster(3, 'Beta')}</clusters>` +
+      `<points>${point(0, 1)}${point(1, 2)}${point(2, 3)}</points></plotviz>`);
+    assert.deepEqual(plot.clusters.map((c) => c.label), ['Alpha', 'Alpha', 'Beta']);
+    const patch = (clusters: unknown[]) => alice.request('PATCH', `/plots/${plot.id}`, { clusters });
+    // Another's name, also with spaces around it (the viewer's rule: trimmed, case counts).
+    for (const label of ['Beta', ' Beta ']) {
+      const refused = await expectReply(await patch([{ key: 1, label }]), 409, 'clusters.0.label');
+      assert.match(refused.error.message, /^clusters\.0\.label: another cluster \(key 3\) is already named "Beta"/);
+    }
+    await expectReply(await patch([{ key: 3, visible: false }, { key: 3, label: 'Alpha' }]), 409, 'clusters.1.label');
+    // Two clusters of the patch given one new name.
+    await expectReply(await patch([{ key: 1, label: 'Gamma' }, { key: 3, label: 'Gamma' }]), 409, 'clusters.0.label');
+    // A refused patch changes nothing.
+    assert.deepEqual((await alice.json('GET', `/plots/${plot.id}`)).clusters.map((c: any) => [c.label, c.visible]), [['Alpha', true], ['Alpha', true], ['Beta', true]]);
+    // The upload's duplicates keep their names through edits of other fields; case makes another name; names may swap.
+    await alice.json('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 1, label: 'Alpha', visible: false }] });
+    await alice.json('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 2, label: 'beta' }] });
+    const swapped = await alice.json('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 2, label: 'Beta' }, { key: 3, label: 'beta' }] });
+    assert.deepEqual(swapped.clusters.map((c: any) => c.label), ['Alpha', 'Beta', 'beta']);
+    const made = await alice.request('POST', `/plots/${plot.id}/clusters`, { label: 'Alpha ', points: [0] });
+    const body = await expectReply(made, 409, 'label');
+    assert.match(body.error.message, /^label: another cluster \(key 1\) is already named "Alpha"/);
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'Delta', points: [0] }, 201);
+  });
+
   test('delete removes the plot and all its data', async () => {
     const before = await storedCounts();
     const plot = await alice.uploaded('gone.txt', TEXT5);

@@ -2,6 +2,8 @@
 // blob is stored; a failed ingest removes what it wrote.
 import {
   categoricalColor,
+  clusterNameKey,
+  clusterNamed,
   columnArray,
   columnText,
   type BoundingBox,
@@ -351,10 +353,17 @@ export class Plots {
     }
     if (clusterEdits) {
       const byKey = new Map(details.clusters.map((c) => [c.key, c]));
-      for (const { key, ...edit } of clusterEdits) {
+      const renamed: { index: number; cluster: Cluster }[] = [];
+      for (const [index, { key, ...edit }] of clusterEdits.entries()) {
         const cluster = byKey.get(key);
         if (!cluster) throw new ApiError(400, 'bad_request', `no cluster with key ${key}`, 'clusters');
+        if (edit.label !== undefined && clusterNameKey(edit.label) !== clusterNameKey(cluster.label)) renamed.push({ index, cluster });
         Object.assign(cluster, edit);
+      }
+      // Checked against the table as the whole patch leaves it, so two clusters may swap names.
+      for (const { index, cluster } of renamed) {
+        const other = clusterNamed(details.clusters, cluster.label, cluster.key);
+        if (other) throw clusterNameTaken(`clusters.${index}.label`, other);
       }
       await this.saveDetails(id, details);
     }
@@ -524,6 +533,14 @@ export class Plots {
     this.recent.delete(id);
     return false;
   }
+}
+
+/**
+ * A rename or a new cluster giving a name another cluster of the plot has: 409 naming `field`. Names
+ * an upload brought twice stay (SPIDAL files have such clusters), but no edit adds another.
+ */
+export function clusterNameTaken(field: string, other: Pick<Cluster, 'key' | 'label'>): ApiError {
+  return new ApiError(409, 'conflict', `${field}: another cluster (key ${other.key}) is already named ${JSON.stringify(other.label)}; pick a name no other cluster has`, field);
 }
 
 /**
