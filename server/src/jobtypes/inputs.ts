@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileChunks } from '../formats/chunks.ts';
 import { forEachCsvRow } from '../formats/csv-rows.ts';
 import { quoted } from '../formats/reader.ts';
-import { InputError } from '../formats/types.ts';
+import { fileError, InputError } from '../formats/types.ts';
 import { checkMatrixContent } from './matrixContent.ts';
 
 const DNA = new Set('ACGTUNRYKMSWBDHV-'.split(''));
@@ -20,13 +20,6 @@ export async function* lines(file: string): AsyncGenerator<[string, number]> {
   let number = 0;
   for await (const line of reader) yield [line, ++number];
 }
-
-/**
- * An error about the uploaded file: its message starts with the field, as the API's do (the
- * browser then does not add "(field file)" after it), then the line.
- */
-const fileError = (code: string, message: string, line: number | undefined, status: number) =>
-  new InputError(code, `file: ${line === undefined ? '' : `line ${line}: `}${message}`, { line, field: 'file', status });
 
 const invalid = (code: string, message: string, line?: number) => fileError(code, message, line, 422);
 
