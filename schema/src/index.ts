@@ -274,6 +274,7 @@ export const Health = z.object({ mongo: z.string(), amqp: z.string() });
 export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } from './palette.ts';
 export { matchByLabel } from './labels.ts';
 export { clusterNameKey, clusterNamed } from './clusterNames.ts';
+export { compareNames, nameKey, sortKey, withoutAccents } from './textKeys.ts';
 export { NAME_MAX, Name } from './names.ts';
 export { ApiError } from './errors.ts';
 export { columnArray, columnText, columnValue, ColumnKind, float32Text, PlotColumn } from './columns.ts';

@@ -1,5 +1,5 @@
 // Making, renaming and deleting the user's collections, beside the library's collection filter.
-import type { Collection } from '@wpv/schema';
+import { compareNames, type Collection } from '@wpv/schema';
 import { collections as collectionsApi } from '../api/endpoints';
 
 const plotCount = (n: number) => (n === 1 ? '1 plot' : `${n} plots`);
@@ -18,7 +18,8 @@ export function CollectionActions({ collections, selected, onChange, onDeleted, 
   async function run(work: () => Promise<Collection[]>) {
     try {
       onError(null);
-      onChange(await work());
+      // In the API's order (by name), which a new or renamed collection would otherwise break.
+      onChange((await work()).sort((a, b) => compareNames(a.name, b.name)));
     } catch (e) { onError(e); }
   }
   function create() {

@@ -1,5 +1,5 @@
 // A user's collections of plots, and the tags counted over the plots a caller can see.
-import type { Collection, CollectionInput } from '@wpv/schema';
+import { compareNames, nameKey, type Collection, type CollectionInput } from '@wpv/schema';
 import type { z } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import type { Store } from '../storage/db.ts';
@@ -15,12 +15,17 @@ export class Collections {
     private readonly plots: Plots,
   ) {}
 
+  /** The owner's collections by name, as the library sorts plot names (compareNames: natural, case and accents not counting). */
   async list(owner: string): Promise<Collection[]> {
-    const docs = await this.store.collections.find({ owner }).sort({ name: 1 }).toArray();
+    const docs = await this.store.collections.find({ owner }).toArray();
+    docs.sort((a, b) => compareNames(a.name, b.name));
     return Promise.all(docs.map((doc) => this.withCount(doc)));
   }
 
-  /** A new collection; 409 (naming `name`) when the owner has one of that name. */
+  /**
+   * A new collection; 409 (naming `name`) when the owner has one of that name, case, accents and
+   * spacing not counting (nameKey): "Runs" and " runs" would be two entries of the menu no one tells apart.
+   */
   async create(owner: string, input: CollectionFields): Promise<Collection> {
     const doc: CollectionDoc = { _id: newId(12), ...input, owner, createdAt: new Date() };
     await this.store.collections.insertOne(doc);
@@ -44,13 +49,16 @@ export class Collections {
   }
 
   /**
-   * Whether another collection of the owner has this one's name, asked after it was written: of two
-   * requests giving one name at once, each writes before it counts, so at least one sees the other
-   * (both may back out) and no two collections are left sharing a name. FerretDB 1.24 has no
-   * collation, and a unique index could not be built over the duplicates stored before this check.
+   * Whether another collection of the owner has this one's name (nameKey), asked after it was
+   * written: of two requests giving one name at once, each writes before it reads, so at least one
+   * sees the other (both may back out) and no two collections are left sharing a name. FerretDB 1.24
+   * has no collation, so the owner's names are compared here (a user has a few dozen); a unique
+   * index could not be built over the duplicates stored before this check, which stay as they are.
    */
-  private async nameTaken({ owner, name }: CollectionDoc): Promise<boolean> {
-    return (await this.store.collections.countDocuments({ owner, name }, { limit: 2 })) > 1;
+  private async nameTaken({ _id, owner, name }: CollectionDoc): Promise<boolean> {
+    const key = nameKey(name);
+    const others = await this.store.collections.find({ owner, _id: { $ne: _id } }, { projection: { name: 1 } }).toArray();
+    return others.some((other) => nameKey(other.name) === key);
   }
 
   /** Deletes the collection; its plots stay, in no collection. */

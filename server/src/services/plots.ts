@@ -6,6 +6,7 @@ import {
   clusterNamed,
   columnArray,
   columnText,
+  sortKey,
   type BoundingBox,
   type Cluster,
   type Plot,
@@ -26,7 +27,7 @@ import { columnBlobName, frameBlobName, plotBlobName, type BlobStore, type Frame
 import type { Store } from '../storage/db.ts';
 import { newId } from '../storage/ids.ts';
 import { PlotLinks } from '../storage/plot-links.ts';
-import { foldedPattern, sortKey } from './text-keys.ts';
+import { foldedPattern } from './text-keys.ts';
 import { drawThumbnail } from './thumbnails.ts';
 import { Recent } from '../storage/recent.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
