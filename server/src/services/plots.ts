@@ -88,7 +88,7 @@ export class Plots {
   /** An uploaded file as a new plot; `signal`: the upload is abandoned when it aborts (untilClientGone). */
   async ingest(owner: string, file: UploadedFile, fields: PlotFields, signal?: AbortSignal): Promise<PlotCreated> {
     const format = await sniffFormat(file.path, file.originalName);
-    const parsed = await parseFile(file.path, file.originalName, this.parseLimits);
+    const parsed = await parseFile(file.path, file.originalName, this.parseLimits, signal);
     return this.ingestParsed(owner, parsed, fields, { format, originalName: file.originalName, file }, undefined, signal);
   }
 
