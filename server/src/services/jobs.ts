@@ -132,15 +132,17 @@ export class Jobs {
     return job;
   }
 
-  /** Cancels a queued or running job; running programs are killed by the bridge on its next poll. */
+  /**
+   * Cancels a queued or running job (JobRepo.cancel): running programs are killed by the bridge on
+   * its next poll, a running worker stage is stopped by its worker; neither can succeed after this.
+   */
   async cancel(id: string, owner: string): Promise<JobDoc> {
-    const job = await this.owned(id, owner);
-    if (!(await this.repo.moveJob(id, 'cancelled', `cancelled by ${owner}`))) {
-      const now = await this.owned(id, owner);
-      throw new ApiError(409, 'not_active', `the job is already ${now.state}`);
+    await this.owned(id, owner);
+    const outcome = await this.repo.cancel(id, `cancelled by ${owner}`);
+    if (!outcome.cancelled) {
+      const why = outcome.state === 'finishing' ? 'finishing: every stage has succeeded' : `already ${outcome.state}`;
+      throw new ApiError(409, 'not_active', `the job is ${why}`);
     }
-    const waiting = job.stageOrder.filter((name) => ['pending', 'queued'].includes(job.stages[name]!.state));
-    for (const name of waiting) await this.repo.moveStage(id, name, 'cancelled', 'job cancelled', { endedAt: new Date() });
     return this.owned(id, owner);
   }
 
