@@ -154,6 +154,7 @@ export class Plots {
     const detailsJson = this.detailsJson(details);
     await this.store.plots.insertOne(doc);
     try {
+      await this.blobs.startPlot(doc._id);
       await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
       await this.storeBlobs(doc._id, parsed, columns, thumbnail, file);
       signal?.throwIfAborted(); // the last moment to abandon: the plot is visible once ready
@@ -376,14 +377,15 @@ export class Plots {
   }
 
   /**
-   * Deletes the plot: hidden at once, its data removed after the answer. Finding a plot's blobs
-   * scans every blob's metadata in FerretDB (it answers only _id lookups from an index): 2 s with
-   * 23,000 blobs stored, and more with each plot. A removal cut short is finished at start-up (sweepAbandoned).
+   * Deletes the plot: hidden at once, its data removed after the answer, as one of the plot's edits:
+   * an edit under way (a thumbnail or selection being stored) finishes first and its blobs go too;
+   * a later one finds the plot gone (stillStored). A removal cut short is finished at start-up (sweepAbandoned).
    */
   async delete(id: string, caller: string): Promise<void> {
     await this.owned(id, caller);
     await this.hide(id);
-    const removal = this.removeData(id).catch((err) => console.error(`plots: removing the data of deleted plot ${id} stopped; the next start-up finishes it`, err));
+    const removal = this.oneEditAtATime(id, () => this.removeData(id))
+      .catch((err) => console.error(`plots: removing the data of deleted plot ${id} stopped; the next start-up finishes it`, err));
     this.removals.add(removal);
     void removal.finally(() => this.removals.delete(removal));
   }
@@ -396,6 +398,15 @@ export class Plots {
   private async remove(id: string): Promise<void> {
     await this.hide(id);
     await this.removeData(id);
+  }
+
+  /**
+   * Whether the plot is still there to edit, asked inside one of its edits before it stores a blob:
+   * once a plot is being deleted its removal may have listed its blobs already, and a blob stored
+   * after that would be left behind.
+   */
+  async stillStored(id: string): Promise<boolean> {
+    return (await this.store.plots.findOne({ _id: id }, { projection: { state: 1 } }))?.state === 'ready';
   }
 
   /** A half-deleted plot is never served: it is `ingesting` before any of its data goes; its re-clustering links go with it. */
@@ -501,7 +512,8 @@ export class Plots {
   async setThumbnail(doc: PlotDoc, png: Buffer, { drawn }: { drawn: boolean }): Promise<boolean> {
     // One of the plot's edits: beside a rename, FerretDB would keep only one of the two.
     const stored = await this.oneEditAtATime(doc._id, async () => {
-      if (drawn && (await this.store.plots.countDocuments({ _id: doc._id, hasThumbnail: true }, { limit: 1 }))) return false;
+      const now = await this.store.plots.findOne({ _id: doc._id }, { projection: { state: 1, hasThumbnail: 1 } });
+      if (now?.state !== 'ready' || (drawn && now.hasThumbnail)) return false; // deleted meanwhile (see stillStored), or the owner's view came
       await this.blobs.putBuffer(doc._id, plotBlobName(doc._id, 'thumbnail'), png, 'image/png');
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true, thumbnailDrawn: drawn } });
       return true;

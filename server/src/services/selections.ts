@@ -45,6 +45,7 @@ export class Selections {
   put(doc: PlotDoc, name: string, input: z.output<typeof SelectionInput>): Promise<{ selection: SelectionInfo; created: boolean }> {
     // One edit per plot at a time, so two new selections cannot both pass the count cap.
     return this.plots.oneEditAtATime(doc._id, async () => {
+      if (!(await this.plots.stillStored(doc._id))) throw notFound();
       if (input.frame >= doc.frames) throw new ApiError(400, 'bad_request', `frame: the plot has ${doc.frames} frame(s)`, 'frame');
       const points = (await this.plots.frameBlob(doc, input.frame, 'positions')).length / 12;
       const { mask, count } = toMask(input, points);
