@@ -127,7 +127,7 @@ describe('the library page', () => {
       await refused;
       const alert = page.locator('[role=alert]');
       await alert.waitFor({ timeout: 10_000 });
-      assert.match(await alert.textContent(), /already have a collection named "BETA 9"/);
+      assert.equal(await alert.textContent(), 'name: you already have a collection named "beta 9"; choose another name', 'the taken name as listed, and no "(field name)" after it');
       assert.deepEqual(await optionTexts(), ['any collection', 'beta 9', 'beta 10', 'gamma']);
       await shot('collections-in-order');
       for (const { id } of (await apiAs(page, 'GET', '/collections')).body) await apiAs(page, 'DELETE', `/collections/${id}`);

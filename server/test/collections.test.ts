@@ -42,7 +42,7 @@ test('names differing only in case, accents or spacing are one name: a 409, also
   await alice.json('POST', '/collections', { name: 'Éclair runs' }, 201);
   for (const name of ['éclair runs', 'ECLAIR RUNS', 'Eclair   runs']) {
     const refused = await expectReply(await alice.request('POST', '/collections', { name }), 409, 'name', 'conflict');
-    assert.match(refused.error.message, /already have a collection named/);
+    assert.match(refused.error.message, /^name: you already have a collection named "Éclair runs"; choose another name$/);
   }
   const other = await alice.json('POST', '/collections', { name: 'Eclair runs 2' }, 201);
   await expectReply(await alice.request('PATCH', `/collections/${other.id}`, { name: 'eclair RUNS' }), 409, 'name');

@@ -29,9 +29,10 @@ export class Collections {
   async create(owner: string, input: CollectionFields): Promise<Collection> {
     const doc: CollectionDoc = { _id: newId(12), ...input, owner, createdAt: new Date() };
     await this.store.collections.insertOne(doc);
-    if (await this.nameTaken(doc)) {
+    const taken = await this.sameName(doc);
+    if (taken !== undefined) {
       await this.store.collections.deleteOne({ _id: doc._id });
-      throw nameConflict(doc.name);
+      throw nameConflict(taken);
     }
     return this.withCount(doc);
   }
@@ -41,24 +42,25 @@ export class Collections {
     const before = await this.store.collections.findOneAndUpdate({ _id: id, owner }, { $set: input });
     if (!before) throw notFound('collection');
     const doc = { ...before, ...input };
-    if (input.name !== undefined && input.name !== before.name && (await this.nameTaken(doc))) {
+    const taken = input.name !== undefined && input.name !== before.name ? await this.sameName(doc) : undefined;
+    if (taken !== undefined) {
       await this.store.collections.updateOne({ _id: id, name: input.name }, { $set: { name: before.name } });
-      throw nameConflict(input.name);
+      throw nameConflict(taken);
     }
     return this.withCount(doc);
   }
 
   /**
-   * Whether another collection of the owner has this one's name (nameKey), asked after it was
+   * The name of another collection of the owner that has this one's name (nameKey), asked after it was
    * written: of two requests giving one name at once, each writes before it reads, so at least one
    * sees the other (both may back out) and no two collections are left sharing a name. FerretDB 1.24
    * has no collation, so the owner's names are compared here (a user has a few dozen); a unique
    * index could not be built over the duplicates stored before this check, which stay as they are.
    */
-  private async nameTaken({ _id, owner, name }: CollectionDoc): Promise<boolean> {
+  private async sameName({ _id, owner, name }: CollectionDoc): Promise<string | undefined> {
     const key = nameKey(name);
     const others = await this.store.collections.find({ owner, _id: { $ne: _id } }, { projection: { name: 1 } }).toArray();
-    return others.some((other) => nameKey(other.name) === key);
+    return others.find((other) => nameKey(other.name) === key)?.name;
   }
 
   /** Deletes the collection; its plots stay, in no collection. */
@@ -96,5 +98,6 @@ export class Collections {
   }
 }
 
-const nameConflict = (name: string) =>
-  new ApiError(409, 'conflict', `you already have a collection named ${JSON.stringify(name)}; choose another name`, 'name');
+/** `existing`: the name of the collection the new name is taken by, as the user sees it in the list. */
+const nameConflict = (existing: string) =>
+  new ApiError(409, 'conflict', `name: you already have a collection named ${JSON.stringify(existing)}; choose another name`, 'name');
