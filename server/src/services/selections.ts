@@ -29,8 +29,7 @@ export class Selections {
   ) {}
 
   async list(doc: PlotDoc): Promise<SelectionInfo[]> {
-    const prefix = blobName(doc._id, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const infos = await this.blobs.meta.find({ plotId: doc._id, _id: { $regex: `^${prefix}` } }).toArray();
+    const infos = await this.blobs.withPrefix(doc._id, blobName(doc._id, ''));
     return infos.map((info) => toInfo(parse(info))).sort((a, b) => (a.name < b.name ? -1 : 1)); // code-point order: the same everywhere
   }
 

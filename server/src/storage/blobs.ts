@@ -235,6 +235,17 @@ export class BlobStore {
   }
 
   /**
+   * The plot's blobs whose names start with `prefix` (its named selections): found by name in the
+   * directory; for a plot stored before it, by a scan of every blob.
+   */
+  async withPrefix(plotId: string, prefix: string): Promise<BlobInfo[]> {
+    const names = await this.directory.names(plotId);
+    if (!names) return this.meta.find({ plotId, _id: { $regex: `^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } }).toArray();
+    const infos = await Promise.all(names.filter((name) => name.startsWith(prefix)).map((name) => this.meta.findOne({ _id: name })));
+    return infos.filter((info) => info !== null);
+  }
+
+  /**
    * Deletes every blob of the plot, found by name in the directory; a plot stored before the
    * directory (no page 0) by its `plotId`, which FerretDB answers by scanning every blob.
    */
