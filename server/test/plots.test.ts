@@ -367,6 +367,30 @@ describe('removing a deleted plot\'s data', () => {
     assert.deepEqual(await storedCounts(), before);
   });
 
+  test('plots stored before blob names were listed get theirs once, at start-up, and are then deleted without a scan', async () => {
+    const before = await storedCounts();
+    const directory = server.store.db.collection('blob_directory');
+    const plot = await alice.uploaded('listed-later.txt', TEXT5);
+    const { blobs } = server.store;
+    const names = (await blobs.meta.find({ plotId: plot.id }).toArray()).map((info) => info._id);
+    await directory.deleteMany({ _id: { $regex: `^${plot.id}#` } as never }); // as the API stored plots before
+    assert.ok((await blobs.listOlderPlots()) >= 1);
+    assert.deepEqual((await directory.findOne({ _id: `${plot.id}#0` as never }))!.names.sort(), [...names].sort());
+    assert.equal(await blobs.listOlderPlots(), 0, 'done once: no later start-up scans');
+    const find = blobs.meta.find;
+    const filters: unknown[] = [];
+    blobs.meta.find = ((filter: unknown, ...rest: unknown[]) => { filters.push(filter); return (find as Function).call(blobs.meta, filter, ...rest); }) as typeof find;
+    try {
+      assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 204);
+      await server.plots.removalsDone();
+    } finally {
+      blobs.meta.find = find;
+    }
+    assert.deepEqual(filters.filter((f: any) => !(Object.keys(f).length === 1 && typeof f._id === 'string')), []);
+    await directory.deleteOne({ _id: '#all-plots-listed' as never });
+    assert.deepEqual(await storedCounts(), before);
+  });
+
   test('a thumbnail being stored while its plot is deleted goes with it; one stored after finds the plot gone', async () => {
     const before = await storedCounts();
     const plot = await alice.uploaded('drawn.txt', TEXT5);

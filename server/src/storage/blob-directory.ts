@@ -16,6 +16,8 @@ interface PageDoc {
 
 const pageId = (plotId: string, n: number) => `${plotId}#${n}`;
 const DUPLICATE_KEY = 11000;
+/** Written once every plot stored before the directory has its page 0 (listOlder). */
+const ALL_LISTED = '#all-plots-listed';
 
 export class BlobDirectory {
   private readonly pages: Collection<PageDoc>;
@@ -27,6 +29,34 @@ export class BlobDirectory {
   /** A new plot, before any of its blobs: page 0, empty, marks it as one whose blobs are all listed here. */
   async start(plotId: string): Promise<void> {
     await this.pages.insertOne({ _id: pageId(plotId, 0), names: [] });
+  }
+
+  /**
+   * Gives the plots stored before the directory their page 0, from `scan` (every blob's name and
+   * plot, read once), then marks that done so no later start-up scans again; the number of plots
+   * listed. A plot created meanwhile already has its page 0; one deleted meanwhile may keep an
+   * orphan page of names whose blobs are gone, which nothing reads.
+   */
+  async listOlder(scan: () => AsyncIterable<{ _id: string; plotId: string }>): Promise<number> {
+    if (await this.pages.findOne({ _id: ALL_LISTED })) return 0;
+    const byPlot = new Map<string, string[]>();
+    for await (const { _id, plotId } of scan()) {
+      const names = byPlot.get(plotId);
+      if (names) names.push(_id);
+      else byPlot.set(plotId, [_id]);
+    }
+    let listed = 0;
+    for (const [plotId, names] of byPlot) {
+      if (await this.pages.findOne({ _id: pageId(plotId, 0) }, { projection: { _id: 1 } })) continue;
+      try {
+        await this.pages.insertOne({ _id: pageId(plotId, 0), names });
+        listed++;
+      } catch (err) {
+        if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err; // another API process listed it
+      }
+    }
+    await this.pages.updateOne({ _id: ALL_LISTED }, { $set: { names: [] } }, { upsert: true });
+    return listed;
   }
 
   /** Adds names, before their blobs are written. */

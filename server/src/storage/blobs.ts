@@ -235,6 +235,14 @@ export class BlobStore {
   }
 
   /**
+   * Lists the blobs of plots stored before the directory, by one scan of every blob (once, at
+   * start-up, in the background): their deletes and selection lists stop scanning. The number of plots listed.
+   */
+  listOlderPlots(): Promise<number> {
+    return this.directory.listOlder(() => this.meta.find({}, { projection: { _id: 1, plotId: 1 } }));
+  }
+
+  /**
    * The plot's blobs whose names start with `prefix` (its named selections): found by name in the
    * directory; for a plot stored before it, by a scan of every blob.
    */
