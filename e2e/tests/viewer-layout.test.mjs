@@ -105,10 +105,11 @@ describe('viewer: steady layout, search of hidden points, notices', () => {
   test('a notice is announced, stays while hovered and goes by itself; a single frame\'s link drops trails and speed', async () => {
     await step(page, 'notice-goes', async () => {
       const said = page.waitForSelector('[data-testid=notice]:has-text("no column")');
-      await open('?colorby=nosuch&trail=p1&fps=20');
+      const opened = open('?colorby=nosuch&trail=p1&fps=20');
       const notice = await said;
+      await notice.hover(); // at once: the notice's time runs while the page loads
+      await opened;
       assert.equal(await page.locator('[role=status]:has([data-testid=notice])').count(), 1, 'in a live region');
-      await notice.hover();
       await page.waitForTimeout(8000); // longer than the notice's time
       assert.equal(await page.getByTestId('notice').count(), 1, 'kept while hovered');
       await page.mouse.move(100, 600);

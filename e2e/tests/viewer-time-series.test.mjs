@@ -71,10 +71,10 @@ describe('time-series viewer', () => {
       await owner.waitForTimeout(600); // the link follows the view after 250 ms
       assert.equal(new URL(owner.url()).searchParams.get('f'), null, 'showing the first frame');
 
-      said = owner.waitForSelector('[data-testid=notice]:has-text("no column")');
+      said = owner.waitForSelector('[data-testid=notice]:has-text("no column")').then((notice) => notice.innerText());
       await openPlot(owner, `${BASE_URL}/plots/${plotId}?colorby=nosuch&labelby=nosuch`);
       // Both parameters name one column: it is named once.
-      assert.match(await (await said).innerText(), /^This plot has no column “nosuch”: the points keep their own colours and labels\./);
+      assert.match(await said, /^This plot has no column “nosuch”: the points keep their own colours and labels\./);
       await owner.waitForTimeout(600);
       const params = new URL(owner.url()).searchParams;
       assert.deepEqual([params.get('colorby'), params.get('labelby')], [null, null], `the unknown column left the link: ${owner.url()}`);
