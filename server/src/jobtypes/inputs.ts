@@ -254,9 +254,9 @@ export async function checkVectors(file: string, header: boolean, labelColumn: n
   try {
     await forEachCsvRow(fileChunks(file), onRow);
   } catch (error) {
-    // The reader's own errors (quotes, encoding) are about the file field too.
+    // The reader's own errors (quotes, encoding) are about the file field too, and say so first (fileError).
     if (error instanceof InputError && error.details.field === undefined) {
-      throw new InputError(error.code, error.message, { ...error.details, field: 'file' });
+      throw new InputError(error.code, `file: ${error.message}`, { ...error.details, field: 'file' });
     }
     throw error;
   }
