@@ -275,7 +275,7 @@ export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } 
 export { matchByLabel } from './labels.ts';
 export { clusterNameKey, clusterNamed } from './clusterNames.ts';
 export { compareNames, nameKey, sortKey, withoutAccents } from './textKeys.ts';
-export { NAME_MAX, Name } from './names.ts';
+export { NAME_MAX, Name, nameFrom } from './names.ts';
 export { ApiError } from './errors.ts';
 export { columnArray, columnText, columnValue, ColumnKind, float32Text, PlotColumn } from './columns.ts';
 export { decodeSelectionMask, encodeSelectionMask, SelectionMaskError } from './selectionMask.ts';

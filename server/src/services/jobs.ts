@@ -3,7 +3,7 @@
 // retry, logs. The workers and the hpc-bridge do the rest.
 import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { JobFileParts, JobParams, JobSubmitFields, stageTitle, type Job, type JobStage, type JobType } from '@wpv/schema';
+import { JobFileParts, JobParams, JobSubmitFields, nameFrom, stageTitle, type Job, type JobStage, type JobType } from '@wpv/schema';
 import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import { newId } from '../storage/ids.ts';
@@ -97,7 +97,7 @@ export class Jobs {
       await moveFile(weights.path, path.join(workdir, partName('weights')));
       input.weights = { originalName: weights.originalName, bytes: weights.bytes, file: partName('weights') };
     }
-    return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null), signal);
+    return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? (nameFrom(file.originalName) || 'untitled'), params, input, workdir, null), signal);
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   clusterNamed,
   columnArray,
   columnText,
+  nameFrom,
   sortKey,
   type BoundingBox,
   type Cluster,
@@ -121,7 +122,7 @@ export class Plots {
     const clusters = clusterTable(parsed);
     const thumbnail = firstFrameThumbnail(parsed, clusters);
     const now = new Date();
-    const name = fields.name || parsed.title || originalName;
+    const name = fields.name || nameFrom(parsed.title || originalName) || 'untitled';
     const doc: PlotDoc = {
       _id: id ?? newId(16),
       state: 'ingesting',
