@@ -127,6 +127,31 @@ export const PlotSummary = Plot.omit({ clusters: true, frameList: true, views: t
 });
 export type PlotSummary = z.infer<typeof PlotSummary>;
 
+/** How deep a saved view's JSON may nest: the viewer's settings use a few levels; storing one recurses per level (a stack overflow at thousands). */
+export const VIEW_DEPTH_MAX = 32;
+/** The levels of JSON under `value` (0 for a scalar), counted without recursion, up to `limit` + 1. */
+function jsonDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+/** A saved view: the viewer's settings as it chooses to store them, any JSON object nested at most VIEW_DEPTH_MAX levels. */
+export const SavedView = z.record(z.string(), z.unknown()).superRefine((view, ctx) => {
+  for (const [key, value] of Object.entries(view)) {
+    if (jsonDepth(value, VIEW_DEPTH_MAX) >= VIEW_DEPTH_MAX) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `nested more than ${VIEW_DEPTH_MAX} levels deep` });
+      return;
+    }
+  }
+});
+
 export const PlotPage = z.object({
   items: z.array(PlotSummary),
   page: z.number().int(),

@@ -101,7 +101,7 @@ const ops: Record<string, Record<string, Op>> = {
   },
   [`${plotPath}/views`]: { get: { summary: 'Saved named views', ok: [200, z.record(z.string(), z.unknown())] } },
   [`${plotPath}/views/{name}`]: {
-    put: { summary: 'Save a named view (owner)', auth: true, body: z.record(z.string(), z.unknown()), ok: [204, null] },
+    put: { summary: 'Save a named view (owner)', auth: true, body: api.SavedView, ok: [204, null] },
     delete: { summary: 'Delete a named view (owner)', auth: true, ok: [204, null] },
   },
   [`${plotPath}/selections`]: { get: { summary: 'Saved named selections (name, frame, point count)', ok: [200, z.array(api.SelectionInfo)] } },

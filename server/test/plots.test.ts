@@ -569,6 +569,19 @@ describe('limits, odd names and caching', () => {
     assert.equal((await owner.request('PUT', `/plots/${plot.id}/views/e`, { camera: [2] })).status, 204);
   });
 
+  test('a saved view nested deeper than 32 levels is a 400 naming its key, not a stack overflow', async () => {
+    const plot = await owner.uploaded('deep.txt', TEXT5);
+    // Sent as text: JSON.stringify itself overflows at 50,000 levels.
+    const put = (levels: number) => owner.request('PUT', `/plots/${plot.id}/views/deep`,
+      `{"mode":"3d","camera":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`, { 'content-type': 'application/json' });
+    for (const levels of [33, 50_000]) {
+      const refused = await expectReply(await put(levels), 400, 'camera');
+      assert.match(refused.error.message, /nested more than 32 levels/);
+    }
+    assert.equal((await put(31)).status, 204);
+    assert.deepEqual(Object.keys(await owner.json('GET', `/plots/${plot.id}/views`)), ['deep']);
+  });
+
   test('privacy changes take effect at once, though plot lookups are cached', async () => {
     const plot = await alice.uploaded('flip.txt', TEXT5);
     await alice.json('PATCH', `/plots/${plot.id}`, { visibility: 'public' });

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import express from 'express';
-import { ClusterCreate, ClusterUndo, ExportQuery, PlotPatch, PlotQuery, PlotUploadFields, ReclusterRequest, SearchQuery } from '@wpv/schema';
+import { ClusterCreate, ClusterUndo, ExportQuery, PlotPatch, PlotQuery, PlotUploadFields, ReclusterRequest, SavedView, SearchQuery } from '@wpv/schema';
 import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
@@ -155,7 +155,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
 
   router.put('/:id/views/:name', requireUser, express.json({ limit: config.limits.viewBytes }), async (req, res) => {
     const doc = await plots.owned(String(req.params.id), userOf(req));
-    const view = jsonBody(z.record(z.string(), z.unknown()), req);
+    const view = jsonBody(SavedView, req);
     await plots.setView(doc, ViewName.parse(req.params.name), view);
     res.status(204).end();
   });
