@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { drawThumbnail } from '../src/services/thumbnails.ts';
 import { Client, bytes, expectReply, signedIn, startServer, type TestServer } from './harness.ts';
 
 const TREE_SAMPLE = path.resolve(import.meta.dirname, '../../../shared/data/tree_sample.pviz');
@@ -333,7 +334,7 @@ describe('sharing and ownership', () => {
 });
 
 describe('removing a deleted plot\'s data', () => {
-  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]);
+  const png = drawThumbnail(new Float32Array([0, 0, 0]), new Uint32Array([1]), []);
 
   test('finds its blobs by name, not by scanning every blob (FerretDB reads the whole table for any filter but _id)', async () => {
     const before = await storedCounts();
@@ -512,18 +513,35 @@ describe('library queries, collections, tags, views and thumbnails', () => {
     assert.deepEqual(await found('zèbra'), ['Zebra']);
   });
 
-  test('thumbnails accept PNG only, within the size limit', async () => {
+  test('thumbnails accept a whole 256×256 PNG only, within the size limit', async () => {
     const plot = await alice.uploaded('t.txt', TEXT5);
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+    const png = new Uint8Array(drawThumbnail(new Float32Array([0, 0, 0]), new Uint32Array([1]), []));
     assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, png, { 'content-type': 'image/png' })).status, 204);
     const got = await alice.request('GET', `/plots/${plot.id}/thumbnail`);
     assert.deepEqual(await bytes(got), png);
     assert.equal((await alice.json('GET', `/plots/${plot.id}`)).hasThumbnail, true);
     // A replaced thumbnail is served at once, not a cached copy of the old one.
-    const newer = new Uint8Array([...png.subarray(0, 8), 9, 9]);
+    const newer = new Uint8Array(drawThumbnail(new Float32Array([1, 1, 0, -1, -1, 0]), new Uint32Array([1, 1]), []));
     assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, newer, { 'content-type': 'image/png' })).status, 204);
     assert.deepEqual(await bytes(await alice.request('GET', `/plots/${plot.id}/thumbnail`)), newer);
-    assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, new Uint8Array(10), { 'content-type': 'image/png' })).status, 400);
+    const refused = async (body: Uint8Array, why: RegExp) => {
+      const { error } = await expectReply(await alice.request('PUT', `/plots/${plot.id}/thumbnail`, body, { 'content-type': 'image/png' }), 400, 'body');
+      assert.match(error.message, why);
+    };
+    await refused(new Uint8Array(10), /not a PNG/);
+    await refused(new Uint8Array([...png.subarray(0, 8), ...Buffer.from('not really a png')]), /not a PNG/);
+    // Another size, however small the file: a 15000×15000 image of one colour is a few hundred KB.
+    await refused(new Uint8Array(drawThumbnail(new Float32Array(0), new Uint32Array(0), [], 255)), /this one is 255×255/);
+    const bomb = Uint8Array.from(png);
+    new DataView(bomb.buffer).setUint32(16, 15_000);
+    new DataView(bomb.buffer).setUint32(20, 15_000);
+    await refused(bomb, /this one is 15000×15000/);
+    // The right header over damaged or missing image data.
+    const damaged = Uint8Array.from(png);
+    damaged[damaged.length - 20] ^= 0xff;
+    await refused(damaged, /malformed/);
+    await refused(png.subarray(0, png.length - 30), /malformed/);
+    assert.deepEqual(await bytes(await alice.request('GET', `/plots/${plot.id}/thumbnail`)), newer);
     const huge = new Uint8Array(300 * 1024);
     huge.set(png.subarray(0, 8));
     assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, huge, { 'content-type': 'image/png' })).status, 413);

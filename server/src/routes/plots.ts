@@ -9,6 +9,7 @@ import { jsonBody } from '../http/body.ts';
 import type { Config } from '../config.ts';
 import { ClusterEditor } from '../services/clusters.ts';
 import { toPlot, type Plots } from '../services/plots.ts';
+import { checkThumbnail } from '../services/thumbnails.ts';
 import type { Exporter } from '../services/export.ts';
 import type { Reclusterer } from '../services/recluster.ts';
 import { plotBlobName, type BlobInfo, type BlobStore, type FrameBlobKind } from '../storage/blobs.ts';
@@ -141,9 +142,8 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     async (req, res) => {
       const doc = await plots.owned(String(req.params.id), userOf(req));
       const png = req.body as Buffer;
-      if (!Buffer.isBuffer(png) || !png.subarray(0, 8).equals(PNG_MAGIC)) {
-        throw new ApiError(400, 'bad_request', 'send the thumbnail as Content-Type: image/png', 'body');
-      }
+      if (!Buffer.isBuffer(png)) throw new ApiError(400, 'bad_request', 'send the thumbnail as Content-Type: image/png', 'body');
+      checkThumbnail(png);
       await plots.setThumbnail(doc, png, { drawn: false });
       res.status(204).end();
     },
@@ -168,8 +168,6 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
 
   return router;
 }
-
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Tags arrive as a JSON array or a comma-separated list. */
 function parseTags(raw: string | undefined): unknown {

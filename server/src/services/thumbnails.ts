@@ -6,6 +6,7 @@
 import type { Cluster } from '@wpv/schema';
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { PNG } from 'pngjs';
+import { ApiError } from '../http/errors.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 import type { PlotDoc } from '../storage/documents.ts';
 import type { Plots } from './plots.ts';
@@ -13,6 +14,27 @@ import type { Plots } from './plots.ts';
 export const THUMBNAIL_SIZE = 256;
 const BACKGROUND = [0x11, 0x14, 0x18]; // the viewer's clear colour
 const MARGIN = 0.06;
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * Throws a 400 naming the body unless `png` is a whole THUMBNAIL_SIZE-square PNG, as the viewer
+ * makes them: the library shows it to every visitor, so neither a broken image nor a decompression
+ * bomb (a few hundred KB that decode to gigabytes). The size is read from the header before anything is decoded.
+ */
+export function checkThumbnail(png: Buffer): void {
+  const refuse = (why: string) => new ApiError(400, 'bad_request', `the thumbnail must be a ${THUMBNAIL_SIZE}×${THUMBNAIL_SIZE} PNG (Content-Type: image/png); ${why}`, 'body');
+  // The signature, then the IHDR chunk: length 13, type, width, height.
+  if (png.length < 24 || !png.subarray(0, 8).equals(PNG_SIGNATURE) || png.toString('latin1', 12, 16) !== 'IHDR') throw refuse('this is not a PNG');
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  if (width !== THUMBNAIL_SIZE || height !== THUMBNAIL_SIZE) throw refuse(`this one is ${width}×${height}`);
+  try {
+    PNG.sync.read(png); // every chunk's CRC and the image data, at most 256 KB of pixels
+  } catch (err) {
+    throw refuse(`this one is malformed (${(err as Error).message})`);
+  }
+}
 
 /** Points (xyz triples) and their cluster keys drawn as discs; hidden clusters are left out. */
 export function drawThumbnail(positions: Float32Array, keys: Uint32Array, clusters: readonly Cluster[], size = THUMBNAIL_SIZE): Buffer {
