@@ -85,6 +85,8 @@ describe('jobs end to end', () => {
       assert.ok(await page.isVisible('[data-testid=stage-mds] [data-testid=stress-chart] path'));
       await page.click('[data-testid=stage-mds] .logs summary');
       await page.waitForSelector('[data-testid=logs-mds-stdout]:has-text("stress")');
+      // Logs only where a program wrote them: the MPI stages, not the worker's own plot building.
+      assert.deepEqual(await page.$$eval('.job-stage:has(details.logs)', (s) => s.map((e) => e.dataset.testid)), ['stage-swg', 'stage-mds', 'stage-pwc']);
     });
 
     await step(page, 'jobs-plot', async () => {

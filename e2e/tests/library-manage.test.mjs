@@ -135,6 +135,26 @@ describe('the library page', () => {
     });
   });
 
+  test('a long name stays inside its card, cut with its whole text in the title; a one-point plot says "1 point"', async () => {
+    await step(page, 'library-long-name', async () => {
+      const long = 'L'.repeat(200);
+      await upload(long);
+      const single = await apiAs(page, 'POST', '/plots', { base64: Buffer.from('0 1 2 3 1\n').toString('base64'), filename: 'one.txt', fields: { name: 'one point' } });
+      assert.equal(single.status, 201, JSON.stringify(single.body));
+      await page.goto(`${BASE_URL}/`);
+      await page.click('button:has-text("My plots")');
+      const card = page.locator('[data-testid=plot-card]').filter({ has: page.locator(`[title="${long}"]`) });
+      await card.waitFor();
+      const [cardBox, nameBox, metaBox] = await Promise.all([card, card.locator('.plot-name'), card.locator('.meta')].map((l) => l.boundingBox()));
+      // The name wraps within the card (it ran across two neighbours) and is cut before the meta line.
+      assert.ok(nameBox.x >= cardBox.x && nameBox.x + nameBox.width <= cardBox.x + cardBox.width, JSON.stringify({ cardBox, nameBox }));
+      assert.ok(nameBox.y + nameBox.height <= metaBox.y, JSON.stringify({ nameBox, metaBox }));
+      assert.ok(await card.locator('.plot-name').evaluate((b) => b.scrollWidth <= b.clientWidth && b.scrollHeight > b.clientHeight), 'wrapped, and cut');
+      assert.match(await page.locator('[data-testid=plot-card]:has-text("one point") .meta').textContent(), /· 1 point$/);
+      await shot('long-name');
+    });
+  });
+
   test('changing the sort goes back to page 1', async () => {
     await step(page, 'library-sort-page', async () => {
       for (let i = 0; i < 25; i++) await upload(`sorted ${i}`);

@@ -1,6 +1,7 @@
 // The viewer's sidebar and messages stay put and say what they should: search results open over
 // the panels, Find frames only the matches that are shown (and says when all are hidden), the
-// parent/children line keeps its place while it loads, "Saved views" has no gap under it,
+// parent/children line keeps its place while it loads, neither the owner/points line nor "Saved
+// views" has a gap under it,
 // notices go by themselves (not while hovered) and are announced, and a single-frame plot's link
 // drops a link's trails and speed.
 import assert from 'node:assert/strict';
@@ -74,6 +75,18 @@ describe('viewer: steady layout, search of hidden points, notices', () => {
       const form = await box('.views form');
       const gap = form.y - (heading.y + heading.height);
       assert.ok(gap <= 8, `${gap} px between the heading and the form`);
+    });
+  });
+
+  test('the owner/points line sits close under the name and over the search box', async () => {
+    await step(page, 'sidebar-meta-gap', async () => {
+      await open();
+      const name = await box('[data-testid=plot-name]');
+      const meta = await box('[data-testid=plot-name] + p');
+      const search = await box('[data-testid=label-search]');
+      // The sidebar's 10 px gap (and the name's 4 px margin) only: paragraph margins made it ~42 px and ~26 px.
+      assert.ok(meta.y - (name.y + name.height) <= 16, `${meta.y - (name.y + name.height)} px under the name`);
+      assert.ok(search.y - (meta.y + meta.height) <= 12, `${search.y - (meta.y + meta.height)} px under the owner/points line`);
     });
   });
 
