@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { encodeSelectionMask } from '@wpv/schema';
 import { plots } from '../api/endpoints';
+import { formatCount } from '../app/format';
 import { useSession } from '../app/session';
 import { CanvasMessages, useNotices } from './CanvasMessages';
 import { ClustersPanel, type ClusterActions } from './ClustersPanel';
@@ -160,7 +161,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
         {plot && ready && (
           <fieldset className="contents" disabled={offline}>
             <h2 data-testid="plot-name">{plot.name}</h2>
-            <p className="muted">{plot.owner} · {plot.visibility} · {plot.points.toLocaleString()} points{plot.frames > 1 ? ` · ${plot.frames} frames` : ''}
+            <p className="muted">{plot.owner} · {plot.visibility} · {formatCount(plot.points, 'point')}{plot.frames > 1 ? ` · ${formatCount(plot.frames, 'frame')}` : ''}
               {' · '}<a href={plots.exportUrl(plotId, 'pviz')}>export</a></p>
             <PlotLinks plot={plot} />
             {/* The results open over the panels below, which stay put. */}
