@@ -6,7 +6,7 @@ import helmet, { type HelmetOptions } from 'helmet';
 import { API_PREFIX } from '@wpv/schema';
 import type { Config } from './config.ts';
 import { identify } from './http/auth.ts';
-import { ApiError, errorHandler, requestId } from './http/errors.ts';
+import { ApiError, errorHandler, requestId, storeUnavailable } from './http/errors.ts';
 import { LoginLimits } from './http/rate-limits.ts';
 import { bodyDeadline } from './http/timeouts.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -27,6 +27,7 @@ import { Selections } from './services/selections.ts';
 import { Users } from './services/users.ts';
 import type { AmqpLink } from './storage/amqp.ts';
 import type { Store } from './storage/db.ts';
+import { StoreWatch } from './storage/reachability.ts';
 import { JobReads } from './storage/job-reads.ts';
 
 export interface Services {
@@ -56,12 +57,17 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));
-  api.use(identify(users));
+  const storeWatch = new StoreWatch(store.client);
   api.get('/health', async (_req, res) => {
-    const mongo = await store.db.command({ ping: 1 }).then(() => 'ok', (err: Error) => `down: ${err.message}`);
-    const status = { mongo, amqp: amqp.connected ? 'ok' : 'down: not connected' };
-    res.status(mongo === 'ok' && amqp.connected ? 200 : 503).json(status);
+    const down = await storeWatch.ping();
+    const status = { mongo: down === null ? 'ok' : `down: ${down}`, amqp: amqp.connected ? 'ok' : 'down: not connected' };
+    res.status(down === null && amqp.connected ? 200 : 503).json(status);
   });
+  // While the store is down every other route answers 503 at once (after one short ping), not after a 10 s wait.
+  api.use((_req, _res, next) => {
+    storeWatch.reachable().then((down) => next(down === null ? undefined : storeUnavailable()), next);
+  });
+  api.use(identify(users));
   api.use('/auth', authRoutes(users, loginLimits, config.cookieSecure));
   const reclusterer = new Reclusterer(plots, blobs, new Selections(plots, blobs), jobs);
   api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs), reclusterer));

@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError as SharedApiError } from '@wpv/schema';
 import { ZodError } from 'zod';
 import { InputError } from '../formats/types.ts';
+import { isStoreUnreachable } from '../storage/reachability.ts';
 
 /** The shared API error, with extra response headers (Retry-After of a 429). */
 export class ApiError extends SharedApiError {
@@ -13,6 +14,9 @@ export class ApiError extends SharedApiError {
 }
 
 export const notFound = (what = 'plot') => new ApiError(404, 'not_found', `${what} not found`);
+/** The store is down (a restart, an outage): nothing the client did wrong, worth retrying in a moment. */
+export const storeUnavailable = () =>
+  new ApiError(503, 'store_unavailable', "the server's database is unavailable; try again in a few seconds", undefined, { 'Retry-After': '5' });
 export const unauthorized = () => new ApiError(401, 'unauthorized', 'log in or send "Authorization: Bearer <token>"');
 
 /** At most this much of a message goes back: messages quote input (a line, a field, a path), which may be megabytes. */
@@ -49,6 +53,7 @@ export const requestId: RequestHandler = (req, res, next) => {
 
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err instanceof ZodError) err = zodToApiError(err);
+  if (isStoreUnreachable(err)) err = storeUnavailable();
   if (res.headersSent) {
     // Mid-stream (a blob, an export): the status is gone, so the client learns of it by the cut connection.
     if (!(err instanceof ApiError || err instanceof InputError)) console.error(`request ${req.id} ${req.method} ${req.originalUrl} failed mid-response:`, err);

@@ -1,0 +1,52 @@
+// Whether the store can be reached: the driver's errors that mean "no server" (an outage, not a
+// bad request or a bug), and a watch that lets the API answer quickly while the store is down.
+import { MongoNetworkError, MongoServerSelectionError, type MongoClient } from 'mongodb';
+
+/** The store did not answer (stopped, restarting, unreachable): worth waiting for, never the request's fault. */
+export function isStoreUnreachable(err: unknown): boolean {
+  return err instanceof MongoServerSelectionError || err instanceof MongoNetworkError;
+}
+
+/** How long a ping may wait for the store (health, and requests while it is known down). */
+export const PING_TIMEOUT_MS = 1000;
+
+/**
+ * Follows the driver's view of the server: once an operation or heartbeat found it down, requests
+ * are let through only after a ping answers within PING_TIMEOUT_MS, instead of each waiting out the
+ * driver's server selection (10 s). While the store is up this costs nothing.
+ */
+export class StoreWatch {
+  private down = false;
+  /** The ping under way, shared: while the store is down it runs for the whole server selection. */
+  private probe: Promise<string | null> | null = null;
+
+  constructor(private readonly client: MongoClient) {
+    client.on('serverDescriptionChanged', (e) => {
+      this.down = e.newDescription.type === 'Unknown';
+    });
+  }
+
+  /** Null when the store answered a ping within PING_TIMEOUT_MS, else why not. */
+  async ping(): Promise<string | null> {
+    this.probe ??= this.client
+      .db()
+      .command({ ping: 1 })
+      .then(
+        () => null,
+        (err: Error) => err.message,
+      )
+      .finally(() => (this.probe = null));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((resolve) => (timer = setTimeout(resolve, PING_TIMEOUT_MS, `no answer within ${PING_TIMEOUT_MS} ms`)));
+    try {
+      return await Promise.race([this.probe, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Null when the store is up (known, or a ping says so), else why not. */
+  async reachable(): Promise<string | null> {
+    return this.down ? this.ping() : null;
+  }
+}
