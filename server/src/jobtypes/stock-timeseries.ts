@@ -207,8 +207,11 @@ async function readMarket(file: string, records: RecordWriter): Promise<Market> 
 
 const isoOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-/** The prepare stage: the check's observations as mdsseries's inputs (WPVTSMAT float32 matrices, dates, symbols) and the sectors. */
-async function prepare(job: JobDoc): Promise<Record<string, never>> {
+/**
+ * The prepare stage: the check's observations as mdsseries's inputs (WPVTSMAT float32 matrices, dates,
+ * symbols) and the sectors. A cancel (`signal`) stops it between blocks of records, before any output is written.
+ */
+async function prepare(job: JobDoc, signal: AbortSignal): Promise<Record<string, never>> {
   const p = job.params as { referenceStocks: boolean; weights: string };
   const market = JSON.parse(await readFile(path.join(job.workdir, OUT.market), 'utf8')) as Market;
   // Rows in symbol order, columns in date order: each record's place by its indices.
@@ -231,6 +234,7 @@ async function prepare(job: JobDoc): Promise<Record<string, never>> {
   const records = await open(path.join(job.workdir, OUT.observations), 'r');
   try {
     for (;;) {
+      signal.throwIfAborted();
       const { bytesRead } = await records.read(block, 0, block.length);
       if (bytesRead === 0) break;
       // In file order, so that a later row of the same symbol and day wins, as it would in a spreadsheet.
@@ -243,6 +247,7 @@ async function prepare(job: JobDoc): Promise<Record<string, never>> {
   } finally {
     await records.close();
   }
+  signal.throwIfAborted(); // the last look: past here it only writes its outputs, and finishes them
   REFERENCES.slice(0, references.length).forEach(([, rate], r) => {
     const at = (names.length + r) * D;
     for (let t = 0; t < D; t++) {
