@@ -135,6 +135,34 @@ describe('crash recovery', () => {
     assert.equal(await plots.sweepAbandoned(60_000), 1);
     assert.deepEqual(await storedCounts(), before);
   });
+
+  test('the sweep removes the chunks of blobs a crash left without their metadata', async () => {
+    const { Plots } = await import('../src/services/plots.ts');
+    const before = await storedCounts();
+    const { meta } = server.store.blobs;
+    const insertMany = meta.insertMany;
+    let stopped!: () => void;
+    const atMetadata = new Promise<void>((resolve) => (stopped = resolve));
+    // As if the process died between a batch's chunks and its metadata: that write never returns.
+    meta.insertMany = (() => { stopped(); return new Promise(() => {}); }) as never;
+    const leaving = new AbortController();
+    const form = new FormData();
+    form.set('file', new Blob([TEXT5]), 'cut.txt');
+    const upload = fetch(`${server.url}/api/v1/plots`, { method: 'POST', body: form, headers: { cookie: alice.cookie, 'x-csrf-token': alice.csrf }, signal: leaving.signal }).catch(() => null);
+    try {
+      await atMetadata;
+    } finally {
+      meta.insertMany = insertMany;
+      leaving.abort();
+      await upload;
+    }
+    const cut = await storedCounts();
+    assert.equal(cut.plots, before.plots + 1);
+    assert.ok(cut.chunks > before.chunks, 'chunks written');
+    assert.equal(cut.blobs, before.blobs, 'no metadata');
+    assert.equal(await new Plots(server.store, server.config.limits).sweepAbandoned(0), 1);
+    assert.deepEqual(await storedCounts(), before);
+  });
 });
 
 describe('round trip', () => {

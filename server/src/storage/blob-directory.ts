@@ -4,7 +4,9 @@
 // with 5,000 blobs, 1.9 s with the dev stack's 23,500.
 //
 // A plot's names are pages `<plot>#<n>`, written before the blobs they name (a crash leaves a name
-// without its blob, never a blob without its name) and never changed: page 0, empty, when the plot
+// without its blob, never a blob without its name) and never changed. A page also has the version each
+// new blob is written under: its chunks' ids (`<name>@<version>/<n>`) are known even when a crash left
+// them without the metadata that counts them. Page 0, empty, when the plot
 // is created, then a page per batch of new names from 1 up (concurrent writers race for a page by its unique `_id`, the
 // loser takes the next one), so the pages of a plot are 0…n without a gap and read until one is missing.
 import type { Collection, Db } from 'mongodb';
@@ -12,6 +14,14 @@ import type { Collection, Db } from 'mongodb';
 interface PageDoc {
   _id: string; // `${plotId}#${n}`
   names: string[];
+  /** The version each name was first written under, by position; absent on pages written before versions were listed. */
+  versions?: string[];
+}
+
+/** A blob as first written: its name, and the version its chunks have (none for a blob listed before versions were). */
+export interface ListedBlob {
+  name: string;
+  version?: string;
 }
 
 const pageId = (plotId: string, n: number) => `${plotId}#${n}`;
@@ -59,11 +69,13 @@ export class BlobDirectory {
     return listed;
   }
 
-  /** Adds names, before their blobs are written. */
-  async add(plotId: string, names: string[]): Promise<void> {
+  /** Adds new blobs' names and versions, before their chunks are written. */
+  async add(plotId: string, blobs: { name: string; version: string }[]): Promise<void> {
+    const names = blobs.map((blob) => blob.name);
+    const versions = blobs.map((blob) => blob.version);
     for (let n = await this.firstFreePage(plotId); ; n++) {
       try {
-        await this.pages.insertOne({ _id: pageId(plotId, n), names });
+        await this.pages.insertOne({ _id: pageId(plotId, n), names, versions });
         return;
       } catch (err) {
         if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err; // another writer took page n
@@ -73,11 +85,17 @@ export class BlobDirectory {
 
   /** Every name listed for the plot, or null for a plot stored before this directory (no page 0). */
   async names(plotId: string): Promise<string[] | null> {
-    const names: string[] = [];
+    const blobs = await this.blobs(plotId);
+    return blobs && [...new Set(blobs.map((blob) => blob.name))];
+  }
+
+  /** Every blob listed for the plot as first written (a name twice when it was deleted and written anew), or null as names() has it. */
+  async blobs(plotId: string): Promise<ListedBlob[] | null> {
+    const blobs: ListedBlob[] = [];
     for (let n = 0; ; n++) {
       const page = await this.pages.findOne({ _id: pageId(plotId, n) });
-      if (!page) return n === 0 ? null : [...new Set(names)];
-      names.push(...page.names);
+      if (!page) return n === 0 ? null : blobs;
+      page.names.forEach((name, i) => blobs.push({ name, version: page.versions?.[i] }));
     }
   }
 

@@ -147,7 +147,7 @@ export class BlobStore {
       infos.push(info);
     }
     try {
-      await this.directory.add(plotId, infos.map((info) => info._id));
+      await this.directory.add(plotId, infos.map((info) => ({ name: info._id, version: info.version })));
       if (chunks.length) await this.chunks.insertMany(chunks);
       if (infos.length) await this.meta.insertMany(infos);
     } catch (err) {
@@ -164,8 +164,10 @@ export class BlobStore {
   /** Writes the chunks, then the metadata; returns the replaced version, whose chunks the caller removes after. */
   private async put(plotId: string, name: string, contentType: string, source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<BlobInfo | null> {
     const previous = await this.meta.findOne({ _id: name });
-    if (!previous) await this.directory.add(plotId, [name]);
     const info: BlobInfo = { _id: name, plotId, version: randomBytes(8).toString('hex'), length: 0, chunks: 0, contentType, uploadedAt: new Date() };
+    // A new blob is listed with its version; a replacement is not (a page per edit of every frame would be too many
+    // to read back), so a crash while one is written leaves that version's chunks behind.
+    if (!previous) await this.directory.add(plotId, [{ name, version: info.version }]);
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     const flush = async (final: boolean) => {
@@ -254,13 +256,22 @@ export class BlobStore {
   }
 
   /**
-   * Deletes every blob of the plot, found by name in the directory; a plot stored before the
+   * Deletes every blob of the plot, found by name in the directory, with the chunks of any write
+   * a crash cut short (listed by version, but never counted by metadata); a plot stored before the
    * directory (no page 0) by its `plotId`, which FerretDB answers by scanning every blob.
    */
   async deletePlot(plotId: string): Promise<void> {
-    const names = await this.directory.names(plotId);
-    if (names) for (const name of names) await this.delete(name);
-    else {
+    const listed = await this.directory.blobs(plotId);
+    if (listed) {
+      for (const { name, version } of listed) {
+        const info = await this.meta.findOneAndDelete({ _id: name });
+        if (info) {
+          this.current.delete(name);
+          await this.deleteChunks(info);
+        }
+        if (version && version !== info?.version) await this.deleteUncounted({ _id: name, version });
+      }
+    } else {
       for (const info of await this.meta.find({ plotId }).toArray()) {
         await this.meta.deleteOne({ _id: info._id });
         this.current.delete(info._id);
@@ -281,6 +292,14 @@ export class BlobStore {
 
   private async deleteChunks(info: Pick<BlobInfo, '_id' | 'version' | 'chunks'>): Promise<void> {
     for (let n = 0; n < info.chunks; n++) await this.chunks.deleteOne({ _id: chunkId(info, n) });
+  }
+
+  /**
+   * Deletes the chunks of a version whose metadata was never written (or was replaced): its chunks
+   * are written in order from 0, so they end at the first one missing. One round trip when there are none.
+   */
+  private async deleteUncounted(version: Pick<BlobInfo, '_id' | 'version'>): Promise<void> {
+    for (let n = 0; (await this.chunks.deleteOne({ _id: chunkId(version, n) })).deletedCount > 0; n++);
   }
 }
 
