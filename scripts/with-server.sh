@@ -18,6 +18,8 @@ if [[ -z "${WPV_URL:-}" ]]; then
   # The server, workers and bridge share the data directory and a private queue prefix.
   export MONGODB_URI="${MONGODB_URI%/*}/wpvserver_$(basename "$data_dir" | tr -c 'A-Za-z0-9\n' _)"
   export DATA_DIR="$data_dir" JOB_QUEUE_PREFIX="wpvsrv.$(basename "$data_dir")" HPC_POLL_MS=200 HPC_PROGRESS_MS=250
+  # Every test account (one per e2e or python test) is registered from 127.0.0.1.
+  export REGISTRATIONS_PER_ADDRESS="${REGISTRATIONS_PER_ADDRESS:-100000}"
   (cd "$root" && PORT="$port" exec node --import tsx server/src/main.ts) >"$data_dir/server.log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")

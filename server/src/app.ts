@@ -41,7 +41,7 @@ const CLIENT_ROUTES = ['/', '/login', '/tokens', '/jobs', '/jobs/:id', '/plots/:
 export function createApp({ config, store, amqp }: Services): { app: Express; plots: Plots; users: Users; jobs: Jobs; loginLimits: LoginLimits } {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', config.trustProxy);
   app.locals.uploadIdleMs = config.timeouts.uploadIdleMs;
   app.use(requestId);
   app.use(helmet(securityHeaders(config)));
@@ -68,7 +68,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
     storeWatch.reachable().then((down) => next(down === null ? undefined : storeUnavailable()), next);
   });
   api.use(identify(users));
-  api.use('/auth', authRoutes(users, loginLimits, config.cookieSecure));
+  api.use('/auth', authRoutes(users, loginLimits, config));
   const reclusterer = new Reclusterer(plots, blobs, new Selections(plots, blobs), jobs);
   api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs), reclusterer));
   api.use('/plots', selectionRoutes(plots, blobs));

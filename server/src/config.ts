@@ -40,8 +40,18 @@ export interface Config {
     /** Any other request body must be whole within this long. */
     bodyMs: number;
   };
-  /** Failed logins and token creations allowed per account and per client address in `windowS` seconds. */
-  loginFailures: { perAccount: number; perAddress: number; windowS: number };
+  /**
+   * Failed logins and token creations allowed per account and per client address in `windowS` seconds,
+   * and registrations (each, whatever its outcome, a password hash) per client address in the same window.
+   */
+  loginFailures: { perAccount: number; perAddress: number; windowS: number; registrationsPerAddress: number };
+  /** Whether anyone may register (`open`), or no new account is taken (`closed`: the operator's accounts only). */
+  registration: 'open' | 'closed';
+  /**
+   * Which peers' X-Forwarded-For names the client (Express's `trust proxy`): false, the default, believes
+   * no header, as any local process could otherwise pose as any address to the per-address limits.
+   */
+  trustProxy: boolean | number | string;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -82,6 +92,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perAccount: intFromEnv(env, 'LOGIN_FAILURES_PER_ACCOUNT', 10),
       perAddress: intFromEnv(env, 'LOGIN_FAILURES_PER_ADDRESS', 50),
       windowS: intFromEnv(env, 'LOGIN_FAILURE_WINDOW_S', 15 * 60),
+      registrationsPerAddress: intFromEnv(env, 'REGISTRATIONS_PER_ADDRESS', 20),
     },
+    registration: registrationFromEnv(env.REGISTRATION),
+    trustProxy: trustProxyFromEnv(env.TRUST_PROXY),
   };
+}
+
+function registrationFromEnv(value: string | undefined): Config['registration'] {
+  if (!value || value === 'open') return 'open';
+  if (value === 'closed') return 'closed';
+  throw new Error(`REGISTRATION=${value}: expected open or closed`);
+}
+
+/** TRUST_PROXY: unset or "false": none; a number: that many proxies in front; else Express's list ("loopback", "10.0.0.1, 10.0.0.0/8"). */
+function trustProxyFromEnv(value: string | undefined): Config['trustProxy'] {
+  const text = value?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  return /^\d+$/.test(text) ? Number(text) : text;
 }

@@ -7,7 +7,8 @@ import { AmqpLink } from '../src/storage/amqp.ts';
 import { Client, expectReply, signedIn, startServer, type TestServer } from './harness.ts';
 
 let server: TestServer;
-before(async () => (server = await startServer()));
+// Every account of this file is registered from 127.0.0.1.
+before(async () => (server = await startServer({ REGISTRATIONS_PER_ADDRESS: '100' })));
 after(() => server.close());
 
 describe('accounts and sessions', () => {
@@ -276,5 +277,67 @@ describe('password guessing limits', () => {
     }
     // The failures of ivan, judy and kate count against 127.0.0.1 as well (40 in all).
     assert.ok(limitedAt > 0, 'limited before 30 more attempts');
+  });
+});
+
+describe('registration limits', () => {
+  const register = (url: string, username: string, headers: Record<string, string> = {}) =>
+    fetch(`${url}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ username, password: 'right password!' }) });
+
+  test('registrations from one address are counted, whatever their outcome; logins go on', async () => {
+    const limited = await startServer({ REGISTRATIONS_PER_ADDRESS: '3' });
+    try {
+      assert.equal((await register(limited.url, 'reg1')).status, 201);
+      assert.equal((await register(limited.url, 'reg1')).status, 409); // taken: counted too (a password hash each)
+      assert.equal((await register(limited.url, 'reg2')).status, 201);
+      const refused = await register(limited.url, 'reg3');
+      await expectReply(refused, 429, undefined, 'too_many_registrations');
+      assert.ok(Number(refused.headers.get('retry-after')) > 0);
+      assert.equal(await limited.store.users.countDocuments({ _id: 'reg3' }), 0);
+      await new Client(limited.url).json('POST', '/auth/login', { username: 'reg2', password: 'right password!' });
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test('REGISTRATION=closed takes no new account (403), while existing ones log in', async () => {
+    const open = await startServer();
+    await new Client(open.url).json('POST', '/auth/register', { username: 'early', password: 'right password!' }, 201);
+    const closed = await startServer({ REGISTRATION: 'closed', MONGODB_URI: open.config.mongodbUri });
+    try {
+      await expectReply(await register(closed.url, 'latecomer'), 403, undefined, 'registration_closed');
+      assert.equal(await closed.store.users.countDocuments({ _id: 'latecomer' }), 0);
+      await new Client(closed.url).json('POST', '/auth/login', { username: 'early', password: 'right password!' });
+    } finally {
+      await closed.close();
+      await open.close().catch(() => {}); // the database went with the first close
+    }
+  });
+
+  test('X-Forwarded-For names the client only from a proxy named in TRUST_PROXY', async () => {
+    const attempts = async (url: string) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await register(url, `fwd${i}`, { 'x-forwarded-for': `10.0.${i}.1` })).status);
+      return statuses;
+    };
+    const direct = await startServer({ REGISTRATIONS_PER_ADDRESS: '2' });
+    const proxied = await startServer({ REGISTRATIONS_PER_ADDRESS: '2', TRUST_PROXY: 'loopback' });
+    try {
+      // By default the header is not believed: every attempt is 127.0.0.1's.
+      assert.deepEqual(await attempts(direct.url), [201, 201, 429, 429]);
+      assert.deepEqual(await attempts(proxied.url), [201, 201, 201, 201]);
+    } finally {
+      await direct.close();
+      await proxied.close();
+    }
+  });
+
+  test('REGISTRATION and TRUST_PROXY are read strictly', async () => {
+    const { loadConfig } = await import('../src/config.ts');
+    const base = { MONGODB_URI: 'mongodb://x/y', AMQP_URL: 'amqp://x' };
+    assert.throws(() => loadConfig({ ...base, REGISTRATION: 'invite' }), /REGISTRATION=invite: expected open or closed/);
+    assert.equal(loadConfig(base).trustProxy, false);
+    assert.equal(loadConfig({ ...base, TRUST_PROXY: '1' }).trustProxy, 1);
+    assert.equal(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8' }).trustProxy, '10.0.0.0/8');
   });
 });

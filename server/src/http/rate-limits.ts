@@ -48,6 +48,7 @@ class Limit {
 export class LoginLimits {
   private readonly perAccount: Limit;
   private readonly perAddress: Limit;
+  private readonly registrations: Limit;
 
   /** `counters`: the store's collection of shared counters (unique index on `key`, db.ts). */
   constructor(
@@ -57,11 +58,26 @@ export class LoginLimits {
   ) {
     this.perAccount = new Limit(db, counters.collectionName, 'account', limits.perAccount, limits.windowS);
     this.perAddress = new Limit(db, counters.collectionName, 'address', limits.perAddress, limits.windowS);
+    this.registrations = new Limit(db, counters.collectionName, 'register', limits.registrationsPerAddress, limits.windowS);
   }
 
   /** Deletes expired counters (what a TTL index would do). */
   async sweep(): Promise<number> {
     return (await this.counters.deleteMany({ expire: { $lt: new Date() } })).deletedCount;
+  }
+
+  /**
+   * Counts a registration from `address`, whatever its outcome (each hashes a password): a 429 with
+   * Retry-After when the address is over its limit. Accounts are what per-user limits count, so
+   * they cannot be made in bulk.
+   */
+  async registration(address: string): Promise<void> {
+    const wait = await this.registrations.consume(address);
+    if (wait > 0) {
+      throw new ApiError(429, 'too_many_registrations', `too many accounts registered from this address; try again in ${wait} s`, undefined, {
+        'Retry-After': String(wait),
+      });
+    }
   }
 
   /**

@@ -2,16 +2,19 @@ import { Router, type Request, type Response } from 'express';
 import { Credentials, TokenCreate } from '@wpv/schema';
 import { SESSION_COOKIE, readCookie, requireUser, userOf } from '../http/auth.ts';
 import { jsonBody } from '../http/body.ts';
-import { notFound } from '../http/errors.ts';
+import { ApiError, notFound } from '../http/errors.ts';
+import type { Config } from '../config.ts';
 import type { LoginLimits } from '../http/rate-limits.ts';
 import type { Users } from '../services/users.ts';
 
-export function authRoutes(users: Users, limits: LoginLimits, cookieSecure: boolean): Router {
+export function authRoutes(users: Users, limits: LoginLimits, config: Pick<Config, 'cookieSecure' | 'registration'>): Router {
   const router = Router();
-  const cookieOptions = { httpOnly: true, sameSite: 'lax', secure: cookieSecure, path: '/' } as const;
+  const cookieOptions = { httpOnly: true, sameSite: 'lax', secure: config.cookieSecure, path: '/' } as const;
 
   router.post('/register', async (req, res) => {
+    if (config.registration === 'closed') throw new ApiError(403, 'registration_closed', 'this server takes no new accounts (REGISTRATION=closed): ask its operator for one');
     const { username, password } = jsonBody(Credentials, req);
+    await limits.registration(clientAddress(req));
     await users.register(username, password);
     res.status(201).json({ username });
   });
@@ -59,5 +62,5 @@ export function authRoutes(users: Users, limits: LoginLimits, cookieSecure: bool
   return router;
 }
 
-/** The client's address (behind a local proxy, the one it forwarded: app.ts trusts loopback proxies). */
+/** The client's address: the peer's, or the one a proxy named in TRUST_PROXY forwarded. */
 const clientAddress = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
