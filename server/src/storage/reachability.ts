@@ -21,8 +21,9 @@ export class StoreWatch {
   private probe: Promise<string | null> | null = null;
 
   constructor(private readonly client: MongoClient) {
-    client.on('serverDescriptionChanged', (e) => {
-      this.down = e.newDescription.type === 'Unknown';
+    // Down when no server that holds data is known (one member of a replica set down is no outage).
+    client.on('topologyDescriptionChanged', (e) => {
+      this.down = !e.newDescription.hasDataBearingServers;
     });
   }
 
