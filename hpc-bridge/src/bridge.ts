@@ -10,7 +10,7 @@ import path from 'node:path';
 import { type HpcMessage, type JobBroker } from '@wpv/jobs/broker';
 import type { JobConfig } from '@wpv/jobs/config';
 import { isTerminalJob, type JobDoc, type JobState, type StageCommand, type StageName, type StageState } from '@wpv/jobs/model';
-import type { JobRepo } from '@wpv/jobs/repository';
+import { stopReason, type JobRepo, type StageStates } from '@wpv/jobs/repository';
 import { exitError } from '@wpv/jobs/messages';
 import { STAGE_FILES, exists, stageDir, tailOf } from '@wpv/jobs/workdir';
 import type { Backend, BackendState, Handle, Submission } from './backends/backend.ts';
@@ -118,8 +118,10 @@ export class Bridge {
       await this.transientFailure(job._id, stage, `submission failed: ${(err as Error).message}`);
       return;
     }
-    await this.recordHandle(job._id, stage, id);
+    // Followed before its handle is recorded: a store down at that moment fails the record (the
+    // message is handled again later), never the following of a program that runs.
     this.track(job, stage, { id, dir }, command, queuedAt);
+    await this.recordHandle(job._id, stage, id);
     if (LAUNCH_CHECK_MS < this.config.pollMs) setTimeout(() => this.pollSoon(), LAUNCH_CHECK_MS).unref();
     this.log(`${job._id}/${stage}: submitted as ${this.backend.kind} ${id}`);
   }
@@ -208,13 +210,13 @@ export class Bridge {
     // Always when the program ended (a stage of a cancelled job is recorded cancelled), else every STATE_CHECK_MS.
     const now = state.state !== 'running' || Date.now() - t.checkedAt >= STATE_CHECK_MS ? await this.repo.states(t.jobId, t.stage) : null;
     if (now) t.checkedAt = Date.now();
-    if (now && (!now.job || isTerminalJob(now.job) || now.stage !== 'running')) {
-      // The job was cancelled or failed elsewhere (or the stage is no longer ours): stop the program.
+    const why = now && mustStop(now);
+    if (why) {
+      // The job is being cancelled, or failed elsewhere (or the stage is no longer ours): stop the program.
       if (state.state !== 'ended') await this.backend.cancel(t.handle);
-      const why = now.job ? `job ${now.job}` : 'job deleted';
       // The stage ended with its job: stopping the program (up to STATE_CHECK_MS to notice, then the
       // backend's cancel, seconds more) is not run time, and a stage cannot outlast its job.
-      await this.repo.moveStage(t.jobId, t.stage, 'cancelled', `${why}; ${this.backend.kind} ${t.handle.id} stopped`, { endedAt: now.jobEndedAt ?? new Date() });
+      await this.repo.moveStage(t.jobId, t.stage, 'cancelled', `${why}; ${this.backend.kind} ${t.handle.id} stopped`, { endedAt: now!.jobEndedAt ?? new Date() });
       await this.untrack(t);
       return;
     }
@@ -271,10 +273,22 @@ export class Bridge {
 
   private async end(t: Tracked, to: 'succeeded' | 'failed', error: string | null, recorded: Record<string, unknown>): Promise<void> {
     const reason = to === 'succeeded' ? `${this.backend.kind} ${t.handle.id} exited 0` : error!;
-    await this.repo.moveStage(t.jobId, t.stage, to, reason.slice(0, 500), { ...recorded, endedAt: new Date(), error });
+    if (await this.repo.moveStage(t.jobId, t.stage, to, reason.slice(0, 500), { ...recorded, endedAt: new Date(), error })) this.log(`${t.jobId}/${t.stage}: ${to}`);
+    else await this.endStopped(t.jobId, t.stage, `${this.backend.kind} ${t.handle.id} ended meanwhile`);
     await this.untrack(t);
-    this.log(`${t.jobId}/${t.stage}: ${to}`);
     await this.advance(t.jobId);
+  }
+
+  /**
+   * A stage whose end the repository refused because a cancel asked it to stop first (between
+   * this bridge's last look at the job and the end): recorded cancelled, ended with its job.
+   */
+  private async endStopped(jobId: string, stage: StageName, what: string): Promise<void> {
+    const now = await this.repo.states(jobId, stage);
+    const why = stopReason(now);
+    if (now.stage !== 'running' || !why) return; // ended by someone else
+    await this.repo.moveStage(jobId, stage, 'cancelled', `${why}; ${what}`, { endedAt: now.jobEndedAt ?? new Date() });
+    this.log(`${jobId}/${stage}: cancelled (${why})`);
   }
 
   /** A failure that may pass (lost process, submission error): the stage waits for a retry with backoff, up to the attempt limit. */
@@ -285,11 +299,12 @@ export class Bridge {
       return;
     }
     const retryAt = new Date(Date.now() + RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
-    await this.repo.moveStage(jobId, stage, 'pending', `${reason}; retry at ${retryAt.toISOString()}`, {
+    const retrying = await this.repo.moveStage(jobId, stage, 'pending', `${reason}; retry at ${retryAt.toISOString()}`, {
       retryAt,
       error: reason,
       backend: null,
     });
+    if (!retrying) await this.endStopped(jobId, stage, reason);
     await this.repo.track(jobId, stage, { open: false });
     this.log(`${jobId}/${stage}: ${reason}`);
     await this.advance(jobId);
@@ -297,7 +312,7 @@ export class Bridge {
 
   /** Fails a claimed stage that has no program running (nothing to follow). */
   private async failUntracked(jobId: string, stage: StageName, error: string): Promise<void> {
-    await this.repo.moveStage(jobId, stage, 'failed', error, { endedAt: new Date(), error });
+    if (!(await this.repo.moveStage(jobId, stage, 'failed', error, { endedAt: new Date(), error }))) await this.endStopped(jobId, stage, error);
     await this.repo.track(jobId, stage, { open: false });
     this.log(`${jobId}/${stage}: ${error}`);
     await this.advance(jobId);
@@ -318,4 +333,13 @@ export class Bridge {
     this.tracked.delete(`${t.jobId}/${t.stage}`);
     await this.repo.track(t.jobId, t.stage, { open: false });
   }
+}
+
+/**
+ * Why a followed stage's program must stop, or null: the workers' rule (a cancel's stop request, the
+ * job cancelled, failed or deleted), or the stage no longer ours (ended, or retried, elsewhere).
+ */
+function mustStop(now: StageStates): string | null {
+  if (now.job && isTerminalJob(now.job)) return stopReason(now) ?? `job ${now.job}`;
+  return stopReason(now) ?? (now.stage === 'running' ? null : `stage ${now.stage} elsewhere`);
 }

@@ -8,6 +8,7 @@ import { loadJobConfig } from '@wpv/jobs/config';
 import { JobRepo } from '@wpv/jobs/repository';
 import { endpointOf, retrying } from '@wpv/jobs/retry';
 import { openStore } from '@wpv/server/storage/db';
+import { isStoreUnreachable } from '@wpv/server/storage/reachability';
 import { LocalBackend } from './backends/local.ts';
 import { SlurmBackend } from './backends/slurm.ts';
 import { Bridge } from './bridge.ts';
@@ -17,7 +18,8 @@ const jobConfig = loadJobConfig(config.dataDir);
 // Started before the store or the broker is up (boot order, a restart of either): wait for them.
 const log = (line: string) => console.log(`hpc-bridge: ${line}`);
 const store = await retrying(`the store at ${endpointOf(config.mongodbUri)}`, () => openStore(config.mongodbUri), log);
-const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix, log);
+// A store outage is waited out with the message kept: it delays jobs, it must not fail them.
+const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix, log, isStoreUnreachable);
 await broker.waitForConnection();
 const backend =
   jobConfig.backend === 'slurm'

@@ -10,8 +10,11 @@
 // back (nack + requeue) after a pause; the quorum queue counts deliveries and
 // dead-letters a poison message on the sixth. A body that is not JSON is poison
 // from the start: rejected without requeue (dead-lettered, or dropped from wpv.dead).
+// A handler that throws because a service it needs is down (`outage`: the store) is no
+// poison: the consumer keeps the message and calls it again with backoff until the
+// service is back, so an outage delays jobs but spends none of their deliveries.
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
-import { backoffMs, endpointOf, retrying } from './retry.ts';
+import { backoffMs, endpointOf, retrying, sleep } from './retry.ts';
 
 /** The queues by role; their names get the deployment's prefix (JOB_QUEUE_PREFIX, "wpv" by default). */
 export type QueueRole = 'pipeline' | 'hpc' | 'delay' | 'dead';
@@ -73,6 +76,8 @@ export class JobBroker {
     private readonly url: string,
     prefix = 'wpv',
     private readonly log: (line: string) => void = (line) => console.warn(line),
+    /** Whether a handler's error is an outage of a service it needs, to be waited out rather than counted. */
+    private readonly outage: (err: unknown) => boolean = () => false,
   ) {
     this.queues = queueNames(prefix);
   }
@@ -192,12 +197,33 @@ export class JobBroker {
       return;
     }
     try {
-      await handler(message, delivery);
-      channel.ack(msg);
+      await this.throughOutages(queue, message, delivery, handler);
+      settle(() => channel.ack(msg));
     } catch (err) {
       this.log(`${queue}: handler failed (delivery ${delivery.deliveryCount + 1}): ${(err as Error).stack ?? err}`);
-      await new Promise((resolve) => setTimeout(resolve, REQUEUE_PAUSE_MS));
+      await sleep(REQUEUE_PAUSE_MS);
       settle(() => channel.nack(msg, false, true));
+    }
+  }
+
+  /**
+   * Calls the handler until it ends otherwise than by an outage, waiting 1, 2, 4 … 15 s between
+   * calls while holding the message (prefetch 1: this consumer takes no other meanwhile). A call
+   * after an outage is told `redelivered`: the earlier one ended half-way, and what it left running
+   * (a worker stage) is this call's to redo, as after a worker's crash.
+   */
+  private async throughOutages(queue: string, message: unknown, delivery: Delivery, handler: Handler): Promise<void> {
+    for (let outages = 0; ; outages++) {
+      try {
+        await handler(message, outages ? { ...delivery, redelivered: true } : delivery);
+        if (outages) this.log(`${queue}: handled once the outage was over (${outages} calls failed)`);
+        return;
+      } catch (err) {
+        if (this.closed || !this.outage(err)) throw err;
+        const wait = backoffMs(outages);
+        this.log(`${queue}: waiting out an outage: ${(err as Error).message}; the message is kept and handled again in ${wait / 1000} s`);
+        await sleep(wait);
+      }
     }
   }
 }

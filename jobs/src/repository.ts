@@ -44,6 +44,14 @@ const TOUCH_EVERY_MS = 10_000;
 /** A slot whose job record never appeared (its submission died half-way) is taken back after this long. */
 const ORPHAN_SLOT_MS = 60_000;
 
+/** Why a running stage must stop, or null. A job that succeeded (another worker ran the stage) is no reason. */
+export function stopReason(now: StageStates): string | null {
+  if (now.stopping || now.job === 'cancelled') return 'job cancelled';
+  if (now.job === null) return 'job deleted';
+  if (now.job === 'failed') return 'job failed';
+  return null;
+}
+
 export interface StageStates {
   job: JobState | null;
   jobEndedAt: Date | null;
@@ -241,33 +249,49 @@ export class JobRepo {
 
   /**
    * Cancels an active job: its stages first, then the job, so that no stage succeeds after the
-   * job's end. Waiting stages are cancelled; a running worker stage is asked to stop (it can no
-   * longer succeed; its worker records it cancelled once stopped, ended with the job); running MPI
-   * stages are stopped by the bridge, which sees the job ended. Not cancelled: the state that
-   * refused it, 'finishing' when every stage had already succeeded (only the job's own success
-   * is left: too late to cancel).
+   * job's end. Waiting stages are cancelled; a running stage is asked to stop (it can no longer
+   * succeed; its worker, or the bridge that stops its program, records it cancelled, ended with
+   * the job). Not cancelled: the state that refused it, 'finishing' when every stage had already
+   * succeeded (only the job's own success is left: too late to cancel).
    */
   async cancel(id: string, reason: string): Promise<{ cancelled: true } | { cancelled: false; state: JobState | 'finishing' | null }> {
     const entry = await this.cached(id);
     const job = entry && ((await this.last(id, JOB))?.to as JobState | undefined);
     if (!entry || !job || !ACTIVE_JOB_STATES.includes(job)) return { cancelled: false, state: job ?? null };
-    const { stages } = newStages(entry.record.type, entry.record.input);
     const left: StageState[] = [];
-    for (const name of entry.record.stageOrder) left.push(await this.stopStage(id, name, stages[name]!.runner === 'worker', reason));
+    for (const name of entry.record.stageOrder) left.push(await this.stopStage(id, name, reason));
     if (left.every((state) => state === 'succeeded')) return { cancelled: false, state: 'finishing' };
     if (await this.moveJob(id, 'cancelled', reason)) return { cancelled: true };
     return { cancelled: false, state: ((await this.last(id, JOB))?.to as JobState | undefined) ?? null };
   }
 
-  /** Cancels a waiting stage or asks a running worker stage to stop; returns the state it was left in. */
-  private async stopStage(id: string, stage: StageName, inWorker: boolean, reason: string): Promise<StageState> {
+  /**
+   * Fails an active job, then its stages that have not ended: waiting ones are cancelled; running
+   * ones are failed too with `endRunning` (nothing runs them any more: a job whose message was
+   * dead-lettered), else their worker or the bridge stops them, seeing the job failed.
+   * False when the job had already ended.
+   */
+  async fail(id: string, error: string, { endRunning = false } = {}): Promise<boolean> {
+    if (!(await this.moveJob(id, 'failed', error.slice(0, 500), { error }))) return false;
+    const entry = await this.cached(id);
+    const endedAt = (await this.last(id, JOB))?.at ?? new Date();
+    for (const name of entry?.record.stageOrder ?? []) {
+      const state = ((await this.last(id, name))?.to as StageState | undefined) ?? 'pending';
+      if (state === 'pending' || state === 'queued') await this.moveStage(id, name, 'cancelled', 'job failed', { endedAt });
+      else if (state === 'running' && endRunning) await this.moveStage(id, name, 'failed', `job failed: ${error}`.slice(0, 500), { endedAt, error });
+    }
+    return true;
+  }
+
+  /** Cancels a waiting stage or asks a running one to stop; returns the state it was left in. */
+  private async stopStage(id: string, stage: StageName, reason: string): Promise<StageState> {
     for (let race = 0; race < MAX_RACES; race++) {
       const last = await this.last(id, stage);
       const state = (last?.to as StageState | undefined) ?? 'pending';
       const unchanged = (from: string, now: JobEvent | null) => from === state && now?._id === last?._id;
       if (state === 'pending' || state === 'queued') {
         if (await this.append(id, stage, 'cancelled', reason, { endedAt: new Date() }, unchanged)) return 'cancelled';
-      } else if (state === 'running' && inWorker && !isStopRequest(last!)) {
+      } else if (state === 'running' && !isStopRequest(last!)) {
         if (await this.append(id, stage, 'running', `stopping: ${reason}`, {}, unchanged)) return state;
       } else {
         return state;

@@ -11,6 +11,7 @@ import { endpointOf, retrying } from '@wpv/jobs/retry';
 import { StageTimings } from '@wpv/jobs/timings';
 import { Plots } from '@wpv/server/services/plots';
 import { openStore } from '@wpv/server/storage/db';
+import { isStoreUnreachable } from '@wpv/server/storage/reachability';
 import { assembleStage } from './assemble.ts';
 import { distancesStage } from './distances.ts';
 import { Orchestrator } from './orchestrator.ts';
@@ -23,7 +24,8 @@ const log = (line: string) => console.log(`workers: ${line}`);
 const store = await retrying(`the store at ${endpointOf(config.mongodbUri)}`, () => openStore(config.mongodbUri), log);
 const repo = new JobRepo(store);
 const plots = new Plots(store, config.limits);
-const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix, log);
+// A store outage is waited out with the message kept: it delays jobs, it must not fail them.
+const broker = new JobBroker(config.amqpUrl, jobConfig.queuePrefix, log, isStoreUnreachable);
 await broker.waitForConnection();
 const orchestrator = new Orchestrator(repo, broker, jobConfig, {
   distances: distancesStage,

@@ -9,10 +9,11 @@ import { type Delivery, type JobBroker, type PipelineMessage } from '@wpv/jobs/b
 import type { JobConfig } from '@wpv/jobs/config';
 import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '@wpv/jobs/model';
 import { redactPaths } from '@wpv/jobs/messages';
-import type { JobRepo, StageStates } from '@wpv/jobs/repository';
+import { stopReason, type JobRepo, type StageStates } from '@wpv/jobs/repository';
 import type { StageTimings } from '@wpv/jobs/timings';
 import { JOB_MODULES } from '@wpv/server/jobtypes/index';
-import { stopReason, watchForStop } from './stopping.ts';
+import { isStoreUnreachable } from '@wpv/server/storage/reachability';
+import { watchForStop } from './stopping.ts';
 
 /**
  * A stage run in this process. `run` throws with the reason on failure; what it
@@ -63,7 +64,8 @@ export class Orchestrator {
       }
       const failed = stages.find((s) => s.state === 'failed');
       if (failed) {
-        await this.failJob(job, `${failed.error ?? 'no reason given'}; stage ${failed.name} failed`);
+        // Its other running stages are stopped by their worker or the bridge, which see the job failed.
+        await this.repo.fail(jobId, `${failed.error ?? 'no reason given'}; stage ${failed.name} failed`);
         continue;
       }
       const cancelled = stages.find((s) => s.state === 'cancelled');
@@ -157,6 +159,9 @@ export class Orchestrator {
     } finally {
       watch.close();
     }
+    // The store went down under the stage (the assemble's writes): not the stage's failure. The
+    // broker calls this advance again once the store is back, which runs the stage again.
+    if (error && isStoreUnreachable(error)) throw error;
     // The commit point: a stop the watch saw, or one asked for since, wins over the stage's own end;
     // one asked for after this look still does, as the repository refuses the end below.
     let now = await this.repo.states(job._id, name);
@@ -190,16 +195,6 @@ export class Orchestrator {
     if (await this.repo.moveStage(job._id, name, 'cancelled', `${why}; stopped in the worker`, { endedAt: jobEndedAt ?? new Date(), attempts })) {
       this.log(`${job._id}/${name}: stopped (${why})`);
     }
-  }
-
-  private async failJob(job: JobDoc, error: string): Promise<void> {
-    if (!(await this.repo.moveJob(job._id, 'failed', error.slice(0, 500), { error }))) return;
-    for (const name of job.stageOrder) {
-      if (['pending', 'queued'].includes(job.stages[name]!.state)) {
-        await this.repo.moveStage(job._id, name, 'cancelled', 'job failed', { endedAt: new Date() });
-      }
-    }
-    // Running MPI stages are stopped by the bridge, which sees the job is no longer active.
   }
 
   /** Clean-up policy: a succeeded job keeps its input, outputs and logs, not its type's intermediates. */

@@ -55,6 +55,8 @@ export class Sweeper {
       return;
     }
     const error = `the gateway gave up on this job after ${DELIVERY_LIMIT + 1} failed deliveries of its message; see the worker logs`;
-    if (await this.repo.moveJob(jobId, 'failed', error, { error })) this.log(`${jobId}: failed (dead-lettered message)`);
+    // Its running stages end with it: a worker stage's worker gave up on this very message, and the
+    // bridge stops the program of an MPI stage that has ended.
+    if (await this.repo.fail(jobId, error, { endRunning: true })) this.log(`${jobId}: failed (dead-lettered message)`);
   }
 }

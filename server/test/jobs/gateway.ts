@@ -139,19 +139,24 @@ export interface Launched {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The RabbitMQ of the test stack (scripts/test.sh's, or WPV_STACK_DIR): stopped and started again by fault tests. */
-export const testBroker = {
-  dir: () => process.env.WPV_STACK_DIR ?? path.join(process.env.WPV_TEST_DIR!, 'stack'),
-  async stop(): Promise<void> {
-    const pid = Number(readFileSync(path.join(this.dir(), 'rabbitmq.pid'), 'utf8'));
-    process.kill(-pid, 'SIGTERM');
-    while (existsSync(`/proc/${pid}`)) await sleep(100);
-  },
-  start(): void {
-    const ports = [new URL(process.env.MONGODB_URI!).port, new URL(process.env.AMQP_URL!).port];
-    execFileSync('bash', [path.join(ROOT, 'scripts/stack.sh'), 'start', this.dir(), ...ports], { stdio: 'ignore' });
-  },
-};
+/** A service of the test stack (scripts/test.sh's, or WPV_STACK_DIR): stopped and started again by fault tests. */
+function stackService(name: 'rabbitmq' | 'ferretdb') {
+  const dir = () => process.env.WPV_STACK_DIR ?? path.join(process.env.WPV_TEST_DIR!, 'stack');
+  return {
+    async stop(): Promise<void> {
+      const pid = Number(readFileSync(path.join(dir(), `${name}.pid`), 'utf8'));
+      process.kill(-pid, 'SIGTERM');
+      while (existsSync(`/proc/${pid}`)) await sleep(100);
+    },
+    /** Starts whichever of the stack's services is stopped. */
+    start(): void {
+      const ports = [new URL(process.env.MONGODB_URI!).port, new URL(process.env.AMQP_URL!).port];
+      execFileSync('bash', [path.join(ROOT, 'scripts/stack.sh'), 'start', dir(), ...ports], { stdio: 'ignore' });
+    },
+  };
+}
+export const testBroker = stackService('rabbitmq');
+export const testStore = stackService('ferretdb');
 
 /** Polls the job until `done` says so; fails with the job's last state after `timeoutMs`. */
 export async function waitForJob(client: Client, id: string, done: (job: any) => boolean, timeoutMs = 60_000): Promise<any> {

@@ -1,0 +1,116 @@
+// The store (FerretDB) down for a while, with real RabbitMQ, mpirun (fake kernels) and a worker
+// process: the API answers at once that the database is unavailable, and a job with a message
+// handled during the outage waits for the store instead of spending its message's deliveries (six
+// failed deliveries dead-letter it, which failed the job). A job whose message is dead-lettered
+// all the same has no stage left running.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { JobBroker } from '@wpv/jobs/broker';
+import { JobRepo } from '@wpv/jobs/repository';
+import { Sweeper } from '../../../workers/src/sweeper.ts';
+import { Gateway, isTerminal, signedIn, sleep, submit, testStore, waitForJob } from './gateway.ts';
+
+const stage = (job: any, name: string) => job.stages.find((s: any) => s.name === name);
+const FASTA = '>a\nACGTACGTAC\n>b\nACGTTCGTAC\n>c\nTTGTACGTAA\n';
+const VECTORS = '1,2\n3,4\n5,6\n';
+
+/** Status, body, Retry-After and seconds of one request. */
+async function timed(url: string, cookie = ''): Promise<{ status: number; body: any; retryAfter: string | null; seconds: number }> {
+  const started = Date.now();
+  const res = await fetch(url, { headers: cookie ? { cookie } : {} });
+  const body = await res.json();
+  return { status: res.status, body, retryAfter: res.headers.get('retry-after'), seconds: (Date.now() - started) / 1000 };
+}
+
+describe('a store outage', () => {
+  let gw: Gateway;
+  let broker: JobBroker;
+  before(async () => {
+    gw = await Gateway.start({ env: { FAKE_KERNEL_SECONDS: '2' } });
+    broker = new JobBroker(gw.env.AMQP_URL!, gw.env.JOB_QUEUE_PREFIX);
+  });
+  after(async () => {
+    testStore.start(); // whatever happened in a test, the next suites need it
+    await broker?.close();
+    await gw?.close();
+  });
+
+  test('the API answers 503 store_unavailable with Retry-After within 2 s, health too, and recovers once it is back', async () => {
+    const client = await signedIn(gw.url);
+    await testStore.stop();
+    try {
+      // Past the driver's first heartbeat (10 s), when it knows the server is gone: requests used to wait 10 s for it.
+      await sleep(12_000);
+      for (const path of ['/plots', '/auth/session', '/jobs']) {
+        const answer = await timed(`${gw.url}/api/v1${path}`, client.cookie);
+        assert.equal(answer.status, 503, `${path}: ${JSON.stringify(answer.body)}`);
+        assert.equal(answer.body.error.code, 'store_unavailable', path);
+        assert.equal(answer.retryAfter, '5', path);
+        assert.ok(answer.seconds < 2, `${path} answered in ${answer.seconds} s`);
+      }
+      const health = await timed(`${gw.url}/api/v1/health`);
+      assert.equal(health.status, 503);
+      assert.match(health.body.mongo, /^down: /);
+      assert.ok(health.seconds < 2, `health answered in ${health.seconds} s`);
+    } finally {
+      testStore.start();
+    }
+    let health = await timed(`${gw.url}/api/v1/health`);
+    for (let i = 0; i < 50 && health.status !== 200; i++) health = await sleep(200).then(() => timed(`${gw.url}/api/v1/health`));
+    assert.equal(health.status, 200, JSON.stringify(health.body));
+    assert.equal((await timed(`${gw.url}/api/v1/plots`, client.cookie)).status, 200, 'no restart needed');
+  });
+
+  test('longer than the delivery limit would last, with a message for a job to handle, delays the job: it succeeds once the store is back', async () => {
+    const client = await signedIn(gw.url);
+    const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
+    await waitForJob(client, id, (j) => stage(j, 'swg').state === 'running');
+    await testStore.stop();
+    try {
+      // An advance arriving meanwhile (the sweeper's, the bridge's) used to fail at once, then after each
+      // 10 s server selection: dead-lettered on its sixth delivery (~60 s), it failed the job.
+      await broker.publish('pipeline', { jobId: id });
+      await sleep(75_000);
+    } finally {
+      testStore.start();
+    }
+    const job = await waitForJob(client, id, isTerminal, 90_000);
+    assert.equal(job.state, 'succeeded', job.error);
+    for (const s of job.stages) assert.equal(s.state, 'succeeded', s.name);
+    assert.match(gw.logOf('worker0'), /waiting out an outage: .*; the message is kept and handled again in \d+ s/);
+    assert.match(gw.logOf('worker0'), /handled once the outage was over/);
+  });
+});
+
+describe('a job whose message is dead-lettered', () => {
+  let gw: Gateway;
+  let broker: JobBroker;
+  before(async () => {
+    gw = await Gateway.start({ workers: 0, bridge: false }); // nothing moves the job but the test
+    broker = new JobBroker(gw.env.AMQP_URL!, gw.env.JOB_QUEUE_PREFIX);
+  });
+  after(async () => {
+    await broker?.close();
+    await gw?.close();
+  });
+
+  test('fails with its running stages, which end with it; the waiting ones are cancelled', async () => {
+    const client = await signedIn(gw.url);
+    const { id } = await (await submit(client, 'vectors', 'v.csv', VECTORS, { header: false })).json();
+    const repo = new JobRepo(gw.store);
+    // As a worker that took distances and then kept failing on its message left it.
+    assert.ok(await repo.moveJob(id, 'running', 'test'));
+    assert.ok(await repo.moveStage(id, 'distances', 'queued', 'test'));
+    assert.ok(await repo.moveStage(id, 'distances', 'running', 'test', { startedAt: new Date(), attempts: 1 }));
+    await new Sweeper(repo, broker, () => {}).deadLettered({ jobId: id }, { redelivered: true, deliveryCount: 6, queue: 'dead' });
+    const job = await client.json('GET', `/jobs/${id}`);
+    assert.equal(job.state, 'failed');
+    assert.match(job.error, /gave up on this job/);
+    assert.equal(stage(job, 'distances').state, 'failed', 'not running (the page said "stopping…" for ever)');
+    assert.equal(stage(job, 'distances').endedAt, job.endedAt, 'ended with its job');
+    for (const name of ['mds', 'pwc', 'assemble']) {
+      assert.equal(stage(job, name).state, 'cancelled', name);
+      assert.equal(stage(job, name).endedAt, job.endedAt, name);
+    }
+  });
+});
