@@ -32,14 +32,23 @@ export type Me = z.infer<typeof Me>;
 export const SessionInfo = z.object({ username: z.string().nullable(), csrfToken: z.string().optional() });
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
-// Strict: a key the server does not know (an expiry) must not pass as if it had been applied.
-export const TokenCreate = Credentials.extend({ name: z.string().max(100).optional() }).strict();
+/** What a token may do: everything its user may (`full`), or only read (`read`: a notebook's, a dashboard's). */
+export const TokenScope = z.enum(['full', 'read']);
+export type TokenScope = z.infer<typeof TokenScope>;
+// Strict: a key the server does not know must not pass as if it had been applied.
+export const TokenCreate = Credentials.extend({
+  name: z.string().max(100).optional(),
+  expiresInDays: z.number().int().positive().max(3650).optional().describe('days until the token stops working; without it, it works until revoked'),
+  scope: TokenScope.default('full').describe('"read": the token is refused (403 read_only_token) for anything but GET'),
+}).strict();
 export const TokenInfo = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string().describe('first characters of the token, to recognise it'),
+  scope: TokenScope,
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
 });
 export type TokenInfo = z.infer<typeof TokenInfo>;
 export const TokenCreated = TokenInfo.extend({ token: z.string().describe('shown once; send as "Authorization: Bearer <token>"') });

@@ -92,6 +92,67 @@ describe('bearer tokens', () => {
     assert.equal((await revoked.json()).error.code, 'bad_token');
   });
 
+  test('a read-scoped token reads, and is refused every write with 403 read_only_token', async () => {
+    const owner = await signedIn(server.url, 'rachel');
+    const plot = await owner.uploaded('mine.txt', '0 1 2 3 1\n1 2 3 4 1\n');
+    const created = await owner.json('POST', '/auth/token', { username: 'rachel', password: 'correct horse battery', name: 'notebook', scope: 'read' }, 201);
+    assert.equal(created.scope, 'read');
+    const notebook = new Client(server.url);
+    notebook.bearer = created.token;
+    assert.equal((await notebook.json('GET', `/plots/${plot.id}`)).name, 'mine');
+    assert.equal((await notebook.request('GET', `/plots/${plot.id}/frames/0/positions`)).status, 200);
+    assert.equal((await notebook.json('GET', '/auth/tokens')).length, 1);
+    for (const [method, path, body] of [
+      ['PATCH', `/plots/${plot.id}`, { name: 'renamed' }],
+      ['DELETE', `/plots/${plot.id}`, undefined],
+      ['POST', '/collections', { name: 'c' }],
+      ['PUT', `/plots/${plot.id}/views/v`, { camera: null }],
+      ['DELETE', `/auth/tokens/${created.id}`, undefined],
+    ] as const) {
+      await expectReply(await notebook.request(method, path, body), 403, undefined, 'read_only_token');
+    }
+    assert.equal((await owner.json('GET', `/plots/${plot.id}`)).name, 'mine');
+    const full = await owner.json('POST', '/auth/token', { username: 'rachel', password: 'correct horse battery', name: 'script' }, 201);
+    assert.equal(full.scope, 'full');
+    await expectReply(await owner.request('POST', '/auth/token', { username: 'rachel', password: 'correct horse battery', scope: 'admin' }), 400, 'scope');
+  });
+
+  test('a token made with expiresInDays stops working then (401 bad_token); without, it has no expiry', async () => {
+    const owner = await signedIn(server.url, 'tess');
+    const create = (body: object) => owner.request('POST', '/auth/token', { username: 'tess', password: 'correct horse battery', ...body });
+    const lasting = await expectReply(await create({ name: 'lasting' }), 201);
+    assert.equal(lasting.expiresAt, null);
+    const weekly = await expectReply(await create({ name: 'weekly', expiresInDays: 7 }), 201);
+    const days = (Date.parse(weekly.expiresAt) - Date.parse(weekly.createdAt)) / 86_400_000;
+    assert.equal(days, 7);
+    for (const expiresInDays of [0, -1, 1.5, 'soon']) await expectReply(await create({ expiresInDays }), 400, 'expiresInDays');
+    const script = new Client(server.url);
+    script.bearer = weekly.token;
+    assert.equal((await script.request('GET', '/auth/me')).status, 200);
+    // A week later (the token's expiry moved back: the same check).
+    await server.store.tokens.updateOne({ _id: weekly.id }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+    const fresh = new Client(server.url); // remembered lookups last 5 s: wait them out
+    fresh.bearer = weekly.token;
+    await new Promise((resolve) => setTimeout(resolve, 5_100));
+    await expectReply(await fresh.request('GET', '/auth/me'), 401, undefined, 'bad_token');
+    const other = new Client(server.url);
+    other.bearer = lasting.token;
+    assert.equal((await other.request('GET', '/auth/me')).status, 200);
+  });
+
+  test('a token revokes itself, not its owner\'s other tokens; a session revokes any', async () => {
+    const owner = await signedIn(server.url, 'uma');
+    const create = (name: string) => owner.json('POST', '/auth/token', { username: 'uma', password: 'correct horse battery', name }, 201);
+    const [leaked, other, third] = [await create('leaked'), await create('other'), await create('third')];
+    const thief = new Client(server.url);
+    thief.bearer = leaked.token;
+    await expectReply(await thief.request('DELETE', `/auth/tokens/${other.id}`), 403, undefined, 'forbidden');
+    assert.equal((await thief.request('DELETE', `/auth/tokens/${leaked.id}`)).status, 204);
+    assert.equal((await thief.request('GET', '/auth/me')).status, 401);
+    assert.equal((await owner.request('DELETE', `/auth/tokens/${third.id}`)).status, 204);
+    assert.deepEqual((await owner.json('GET', '/auth/tokens')).map((t: { name: string }) => t.name), ['other']);
+  });
+
   test('a token needs the right password', async () => {
     const c = new Client(server.url);
     await c.signUp('heidi');

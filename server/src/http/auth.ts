@@ -2,6 +2,7 @@
 // Cookie-authenticated writes must echo the session's CSRF token in X-CSRF-Token;
 // bearer requests cannot be forged cross-site, so they need none.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { TokenScope } from '@wpv/schema';
 import type { Users } from '../services/users.ts';
 import { ApiError, clip, unauthorized } from './errors.ts';
 
@@ -12,6 +13,8 @@ export interface Caller {
   username: string | null;
   via: 'token' | 'session' | 'none';
   csrfToken?: string;
+  /** The bearer token's id and scope. */
+  token?: { id: string; scope: TokenScope };
 }
 
 declare module 'express-serve-static-core' {
@@ -50,9 +53,9 @@ export function identify(users: Users): RequestHandler {
           const sent = /^bearer$/i.test(scheme) ? 'got no single token after it' : `got the ${scheme} scheme`;
           throw new ApiError(401, 'unauthorized', `expected "Authorization: Bearer <token>"; ${sent}`, undefined, { 'WWW-Authenticate': 'Bearer' });
         }
-        const username = await users.tokenUser(match[1]!);
-        if (!username) throw new ApiError(401, 'bad_token', 'the bearer token is unknown or revoked');
-        req.caller = { username, via: 'token' };
+        const holder = await users.tokenUser(match[1]!);
+        if (!holder) throw new ApiError(401, 'bad_token', 'the bearer token is unknown, revoked or expired');
+        req.caller = { username: holder.username, via: 'token', token: { id: holder.id, scope: holder.scope } };
         return next();
       }
       const cookie = readCookie(req, SESSION_COOKIE);
@@ -65,10 +68,13 @@ export function identify(users: Users): RequestHandler {
   };
 }
 
-/** Requests that act as a user go through here; it is also where cookie writes meet the CSRF check. */
+/** Requests that act as a user go through here; it is also where cookie writes meet the CSRF check, and read-only tokens' writes are refused. */
 export function requireUser(req: Request, _res: Response, next: NextFunction): void {
-  const { username, via, csrfToken } = req.caller;
+  const { username, via, csrfToken, token } = req.caller;
   if (!username) return next(unauthorized());
+  if (token?.scope === 'read' && !SAFE_METHODS.has(req.method)) {
+    return next(new ApiError(403, 'read_only_token', 'this token may only read (scope "read"); use a full token or sign in to change anything'));
+  }
   if (via === 'session' && !SAFE_METHODS.has(req.method) && req.get('x-csrf-token') !== csrfToken) {
     return next(new ApiError(403, 'csrf', 'missing or wrong X-CSRF-Token header for a cookie-authenticated request'));
   }

@@ -45,17 +45,22 @@ export function authRoutes(users: Users, limits: LoginLimits, config: Pick<Confi
   });
 
   router.post('/token', async (req, res) => {
-    const { username, password, name } = jsonBody(TokenCreate, req);
+    const { username, password, ...options } = jsonBody(TokenCreate, req);
     const canonical = await limits.attempt(username, clientAddress(req), () => users.authenticate(username, password));
-    res.status(201).json(await users.createToken(canonical, name));
+    res.status(201).json(await users.createToken(canonical, options));
   });
 
   router.get('/tokens', requireUser, async (req, res) => {
     res.json(await users.listTokens(userOf(req)));
   });
 
+  // A token revokes itself only (a leaked one must not lock its owner's other scripts out); a
+  // session, which took the password, revokes any of its user's tokens.
   router.delete('/tokens/:id', requireUser, async (req, res) => {
-    if (!(await users.revokeToken(userOf(req), String(req.params.id)))) throw notFound('token');
+    const id = String(req.params.id);
+    const { token } = req.caller;
+    if (token && token.id !== id) throw new ApiError(403, 'forbidden', 'a token may revoke only itself; sign in to revoke your other tokens');
+    if (!(await users.revokeToken(userOf(req), id))) throw notFound('token');
     res.status(204).end();
   });
 

@@ -5,7 +5,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import * as zxcvbnCommon from '@zxcvbn-ts/language-common';
 import * as zxcvbnEnglish from '@zxcvbn-ts/language-en';
-import type { TokenCreated, TokenInfo } from '@wpv/schema';
+import type { TokenCreated, TokenInfo, TokenScope } from '@wpv/schema';
 import { ApiError } from '../http/errors.ts';
 import type { Store } from '../storage/db.ts';
 import { Recent } from '../storage/recent.ts';
@@ -59,7 +59,7 @@ export interface Session {
 export class Users {
   // Keyed by the secret's hash.
   private readonly sessions = new Recent<Session & { expiresAt: number }>(LOOKUP_CACHE_MS);
-  private readonly tokens = new Recent<string>(LOOKUP_CACHE_MS);
+  private readonly tokens = new Recent<TokenHolder>(LOOKUP_CACHE_MS);
 
   constructor(private readonly store: Store) {}
 
@@ -133,17 +133,23 @@ export class Users {
     await this.store.sessions.deleteOne({ _id: id });
   }
 
-  /** A token named `name`, or, without one, the first free "API token <n>" (names are unique per user). */
-  async createToken(username: string, name?: string): Promise<TokenCreated> {
+  /**
+   * A token named `name`, or, without one, the first free "API token <n>" (names are unique per user),
+   * of `scope`, working for `expiresInDays` when given, else until revoked.
+   */
+  async createToken(username: string, { name, scope = 'full', expiresInDays }: { name?: string; scope?: TokenScope; expiresInDays?: number } = {}): Promise<TokenCreated> {
     const token = `wpv_${randomToken()}`;
+    const createdAt = new Date();
     const named = (tokenName: string): TokenDoc => ({
       _id: randomToken(12),
       tokenHash: sha256(token),
       username,
       name: tokenName,
       prefix: token.slice(0, 10),
-      createdAt: new Date(),
+      scope,
+      createdAt,
       lastUsedAt: null,
+      expiresAt: expiresInDays === undefined ? null : new Date(createdAt.getTime() + expiresInDays * 86_400_000),
     });
     if (name !== undefined) {
       const doc = named(name);
@@ -219,14 +225,25 @@ export class Users {
     return true;
   }
 
-  /** The token's owner, or null for an unknown or revoked token. lastUsedAt is as fresh as the cache. */
-  async tokenUser(token: string): Promise<string | null> {
+  /** Whose token it is, which one and what it may do; null for an unknown, revoked or expired token. lastUsedAt is as fresh as the cache. */
+  async tokenUser(token: string): Promise<TokenHolder | null> {
     const tokenHash = sha256(token);
-    return this.tokens.get(tokenHash, async () => {
+    const holder = await this.tokens.get(tokenHash, async () => {
       const doc = await this.store.tokens.findOneAndUpdate({ tokenHash }, { $set: { lastUsedAt: new Date() } });
-      return doc?.username ?? null;
+      return doc && { username: doc.username, id: doc._id, scope: doc.scope ?? 'full', expiresAt: doc.expiresAt?.getTime() ?? null };
     });
+    // Checked on every use, not only when looked up: a remembered answer must not outlive the token.
+    return holder && (holder.expiresAt === null || holder.expiresAt > Date.now()) ? holder : null;
   }
+}
+
+export interface TokenHolder {
+  username: string;
+  /** The token's id, as listed and revoked. */
+  id: string;
+  scope: TokenScope;
+  /** Epoch ms, or null: until revoked. */
+  expiresAt: number | null;
 }
 
 /** Usernames hold no "/", so "<username>/<name>" names one user's token name. */
@@ -237,7 +254,9 @@ function tokenInfo(doc: TokenDoc): TokenInfo {
     id: doc._id,
     name: doc.name,
     prefix: doc.prefix,
+    scope: doc.scope ?? 'full',
     createdAt: doc.createdAt.toISOString(),
     lastUsedAt: doc.lastUsedAt?.toISOString() ?? null,
+    expiresAt: doc.expiresAt?.toISOString() ?? null,
   };
 }

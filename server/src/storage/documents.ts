@@ -1,5 +1,5 @@
 // Shapes of the stored documents. Point data never lives here: it is in binary blobs (blobs.ts).
-import type { BoundingBox, Cluster, DisplaySettings, FrameInfo, PlotColumn, Visibility } from '@wpv/schema';
+import type { BoundingBox, Cluster, DisplaySettings, FrameInfo, PlotColumn, TokenScope, Visibility } from '@wpv/schema';
 import type { FormatName } from '../formats/types.ts';
 
 export interface UserDoc {
@@ -25,6 +25,10 @@ export interface TokenDoc {
   prefix: string;
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** Absent on tokens made before scopes: full. */
+  scope?: TokenScope;
+  /** Null or absent: until revoked. */
+  expiresAt?: Date | null;
 }
 
 /**
