@@ -22,6 +22,7 @@ import { SelectionPanel } from './SelectionPanel';
 import { TimeBar } from './TimeBar';
 import { TrailTags } from './TrailTags';
 import { Toolbar } from './Toolbar';
+import { TreePanel } from './TreePanel';
 import { DEFAULT_TOOL, type Tool } from './tools';
 import { mergeOverrides } from './viewState';
 import { useViewStore } from './urlState';
@@ -33,6 +34,7 @@ import { useColumns } from './useColumns';
 import { usePlotErrors, type Unavailable } from './usePlotErrors';
 import { useThumbnail } from './useThumbnail';
 import { useTrails } from './useTrails';
+import { useTree } from './useTree';
 
 export function ViewerPage({ plotId }: { plotId: string }) {
   const { username } = useSession();
@@ -59,8 +61,11 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     plotId, frameCount: plot?.frames ?? 0, renderer: () => scene.renderer, peek: (f) => scene.store?.peek(f),
     currentFrame: () => scene.frame?.index ?? 0, onFollow: (trails) => update({ trails }), onError: setError,
   });
+  // After useColumns: its colours and the clade colours take turns (useTree.ts).
+  const tree = useTree({ plotId, scene, ready, labelsLoaded, view, update, fail: setError });
   const { playback, frameCounts } = usePlayback(scene, plot, loaded.store, {
-    selection: view.selection, matches: search.matches, drawTrails: trails.drawAt, moved,
+    selection: view.selection, matches: search.matches, moved,
+    drawTrails: (f, blend) => { trails.drawAt(f, blend); if (!blend) tree.frameShown(); },
     followed: (selection, matches) => { update({ selection }); search.setMatches(matches); }, failed: setError,
   });
   useEffect(() => { if (playback) playback.fps = view.fps; }, [playback, view.fps]);
@@ -134,7 +139,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     <main className={embed ? 'viewer embed' : 'viewer'}>
       <div className="stage">
         {plot && !embed && (
-          <Toolbar plot={plot} styles={columns.legend ?? styles} view={view} update={update} tool={tool} setTool={setTool}
+          <Toolbar plot={plot} styles={tree.clades ?? columns.legend ?? styles} view={view} update={update} tool={tool} setTool={setTool}
             renderer={scene.renderer} currentUrl={() => location.origin + link()} onHelp={() => setHelp(true)} notify={setNotice}
             makePublic={isOwner && !offline ? async () => {
               try { setPlot(await plots.patch(plotId, { visibility: 'public' })); } catch (e) { setError(e); throw e; }
@@ -176,6 +181,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             {search.search && <SearchResults search={search.search} matches={search.matches} onClose={search.clear}
               labelOf={(i) => columns.label(i, scene.frame?.labels?.[i] ?? '')} hiddenIn={(i) => hiddenClusterOf(i)?.label} onPick={goToHit} />}
             <ColorByPanel columns={plot.columns} state={columns} />
+            <TreePanel tree={tree} view={view} update={update} canEdit={isOwner && labelsLoaded}
+              onSelect={(indices) => select(indices, scene.frame?.index ?? 0)} />
             <ClustersPanel styles={panelStyles} actions={clusterActions} />
             {/* Always there for the owner (disabled without changes): appearing it moved the panels below. */}
             {isOwner && <button data-testid="save-styles" disabled={Object.keys(view.overrides).length === 0}
