@@ -15,8 +15,18 @@ export const TreeNodes = z.object({
 });
 export type TreeNodes = z.infer<typeof TreeNodes>;
 
+/** Where the tree is rooted: as the file has it, or at the midpoint of its longest leaf-to-leaf path (for unrooted trees). */
+export const TreeRoot = z.enum(['file', 'midpoint']);
+export type TreeRoot = z.infer<typeof TreeRoot>;
+
+/** The multipart fields of PUT /plots/{id}/tree beside its `file`. */
+export const TreeUploadFields = z.object({
+  root: TreeRoot.default('file').describe('`midpoint` roots an unrooted tree (FastTree, RAxML, IQ-TREE write one) at the middle of its longest leaf-to-leaf path; needs branch lengths'),
+});
+
 export const PlotTree = z.object({
   originalName: z.string(),
+  root: TreeRoot,
   uploadedAt: z.string(),
   leaves: z.number().int().describe('leaves of the file\'s tree'),
   matched: z.number().int().describe('leaves matched to points, and kept'),

@@ -30,7 +30,7 @@ describe('a plot\'s tree', () => {
     await expectReply(await alice.request('GET', `/plots/${plot.id}/tree`), 404, undefined, 'not_found');
 
     const info = await expectReply(await putTree(alice, plot.id, planted.newick, 'planted.nwk'), 201);
-    assert.deepEqual({ ...info, uploadedAt: undefined }, { originalName: 'planted.nwk', uploadedAt: undefined, leaves: 15, matched: 15, unmatched: [] });
+    assert.deepEqual({ ...info, uploadedAt: undefined }, { originalName: 'planted.nwk', root: 'file', uploadedAt: undefined, leaves: 15, matched: 15, unmatched: [] });
     const tree = await alice.json('GET', `/plots/${plot.id}/tree`);
     const labels: string[] = await alice.json('GET', `/plots/${plot.id}/frames/0/labels`);
     tree.nodes.point.forEach((p: number, i: number) => { if (p >= 0) assert.equal(labels[p], tree.nodes.name[i]); });
@@ -87,6 +87,27 @@ describe('a plot\'s tree', () => {
     assert.match(shared.error.message, /"b"/);
     // The tree stored before the refusals is still there.
     assert.equal((await alice.json('GET', `/plots/${plot.id}/tree`)).matched, 1);
+  });
+
+  test('root=midpoint roots an unrooted tree at its midpoint; another root is a 400 naming root', async () => {
+    const plot = await alice.uploaded('p.txt', ['a1', 'a2', 'a3', 'b1', 'b2'].map((l, i) => `${i} ${i} 0 0 0 ${l}`).join('\n') + '\n');
+    const unrooted = '(a1:1,a2:1,(a3:0.5,(b1:1,b2:1):6):0.5);';
+    const form = (root?: string) => {
+      const f = new FormData();
+      f.set('file', new Blob([unrooted]), 'fasttree.nwk');
+      if (root) f.set('root', root);
+      return f;
+    };
+    assert.equal((await expectReply(await alice.request('PUT', `/plots/${plot.id}/tree`, form('midpoint')), 201)).root, 'midpoint');
+    const tree = await alice.json('GET', `/plots/${plot.id}/tree`);
+    const { clades } = cutTree(tree.nodes, 2);
+    const leafNames = (node: number) => tree.nodes.name.filter((_: string, i: number) => {
+      for (let j = i; j >= 0; j = tree.nodes.parent[j]) if (j === node) return tree.nodes.point[i] >= 0;
+      return false;
+    }).sort();
+    assert.deepEqual(clades.map(leafNames), [['a1', 'a2', 'a3'], ['b1', 'b2']]);
+    assert.equal((await expectReply(await alice.request('PUT', `/plots/${plot.id}/tree`, form()), 200)).root, 'file');
+    await expectReply(await alice.request('PUT', `/plots/${plot.id}/tree`, form('outgroup')), 400, 'root');
   });
 
   test('the tree goes with its plot', async () => {

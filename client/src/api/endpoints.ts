@@ -2,7 +2,7 @@
 import {
   ClusterCreated, ClusterEdits, ClusterKeysChanged, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, PlotTree, PlotTreeInfo, ReclusterStarted, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
-import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, ReclusterRequest, SelectionInput } from '@wpv/schema';
+import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, ReclusterRequest, SelectionInput, TreeRoot } from '@wpv/schema';
 import { z } from 'zod';
 import { api, apiBinary, apiRaw, uploadWithProgress } from './http';
 
@@ -87,9 +87,10 @@ export const plots = {
     api(`${plotPath(id)}/selections/${encodeURIComponent(name)}`, null, { method: 'DELETE' }),
   tree: (id: string) => api(`${plotPath(id)}/tree`, PlotTree),
   /** Attaches a Newick file (replacing the plot's tree): what matched the points. */
-  putTree: (id: string, file: File) => {
+  putTree: (id: string, file: File, root: TreeRoot) => {
     const form = new FormData();
     form.set('file', file, file.name);
+    form.set('root', root);
     return api(`${plotPath(id)}/tree`, PlotTreeInfo, { method: 'PUT', body: form });
   },
   deleteTree: (id: string) => api(`${plotPath(id)}/tree`, null, { method: 'DELETE' }),

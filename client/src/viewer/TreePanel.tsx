@@ -1,6 +1,7 @@
 // The plot's tree: the owner attaches a Newick file (its leaves named like the points' labels)
 // or removes it; anyone who can read the plot draws its branches, colours the points by the
 // clades of a cut into k clades, and selects or collapses a clade from the list.
+import { useState } from 'react';
 import type { Rgba } from '@wpv/schema';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import type { TreeController } from './useTree';
@@ -19,6 +20,7 @@ export function TreePanel({ tree, view, update, canEdit, onSelect }: {
   onSelect(points: number[]): void;
 }) {
   const t = tree.tree;
+  const [midpoint, setMidpoint] = useState(false);
   if (!t && !canEdit) return null;
   const cut = (k: number) => update({ clades: Math.min(MAX_CLADES, Math.max(0, Math.round(k) || 0)), colorBy: null, collapsed: [] });
   const toggle = (clade: number) => update({
@@ -28,7 +30,7 @@ export function TreePanel({ tree, view, update, canEdit, onSelect }: {
   return (
     <section className="panel tree-panel" data-testid="tree-panel">
       <h3>Tree</h3>
-      {t && <p className="muted" data-testid="tree-info">{t.originalName}: {t.matched.toLocaleString()} of {t.leaves.toLocaleString()} leaves at points</p>}
+      {t && <p className="muted" data-testid="tree-info">{t.originalName}: {t.matched.toLocaleString()} of {t.leaves.toLocaleString()} leaves at points{t.root === 'midpoint' ? ', rooted at the midpoint' : ''}</p>}
       {info && info.unmatched.length > 0 && (
         <p className="muted" data-testid="tree-unmatched">
           {info.leaves - info.matched === 1 ? '1 leaf names no point and is left out' : `${(info.leaves - info.matched).toLocaleString()} leaves name no point and are left out`}
@@ -40,7 +42,10 @@ export function TreePanel({ tree, view, update, canEdit, onSelect }: {
           <label className="linklike" title="A Newick file whose leaf names are the points' labels">
             {t ? 'Replace tree…' : 'Attach a Newick tree…'}
             <input type="file" hidden accept=".nwk,.newick,.tree,.tre,.txt" data-testid="tree-file" disabled={tree.busy}
-              onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void tree.attach(f); }} />
+              onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void tree.attach(f, midpoint ? 'midpoint' : 'file'); }} />
+          </label>
+          <label title="FastTree, RAxML and IQ-TREE write unrooted trees, rooted at an arbitrary node: the cut into clades needs a real root">
+            <input type="checkbox" checked={midpoint} onChange={(e) => setMidpoint(e.target.checked)} data-testid="tree-midpoint" /> unrooted: root at the midpoint
           </label>
           {t && <button onClick={() => void tree.remove()} disabled={tree.busy} data-testid="tree-remove">Remove</button>}
         </div>

@@ -10,7 +10,7 @@ const nodes: TreeNodes = {
   point: [-1, -1, 3, 2, -1, 1, 0],
 };
 const positions = Float32Array.from([0, 0, 0, 10, 0, 0, 20, 0, 0, 30, 0, 0]);
-const model = treeModel({ originalName: 't.nwk', uploadedAt: '', leaves: 4, matched: 4, unmatched: [], nodes });
+const model = treeModel({ originalName: 't.nwk', root: 'file', uploadedAt: '', leaves: 4, matched: 4, unmatched: [], nodes });
 
 describe('a tree over the points', () => {
   it('places leaves at their points and internal nodes at the mean of their leaves', () => {

@@ -2,7 +2,7 @@
 // owner, drawn over the points of the frame on screen (the page calls `frameShown` on every
 // frame switch), and, while the view asks for clades, the points coloured by the cut. Clade
 // colours and a metadata column's colours take turns: choosing one turns the other off.
-import { ApiError, cutTree, type PlotTree, type PlotTreeInfo } from '@wpv/schema';
+import { ApiError, cutTree, type PlotTree, type PlotTreeInfo, type TreeRoot } from '@wpv/schema';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { plots } from '../api/endpoints';
 import type { LegendRow } from './metadata';
@@ -21,7 +21,7 @@ export interface TreeController {
   busy: boolean;
   /** the last attach or remove's failure (a Newick error names its line and column) */
   error: unknown;
-  attach(file: File): Promise<void>;
+  attach(file: File, root: TreeRoot): Promise<void>;
   remove(): Promise<void>;
   /** the points of a clade in the frame on screen */
   pointsOf(clade: number): number[];
@@ -96,8 +96,8 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
       setBusy(false);
     }
   }, []);
-  const attach = useCallback((file: File) => run(async () => {
-    const info = await plots.putTree(plotId, file);
+  const attach = useCallback((file: File, root: TreeRoot) => run(async () => {
+    const info = await plots.putTree(plotId, file, root);
     setTree(await plots.tree(plotId));
     setAttached(info);
     update({ collapsed: [] });

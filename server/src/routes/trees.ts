@@ -1,6 +1,7 @@
 // /api/v1/plots/{id}/tree: a phylogenetic tree over the plot's points (Newick), read by whoever
 // may read the plot and written by its owner (services/trees.ts matches and stores it).
 import { Router, type Request } from 'express';
+import { TreeUploadFields } from '@wpv/schema';
 import type { Config } from '../config.ts';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
@@ -26,7 +27,8 @@ export function treeRoutes(config: Config, plots: Plots, blobs: BlobStore): Rout
       const { file } = upload.files;
       if (!file) throw new ApiError(400, 'bad_request', 'file: a "file" part (the Newick tree) is required', 'file');
       if (file.bytes === 0) throw new ApiError(400, 'empty_file', 'file: the file is empty', 'file');
-      const { tree, created } = await trees.put(doc, file);
+      const { root } = TreeUploadFields.parse(upload.fields);
+      const { tree, created } = await trees.put(doc, file, root);
       res.status(created ? 201 : 200).json(tree);
     } finally {
       await upload.cleanup();

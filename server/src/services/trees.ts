@@ -3,7 +3,7 @@
 // with the plot. Leaves no point has are left out with their branches, and the answer lists
 // them: a tree is often built on more sequences than were plotted.
 import { readFile } from 'node:fs/promises';
-import { treeChildren, type PlotTree, type PlotTreeInfo } from '@wpv/schema';
+import { treeChildren, type PlotTree, type PlotTreeInfo, type TreeRoot } from '@wpv/schema';
 import { notFound } from '../http/errors.ts';
 import type { UploadedPart } from '../http/upload.ts';
 import { parseNewick, type NewickTree } from '../formats/newick.ts';
@@ -11,6 +11,7 @@ import { quoted } from '../formats/reader.ts';
 import { InputError } from '../formats/types.ts';
 import type { BlobStore } from '../storage/blobs.ts';
 import type { PlotDoc } from '../storage/documents.ts';
+import { midpointRoot } from './midpoint-root.ts';
 import type { Plots } from './plots.ts';
 
 /** A Newick file of 100,000 leaves is a few MB; the parser holds the file in memory. */
@@ -35,11 +36,13 @@ export class Trees {
   }
 
   /** Parses, matches and stores the tree (replacing one the plot has); `created`: it had none. */
-  async put(doc: PlotDoc, file: UploadedPart): Promise<{ tree: PlotTreeInfo; created: boolean }> {
+  async put(doc: PlotDoc, file: UploadedPart, root: TreeRoot): Promise<{ tree: PlotTreeInfo; created: boolean }> {
     const text = decode(await readFile(file.path));
     const parsed = parseNewick(text);
     const labels = await this.plots.labels(doc, 0);
-    const tree = matchLeaves(parsed, labels, file.originalName);
+    const matched = matchLeaves(parsed, labels, file.originalName);
+    // Rooted after pruning: the midpoint of the leaves on the plot.
+    const tree = root === 'midpoint' ? { ...matched, root, nodes: midpointRoot(matched.nodes) } : matched;
     return this.plots.oneEditAtATime(doc._id, async () => {
       const created = !(await this.blobs.find(blobName(doc._id)));
       await this.blobs.putBuffer(doc._id, blobName(doc._id), Buffer.from(JSON.stringify(tree)), 'application/json');
@@ -89,7 +92,7 @@ export function matchLeaves(tree: NewickTree, labels: readonly string[], origina
       (examples.length ? `points: ${list(examples, 3)}` : 'the plot\'s points have no labels') + ')');
   }
   return {
-    originalName, uploadedAt: new Date().toISOString(),
+    originalName, root: 'file', uploadedAt: new Date().toISOString(),
     leaves: leaves.length, matched: leaves.length - unmatched.length, unmatched: unmatched.slice(0, LISTED),
     nodes: prune(tree, children, (i) => pointOf.get(tree.name[i]!) ?? -1),
   };
