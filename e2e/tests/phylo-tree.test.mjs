@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
 import { countExactColors } from '../lib/pixels.mjs';
+import { storedZip } from '../lib/zip.mjs';
 
 const SHOTS = process.env.TREE_SHOTS;
 // Three groups of 6, 9 and 4 points, far apart in x; the tree's clades are the groups, and
@@ -122,6 +123,62 @@ describe('a phylogenetic tree over the points', () => {
       await other.waitForFunction(() => document.querySelectorAll('[data-testid=clade-row]').length === 2);
       assert.equal(await other.locator('[data-testid=tree-file]').count(), 0);
       await other.close();
+    });
+  });
+});
+
+/** The mean x (0–1 across the canvas) of the canvas pixels of exactly this colour ("r,g,b"), null when none. */
+async function meanX(page, rgb) {
+  const png = await canvasShot(page);
+  return page.evaluate(async ({ base64, rgb }) => {
+    const img = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
+    const canvas = new OffscreenCanvas(img.width, img.height);
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const data = ctx.getImageData(0, 0, img.width, img.height).data;
+    const [r, g, b] = rgb.split(',').map(Number);
+    let sum = 0, count = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i] === r && data[i + 1] === g && data[i + 2] === b) { sum += (i / 4) % img.width; count++; }
+    }
+    return count ? sum / count / img.width : null;
+  }, { base64: png.toString('base64'), rgb });
+}
+
+describe('a time series: the tree follows its leaves by label from frame to frame', () => {
+  let browser, page, plot;
+
+  before(async () => {
+    browser = await launch();
+    ({ page } = await newPage(browser));
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await register(page, uniqueName('phylots'), 'correct horse battery');
+    // Frame 2 swaps the first and last groups' places and lists the points in reverse order.
+    const lines = (place) => names.flatMap((group, g) => group.map((name, i) => `${(place(g) - 1) * 10 + Math.cos(i)} ${Math.sin(i)} 0 0 ${name}`));
+    const frame = (rows) => rows.map((row, i) => `${i} ${row}`).join('\n') + '\n';
+    const zip = storedZip([{ name: 'a.txt', text: frame(lines((g) => g)) }, { name: 'b.txt', text: frame(lines((g) => 2 - g).reverse()) }]);
+    const created = await apiAs(page, 'POST', '/plots', { base64: zip.toString('base64'), filename: 'series.zip', fields: { name: 'moving groups' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    plot = created.body;
+    const attached = await apiAs(page, 'PUT', `/plots/${plot.id}/tree`, { base64: Buffer.from(NEWICK).toString('base64'), filename: 'planted.nwk', fields: {} });
+    assert.equal(attached.status, 201, JSON.stringify(attached.body));
+  });
+  after(async () => { await browser?.close(); });
+
+  test('the first clade is on the left in frame 1 and on the right in frame 2, its branches with it', async () => {
+    await step(page, 'tree-series', async () => {
+      await page.goto(`${BASE_URL}/plots/${plot.id}?clades=3&mode=2d`);
+      await waitFirstFrame(page);
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=clade-row]').length === 3);
+      await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+      const first = await meanX(page, CLADE_RGB[0]);
+      assert.ok(first !== null && first < 0.4, `frame 1: clade 1 at x = ${first}`);
+      await page.click('button:has-text("Next ›")');
+      await page.waitForFunction(() => document.querySelector('[data-testid=frame-number]')?.textContent === '2 / 2');
+      await page.waitForTimeout(300); // the switch's redraw
+      const second = await meanX(page, CLADE_RGB[0]);
+      assert.ok(second !== null && second > 0.6, `frame 2: clade 1 at x = ${second}`);
+      await shot(page, 'tree-series-frame2');
     });
   });
 });
