@@ -38,17 +38,20 @@ export function TreePanel({ tree, view, update, canEdit, onSelect }: {
         </p>
       )}
       {canEdit && (
-        <div className="row">
-          <label className="linklike" title="A Newick file whose leaf names are the points' labels">
-            {t ? 'Replace tree…' : 'Attach a Newick tree…'}
-            <input type="file" hidden accept=".nwk,.newick,.tree,.tre,.txt" data-testid="tree-file" disabled={tree.busy}
-              onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void tree.attach(f, midpoint ? 'midpoint' : 'file'); }} />
+        <>
+          <label className="row" title="FastTree, RAxML and IQ-TREE write unrooted trees, rooted at an arbitrary node: the cut into clades needs a real root">
+            <input type="checkbox" checked={midpoint} onChange={(e) => setMidpoint(e.target.checked)} data-testid="tree-midpoint" />
+            The tree is unrooted: root it at its midpoint
           </label>
-          <label title="FastTree, RAxML and IQ-TREE write unrooted trees, rooted at an arbitrary node: the cut into clades needs a real root">
-            <input type="checkbox" checked={midpoint} onChange={(e) => setMidpoint(e.target.checked)} data-testid="tree-midpoint" /> unrooted: root at the midpoint
-          </label>
-          {t && <button onClick={() => void tree.remove()} disabled={tree.busy} data-testid="tree-remove">Remove</button>}
-        </div>
+          <div className="row">
+            <label className="linklike" title="A Newick file whose leaf names are the points' labels">
+              {t ? 'Replace the tree…' : 'Attach a Newick tree…'}
+              <input type="file" hidden accept=".nwk,.newick,.tree,.tre,.txt" data-testid="tree-file" disabled={tree.busy}
+                onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void tree.attach(f, midpoint ? 'midpoint' : 'file'); }} />
+            </label>
+            {t && <button onClick={() => void tree.remove()} disabled={tree.busy} data-testid="tree-remove">Remove</button>}
+          </div>
+        </>
       )}
       {t && (
         <>
