@@ -52,6 +52,13 @@ export function treeChildren(parent: readonly number[]): number[][] {
   return children;
 }
 
+/** How many children each node has (0: a leaf); cheaper than the lists for large trees. */
+function childCounts(parent: readonly number[]): Int32Array {
+  const counts = new Int32Array(parent.length);
+  for (let i = 1; i < parent.length; i++) counts[parent[i]!]!++;
+  return counts;
+}
+
 /**
  * Distance of every node from the root: the sum of branch lengths when every branch has one
  * (negative lengths, which neighbour joining can give, count as 0), else the count of branches.
@@ -73,17 +80,17 @@ export function rootDistances({ parent, length }: Pick<TreeNodes, 'parent' | 'le
 export function cutTree(nodes: Pick<TreeNodes, 'parent' | 'length'>, k: number): TreeCut {
   const { parent } = nodes;
   const n = parent.length;
-  const children = treeChildren(parent);
+  const children = childCounts(parent);
   const depth = rootDistances(nodes);
   // Depth never decreases from parent to child, so splitting internal nodes in this order always
   // splits a node whose parent is already split: every prefix of the order is a valid cut.
-  const order = [...Array(n).keys()].filter((i) => children[i]!.length > 0).sort((a, b) => depth[a]! - depth[b]! || a - b);
+  const order = Int32Array.from({ length: n }, (_, i) => i).filter((i) => children[i]! > 0).sort((a, b) => depth[a]! - depth[b]! || a - b);
   const split = new Uint8Array(n);
   let count = 1;
   for (const i of order) {
     if (count >= k) break;
     split[i] = 1;
-    count += children[i]!.length - 1;
+    count += children[i]! - 1;
   }
   const cladeOf = new Int32Array(n).fill(-1);
   const clades: number[] = [];
@@ -103,7 +110,7 @@ export function cutTree(nodes: Pick<TreeNodes, 'parent' | 'length'>, k: number):
 /** The leaves under each node, as leaf node indices in preorder (each list a slice of one array). */
 export function leavesUnder(parent: readonly number[]): { start: Int32Array; end: Int32Array; leaves: Int32Array } {
   const n = parent.length;
-  const children = treeChildren(parent);
+  const children = childCounts(parent);
   // In preorder a node's subtree is the contiguous run of nodes after it up to its size.
   const size = new Int32Array(n).fill(1);
   for (let i = n - 1; i > 0; i--) size[parent[i]!]! += size[i]!;
@@ -111,7 +118,7 @@ export function leavesUnder(parent: readonly number[]): { start: Int32Array; end
   const leaves: number[] = [];
   for (let i = 0; i < n; i++) {
     leafRank[i] = leaves.length;
-    if (children[i]!.length === 0) leaves.push(i);
+    if (children[i] === 0) leaves.push(i);
   }
   leafRank[n] = leaves.length;
   const start = new Int32Array(n), end = new Int32Array(n);

@@ -74,27 +74,37 @@ export interface TreeLines {
 /**
  * A branch per node with a parent, from the parent's position to its own, in its clade's colour
  * (light grey above the cut). A collapsed clade draws no branches inside it: a mark at its node.
+ * Filled into arrays of the most room needed (a frame switch of a 100,000-leaf tree redraws it).
  */
 export function treeLines(nodes: TreeNodes, placed: ReturnType<typeof nodePositions>, cut: TreeCut | null, collapsed: ReadonlySet<number>): TreeLines {
   const { xyz, present } = placed;
-  const segments: number[] = [], segmentColors: number[] = [], marks: number[] = [], markColors: number[] = [];
+  const n = nodes.parent.length;
+  const segments = new Float32Array(6 * n), segmentColors = new Float32Array(6 * n);
+  const marks = new Float32Array(3 * collapsed.size), markColors = new Float32Array(3 * collapsed.size);
   const rgb = (c: Rgba) => [c.r / 255, c.g / 255, c.b / 255];
-  for (let i = 0; i < nodes.parent.length; i++) {
-    if (!present[i]) continue;
+  const trunk = rgb(TRUNK);
+  const colours = (cut?.clades ?? []).map((_, clade) => rgb(cladeColor(clade)));
+  let s = 0, m = 0;
+  for (let i = 0; i < n; i++) {
+    if (!present[i]) continue; // no leaf of it in this frame
     const clade = cut ? cut.cladeOf[i]! : -1;
+    const isCladeNode = clade >= 0 && cut!.clades[clade] === i;
+    if (clade >= 0 && collapsed.has(clade)) {
+      if (!isCladeNode) continue;
+      marks.set(xyz.subarray(3 * i, 3 * i + 3), 3 * m);
+      markColors.set(colours[clade]!, 3 * m++);
+    }
     const up = nodes.parent[i]!;
-    const insideCollapsed = clade >= 0 && collapsed.has(clade) && cut!.clades[clade] !== i;
-    if (up >= 0 && !insideCollapsed) {
-      segments.push(xyz[3 * up]!, xyz[3 * up + 1]!, xyz[3 * up + 2]!, xyz[3 * i]!, xyz[3 * i + 1]!, xyz[3 * i + 2]!);
-      const colour = rgb(clade >= 0 ? cladeColor(clade) : TRUNK);
-      segmentColors.push(...colour, ...colour);
+    if (up < 0) continue;
+    const colour = clade >= 0 ? colours[clade]! : trunk;
+    for (let k = 0; k < 3; k++) {
+      segments[6 * s + k] = xyz[3 * up + k]!;
+      segments[6 * s + 3 + k] = xyz[3 * i + k]!;
+      segmentColors[6 * s + k] = segmentColors[6 * s + 3 + k] = colour[k]!;
     }
-    if (clade >= 0 && cut!.clades[clade] === i && collapsed.has(clade)) {
-      marks.push(xyz[3 * i]!, xyz[3 * i + 1]!, xyz[3 * i + 2]!);
-      markColors.push(...rgb(cladeColor(clade)));
-    }
+    s++;
   }
-  return { segments: Float32Array.from(segments), segmentColors: Float32Array.from(segmentColors), marks: Float32Array.from(marks), markColors: Float32Array.from(markColors) };
+  return { segments: segments.subarray(0, 6 * s), segmentColors: segmentColors.subarray(0, 6 * s), marks: marks.subarray(0, 3 * m), markColors: markColors.subarray(0, 3 * m) };
 }
 
 /** The points of a clade in the frame, ascending. */
@@ -115,14 +125,17 @@ export function cladePoints(model: TreeModel, cut: TreeCut, clade: number, leafP
  */
 export function cladePointColors(model: TreeModel, cut: TreeCut, collapsed: ReadonlySet<number>, leafPoint: Int32Array, points: number): Uint8Array {
   const out = new Uint8Array(4 * points);
-  for (let p = 0; p < points; p++) out.set([MISSING.r, MISSING.g, MISSING.b, 255], 4 * p);
-  cut.clades.forEach((_, clade) => {
-    const c = cladeColor(clade);
-    const dim = collapsed.has(clade);
-    const mix = (v: number, bg: number) => Math.round(dim ? bg + (v - bg) * DIMMED : v);
-    const rgba = [mix(c.r, BACKGROUND.r), mix(c.g, BACKGROUND.g), mix(c.b, BACKGROUND.b), 255];
-    for (const p of cladePoints(model, cut, clade, leafPoint)) if (p < points) out.set(rgba, 4 * p);
+  const grey = Uint8Array.of(MISSING.r, MISSING.g, MISSING.b, 255);
+  for (let p = 0; p < points; p++) out.set(grey, 4 * p);
+  const mix = (v: number, bg: number, dim: boolean) => Math.round(dim ? bg + (v - bg) * DIMMED : v);
+  const rgba = cut.clades.map((_, clade) => {
+    const c = cladeColor(clade), dim = collapsed.has(clade);
+    return Uint8Array.of(mix(c.r, BACKGROUND.r, dim), mix(c.g, BACKGROUND.g, dim), mix(c.b, BACKGROUND.b, dim), 255);
   });
+  for (let i = 0; i < leafPoint.length; i++) {
+    const p = leafPoint[i]!;
+    if (p >= 0 && p < points) out.set(rgba[cut.cladeOf[i]!]!, 4 * p);
+  }
   return out;
 }
 
