@@ -110,6 +110,15 @@ describe('a plot\'s tree', () => {
     await expectReply(await alice.request('PUT', `/plots/${plot.id}/tree`, form('outgroup')), 400, 'root');
   });
 
+  test('the OpenAPI document describes the tree routes and the upload\'s fields', async () => {
+    const doc = await (await fetch(`${server.url}/api/v1/openapi.json`)).json();
+    const path = doc.paths['/plots/{id}/tree'];
+    assert.deepEqual(Object.keys(path).sort(), ['delete', 'get', 'put']);
+    const form = path.put.requestBody.content['multipart/form-data'].schema;
+    assert.deepEqual(form.required, ['file']);
+    assert.deepEqual(form.properties.root.enum, ['file', 'midpoint']);
+  });
+
   test('the tree goes with its plot', async () => {
     const plot = await alice.uploaded('p.txt', '0 0 0 0 0 a\n1 1 1 1 0 b\n');
     await expectReply(await putTree(alice, plot.id, '(a,b);'), 201);
