@@ -1,6 +1,6 @@
 import { cutTree, leavesUnder, type TreeNodes } from '@wpv/schema';
 import { describe, expect, it } from 'vitest';
-import { cladeLegend, cladePointColors, cladePoints, leafPoints, nodePositions, treeLines, treeModel } from './treeModel';
+import { cladeLegend, cladePointColors, cladePoints, leafPoints, nodePositions, shownLeafPoints, treeLines, treeModel } from './treeModel';
 
 // ((a:1,b:1):1,(c:1,d:1):1); over points d, c, b, a (frame 0) at x = 0, 10, 20, 30.
 const nodes: TreeNodes = {
@@ -26,6 +26,17 @@ describe('a tree over the points', () => {
     const { xyz, present } = nodePositions(nodes, leafPoint, positions.subarray(0, 9));
     expect([...present]).toEqual([1, 1, 1, 0, 1, 1, 0]);
     expect(xyz[0]).toBe(5);
+  });
+
+  it('leaves out the points of hidden clusters, and the nodes left with none of theirs', () => {
+    const leafPoint = leafPoints(nodes, 0, null);
+    const clusters = Uint32Array.from([5, 5, 7, 7]); // d, c in cluster 5; b, a in 7
+    expect(shownLeafPoints(leafPoint, clusters, [])).toBe(leafPoint);
+    const shown = shownLeafPoints(leafPoint, clusters, [5]);
+    expect([...shown]).toEqual([-1, -1, 3, 2, -1, -1, -1]);
+    const { xyz, present } = nodePositions(nodes, shown, positions);
+    expect([...present]).toEqual([1, 1, 1, 1, 0, 0, 0]);
+    expect(xyz[0]).toBe(25); // the root at the mean of a and b only
   });
 
   it('cuts into clades: their points, colours, legend; a collapsed clade is dimmed and drawn as one mark', () => {

@@ -37,6 +37,13 @@ export function leafPoints(nodes: TreeNodes, frame: number, labels: readonly str
   return out;
 }
 
+/** The leaves' points without those of hidden clusters: the branches leave out what is not drawn. */
+export function shownLeafPoints(leafPoint: Int32Array, clusters: Uint32Array, hidden: readonly number[]): Int32Array {
+  if (!hidden.length) return leafPoint;
+  const hide = new Set(hidden);
+  return leafPoint.map((p) => (p >= 0 && hide.has(clusters[p]!) ? -1 : p));
+}
+
 /** xyz per node (the mean of its leaves' points) and whether it has any leaf in the frame. */
 export function nodePositions(nodes: TreeNodes, leafPoint: Int32Array, positions: Float32Array): { xyz: Float32Array; present: Uint8Array } {
   const n = nodes.parent.length;

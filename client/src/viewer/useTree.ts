@@ -7,10 +7,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { plots } from '../api/endpoints';
 import type { LegendRow } from './metadata';
 import type { Scene } from './scene';
-import { cladeLegend, cladePointColors, cladePoints, leafPoints, nodePositions, treeLines, treeModel } from './treeModel';
+import { cladeLegend, cladePointColors, cladePoints, leafPoints, nodePositions, shownLeafPoints, treeLines, treeModel } from './treeModel';
 import type { ViewState } from './viewState';
 
-type TreeView = Pick<ViewState, 'tree' | 'clades' | 'collapsed' | 'colorBy'>;
+type TreeView = Pick<ViewState, 'tree' | 'clades' | 'collapsed' | 'colorBy' | 'hidden'>;
 
 export interface TreeController {
   tree: PlotTree | null;
@@ -68,7 +68,8 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
     const r = scene.renderer, f = scene.frame;
     if (!r || !f) return;
     const leafPoint = model && leafPoints(model.nodes, f.index, f.labels);
-    r.setTree(model && leafPoint && view.tree ? treeLines(model.nodes, nodePositions(model.nodes, leafPoint, f.positions), cut, collapsed) : null);
+    const placed = model && leafPoint && view.tree ? nodePositions(model.nodes, shownLeafPoints(leafPoint, f.clusters, view.hidden), f.positions) : null;
+    r.setTree(model && placed ? treeLines(model.nodes, placed, cut, collapsed) : null);
     if (model && leafPoint && cut) {
       r.setPointColors(cladePointColors(model, cut, collapsed, leafPoint, f.positions.length / 3));
       coloured.current = true;
@@ -79,7 +80,7 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
   }, [scene]);
 
   // Declared after useColumns on the page, so this runs after its colours in the same commit.
-  useEffect(() => { if (ready) frameShown(); }, [ready, labelsLoaded, model, cut, collapsed, view.tree, view.colorBy, frameShown]);
+  useEffect(() => { if (ready) frameShown(); }, [ready, labelsLoaded, model, cut, collapsed, view.tree, view.colorBy, view.hidden, frameShown]);
   // A column chosen for colour turns the clade colours off.
   useEffect(() => {
     if (view.colorBy !== null && view.clades > 0) update({ clades: 0, collapsed: [] });
