@@ -3,7 +3,8 @@ import react from '@vitejs/plugin-react';
 
 export default defineConfig({
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+  // Built by build.mjs (npm run build) into .builds/, then swapped in as the `dist` link.
+  build: { sourcemap: true },
   server: { proxy: { '/api': 'http://localhost:8080' } },
   test: { environment: 'node', include: ['src/**/*.test.ts'] },
 });

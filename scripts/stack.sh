@@ -8,8 +8,12 @@
 # STATE_DIR/env (and the broker's password and config); `run` runs one service in
 # the foreground, for a process supervisor (scripts/supervisor.sh).
 # DIST_PORT is the broker's Erlang distribution port (default AMQP_PORT + 20000).
+# Every port listens on 127.0.0.1 only (epmd too, where this broker starts it), and
+# STATE_DIR is its owner's alone: it holds the store's files and the broker's password.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# Files made here and by the services (store, broker, logs): readable by their owner only.
+umask 077
 
 usage="usage: stack.sh start|stop|status|env STATE_DIR MONGO_PORT AMQP_PORT [DIST_PORT], or stack.sh run ferretdb|rabbitmq STATE_DIR ..."
 cmd="${1:?$usage}"
@@ -22,6 +26,7 @@ state="${2:?state dir}"
 mongo_port="${3:?mongo port}"
 amqp_port="${4:?amqp port}"
 mkdir -p "$state"
+chmod 700 "$state" # made by an older version with the default umask, perhaps
 state="$(cd "$state" && pwd)"
 # A restart without DIST_PORT reuses the one this state dir was started with.
 dist_port="${5:-$(cat "$state/dist_port" 2>/dev/null || echo $((amqp_port + 20000)))}"
@@ -52,12 +57,15 @@ prepare_rabbitmq() {
   fi
   local password
   password="$(cat "$state/rabbitmq/password")"
+  # Erlang distribution (remote code execution for whoever has the cookie) on loopback only, as AMQP.
   cat >"$state/rabbitmq/rabbitmq.conf" <<CONF
 listeners.tcp.1 = 127.0.0.1:$amqp_port
+distribution.listener.interface = 127.0.0.1
 default_user = wpv
 default_pass = $password
 loopback_users = none
 CONF
+  chmod 600 "$state/rabbitmq/rabbitmq.conf" # an older one, rewritten, keeps its mode
   echo '[].' >"$state/rabbitmq/enabled_plugins"
 }
 
@@ -68,7 +76,10 @@ exec_rabbitmq() {
   local rmq=/usr/lib/rabbitmq/bin/rabbitmq-server
   [[ -x "$rmq" ]] || die "RabbitMQ is not installed; run scripts/install.sh (Debian package rabbitmq-server)"
   prepare_rabbitmq
+  # epmd, the Erlang port mapper, is started by the first broker on the host and shared
+  # (port 4369): this keeps it on loopback when this broker is the one that starts it.
   HOME="$state/rabbitmq/home" \
+  ERL_EPMD_ADDRESS=127.0.0.1 \
   RABBITMQ_NODENAME="wpv$amqp_port@localhost" \
   RABBITMQ_NODE_PORT="$amqp_port" \
   RABBITMQ_DIST_PORT="$dist_port" \
@@ -95,6 +106,7 @@ write_env() {
 export MONGODB_URI='mongodb://127.0.0.1:$mongo_port/webplotviz'
 export AMQP_URL='amqp://wpv:$(cat "$state/rabbitmq/password")@127.0.0.1:$amqp_port'
 ENV
+  chmod 600 "$state/env" # holds the broker's password
 }
 
 stop_one() {

@@ -13,6 +13,9 @@ cd "$WPV_ROOT"
 bash scripts/install.sh
 export PORT="${PORT:-8080}"
 mkdir -p "$DATA_DIR/logs"
+# The store, the broker's password, every user's job files: no other local user may read them
+# (made by an older version with the default umask, perhaps; the services write with umask 077).
+chmod 700 "$DATA_DIR"
 supervised=false
 bash scripts/supervisor.sh ctl pid >/dev/null 2>&1 && supervised=true
 

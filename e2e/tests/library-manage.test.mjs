@@ -103,6 +103,38 @@ describe('the library page', () => {
     });
   });
 
+  test('collections stay in name order after a new one and a rename; a name differing only in case is refused', async () => {
+    await step(page, 'library-collection-order', async () => {
+      const make = async (name, options) => {
+        const dialog = nextDialog(name);
+        await page.click('button:has-text("New collection")');
+        await dialog;
+        await page.waitForFunction((n) => document.querySelectorAll('select[aria-label=collection] option').length === n, options.length, { timeout: 10_000 });
+        assert.deepEqual(await optionTexts(), options);
+      };
+      await make('beta 10', ['any collection', 'beta 10']);
+      await make('Alpha', ['any collection', 'Alpha', 'beta 10']);
+      await make('beta 9', ['any collection', 'Alpha', 'beta 9', 'beta 10']);
+      const alpha = (await apiAs(page, 'GET', '/collections')).body.find((c) => c.name === 'Alpha').id;
+      await page.selectOption('select[aria-label=collection]', alpha);
+      const dialog = nextDialog('gamma');
+      await page.click('button[aria-label="Rename collection"]');
+      await dialog;
+      await page.waitForFunction(() => document.querySelector('select[aria-label=collection] option:checked')?.textContent === 'gamma');
+      assert.deepEqual(await optionTexts(), ['any collection', 'beta 9', 'beta 10', 'gamma']);
+      const refused = nextDialog('BETA 9');
+      await page.click('button:has-text("New collection")');
+      await refused;
+      const alert = page.locator('[role=alert]');
+      await alert.waitFor({ timeout: 10_000 });
+      assert.equal(await alert.textContent(), 'name: you already have a collection named "beta 9"; choose another name', 'the taken name as listed, and no "(field name)" after it');
+      assert.deepEqual(await optionTexts(), ['any collection', 'beta 9', 'beta 10', 'gamma']);
+      await shot('collections-in-order');
+      for (const { id } of (await apiAs(page, 'GET', '/collections')).body) await apiAs(page, 'DELETE', `/collections/${id}`);
+      await page.reload();
+    });
+  });
+
   test('changing the sort goes back to page 1', async () => {
     await step(page, 'library-sort-page', async () => {
       for (let i = 0; i < 25; i++) await upload(`sorted ${i}`);

@@ -133,9 +133,10 @@ describe('metadata columns in the viewer', () => {
       assert.deepEqual(await chosen(), ['0', '2']);
 
       // A link naming a column this plot lacks says so and colours by cluster.
+      const said = page.waitForSelector('[data-testid=notice]:has-text("no column “height”")'); // awaited while loading: notices go after a few seconds
       await page.goto(`${BASE_URL}/plots/${plot.id}?colorby=height`);
       await waitFirstFrame(page);
-      await page.waitForSelector('[data-testid=notice]:has-text("no column height")');
+      await said;
       assert.deepEqual(await chosen(), ['', '']);
       await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
     });

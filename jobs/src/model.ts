@@ -19,6 +19,13 @@ export const JOB_MOVES: Record<JobState, readonly JobState[]> = {
   failed: ['queued', 'running'],
   cancelled: ['queued', 'running'],
 };
+/**
+ * A stage asked to stop (its job is being cancelled) gets the event `running → running`, the one
+ * move no state machine step makes: from then on it may only be recorded cancelled. A worker
+ * stage's success and the cancel's request insert the same next event, so exactly one of them wins.
+ */
+export const isStopRequest = (move: { from: string; to: string }) => move.from === 'running' && move.to === 'running';
+
 export const STAGE_MOVES: Record<StageState, readonly StageState[]> = {
   pending: ['running'], // a transient failure (lost node, submit error) puts the stage back to wait for a retry
   queued: ['pending'],

@@ -20,6 +20,7 @@ import {
   type ActiveJob,
   type OwnedJob,
   STAGE_MOVES,
+  isStopRequest,
   isTerminalJob,
   newStages,
   type JobDoc,
@@ -42,6 +43,14 @@ const CACHED_JOBS = 2000;
 const TOUCH_EVERY_MS = 10_000;
 /** A slot whose job record never appeared (its submission died half-way) is taken back after this long. */
 const ORPHAN_SLOT_MS = 60_000;
+
+export interface StageStates {
+  job: JobState | null;
+  jobEndedAt: Date | null;
+  stage: StageState;
+  /** The stage was asked to stop (its job is being cancelled): it may only be recorded cancelled. */
+  stopping: boolean;
+}
 
 export interface JobCollections {
   jobs: Collection<JobRecord>;
@@ -122,13 +131,19 @@ export class JobRepo {
   }
 
   /**
-   * The current state of a job and of one of its stages (two probes, for the bridge's polls), and
-   * when the job ended (its endedAt; null while it is active).
+   * The current state of a job and of one of its stages (two probes, for the bridge's and the
+   * workers' polls), when the job ended (its endedAt; null while it is active) and whether the
+   * stage was asked to stop (isStopRequest).
    */
-  async states(id: string, stage: StageName): Promise<{ job: JobState | null; jobEndedAt: Date | null; stage: StageState }> {
+  async states(id: string, stage: StageName): Promise<StageStates> {
     const [job, last] = await Promise.all([this.last(id, JOB), this.last(id, stage)]);
     const state = (job?.to as JobState) ?? null;
-    return { job: state, jobEndedAt: state && isTerminalJob(state) ? job!.at : null, stage: (last?.to as StageState) ?? 'pending' };
+    return {
+      job: state,
+      jobEndedAt: state && isTerminalJob(state) ? job!.at : null,
+      stage: (last?.to as StageState) ?? 'pending',
+      stopping: last !== null && isStopRequest(last),
+    };
   }
 
   /** A user's jobs, newest first (a removed job leaves a gap in the numbering, skipped here). */
@@ -212,13 +227,53 @@ export class JobRepo {
     return moved;
   }
 
-  /** Moves one stage to `to` if its state allows it (and, for work-starting moves, the job is active). */
+  /**
+   * Moves one stage to `to` if its state allows it (and, for work-starting moves, the job is
+   * active). A stage asked to stop may only be cancelled.
+   */
   async moveStage(id: string, stage: StageName, to: StageState, reason: string, data: Record<string, unknown> = {}): Promise<boolean> {
     if (WORK_STARTING.includes(to)) {
       const job = await this.last(id, JOB);
       if (!job || !ACTIVE_JOB_STATES.includes(job.to as JobState)) return false;
     }
-    return this.append(id, stage, to, reason, data, (from) => STAGE_MOVES[to].includes(from as StageState));
+    return this.append(id, stage, to, reason, data, (from, last) => STAGE_MOVES[to].includes(from as StageState) && (to === 'cancelled' || !last || !isStopRequest(last)));
+  }
+
+  /**
+   * Cancels an active job: its stages first, then the job, so that no stage succeeds after the
+   * job's end. Waiting stages are cancelled; a running worker stage is asked to stop (it can no
+   * longer succeed; its worker records it cancelled once stopped, ended with the job); running MPI
+   * stages are stopped by the bridge, which sees the job ended. Not cancelled: the state that
+   * refused it, 'finishing' when every stage had already succeeded (only the job's own success
+   * is left: too late to cancel).
+   */
+  async cancel(id: string, reason: string): Promise<{ cancelled: true } | { cancelled: false; state: JobState | 'finishing' | null }> {
+    const entry = await this.cached(id);
+    const job = entry && ((await this.last(id, JOB))?.to as JobState | undefined);
+    if (!entry || !job || !ACTIVE_JOB_STATES.includes(job)) return { cancelled: false, state: job ?? null };
+    const { stages } = newStages(entry.record.type, entry.record.input);
+    const left: StageState[] = [];
+    for (const name of entry.record.stageOrder) left.push(await this.stopStage(id, name, stages[name]!.runner === 'worker', reason));
+    if (left.every((state) => state === 'succeeded')) return { cancelled: false, state: 'finishing' };
+    if (await this.moveJob(id, 'cancelled', reason)) return { cancelled: true };
+    return { cancelled: false, state: ((await this.last(id, JOB))?.to as JobState | undefined) ?? null };
+  }
+
+  /** Cancels a waiting stage or asks a running worker stage to stop; returns the state it was left in. */
+  private async stopStage(id: string, stage: StageName, inWorker: boolean, reason: string): Promise<StageState> {
+    for (let race = 0; race < MAX_RACES; race++) {
+      const last = await this.last(id, stage);
+      const state = (last?.to as StageState | undefined) ?? 'pending';
+      const unchanged = (from: string, now: JobEvent | null) => from === state && now?._id === last?._id;
+      if (state === 'pending' || state === 'queued') {
+        if (await this.append(id, stage, 'cancelled', reason, { endedAt: new Date() }, unchanged)) return 'cancelled';
+      } else if (state === 'running' && inWorker && !isStopRequest(last!)) {
+        if (await this.append(id, stage, 'running', `stopping: ${reason}`, {}, unchanged)) return state;
+      } else {
+        return state;
+      }
+    }
+    throw new Error(`job ${id}: ${stage} kept changing under ${MAX_RACES} attempts to stop it`);
   }
 
   /** The bridge's record of a stage it is about to submit (open) or has stopped following (closed). */
@@ -281,12 +336,12 @@ export class JobRepo {
     to: string,
     reason: string,
     data: Record<string, unknown>,
-    allowed: (from: string) => boolean,
+    allowed: (from: string, last: JobEvent | null) => boolean,
   ): Promise<boolean> {
     for (let race = 0; race < MAX_RACES; race++) {
       const last = await this.last(id, entity);
       const from = last?.to ?? (entity === JOB ? '' : 'pending');
-      if (!allowed(from)) return false;
+      if (!allowed(from, last)) return false;
       const next = event(id, entity, (last?.seq ?? 0) + 1, from, to, reason, data);
       try {
         await this.events.insertOne(next);

@@ -22,7 +22,8 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export const Username = z.string().regex(/^[A-Za-z0-9_.-]{3,40}$/, '3–40 letters, digits, "_", "." or "-"');
 export const Password = z.string().min(10, 'at least 10 characters').max(200);
-export const Credentials = z.object({ username: Username, password: Password });
+// Strict, as every body and query the API takes: a key it does not know is a 400 naming it, not ignored.
+export const Credentials = z.object({ username: Username, password: Password }).strict();
 export type Credentials = z.infer<typeof Credentials>;
 
 export const Me = z.object({ username: z.string(), csrfToken: z.string().optional() });
@@ -230,6 +231,19 @@ export const PlotQuery = z.object({
 }).strict(); // a parameter it does not know (mine=yes) would otherwise be ignored without a word
 export type PlotQuery = z.infer<typeof PlotQuery>;
 
+/** GET /plots/{id}/search */
+export const SearchQuery = z.object({
+  label: z.string().min(1).max(200),
+  frame: z.coerce.number().int().min(0).default(0),
+  column: z.string().min(1).max(200).optional().describe('a metadata column\'s name'),
+}).strict();
+
+/** GET /plots/{id}/export */
+export const ExportQuery = z.object({ format: z.enum(['pviz', 'original']).default('pviz') }).strict();
+
+/** GET /jobs/{id}/logs */
+export const JobLogsQuery = z.object({ stage: z.string().max(40).optional() }).strict();
+
 export const SearchResult = z.object({
   frame: z.number().int(),
   indices: z.array(z.number().int()),
@@ -259,7 +273,9 @@ export const TagCount = z.object({ tag: z.string(), count: z.number().int() });
 export const Health = z.object({ mongo: z.string(), amqp: z.string() });
 export { categoricalColor, hexToRgba, rgbaToHex, schemeColor, type SchemeName } from './palette.ts';
 export { matchByLabel } from './labels.ts';
-export { NAME_MAX, Name } from './names.ts';
+export { clusterNameKey, clusterNamed } from './clusterNames.ts';
+export { compareNames, nameKey, sortKey, withoutAccents } from './textKeys.ts';
+export { NAME_MAX, Name, nameFrom } from './names.ts';
 export { ApiError } from './errors.ts';
 export { columnArray, columnText, columnValue, ColumnKind, float32Text, PlotColumn } from './columns.ts';
 export { decodeSelectionMask, encodeSelectionMask, SelectionMaskError } from './selectionMask.ts';

@@ -2,4 +2,19 @@
 import { z } from 'zod';
 
 export const NAME_MAX = 200;
-export const Name = z.string().trim().min(1).max(NAME_MAX);
+// Control characters (NUL, tab, newline, escapes) never show as part of a name: a typed name with
+// one is refused, a name made from a file name or a file's title has them dropped.
+export const Name = z
+  .string()
+  .trim()
+  .min(1)
+  .max(NAME_MAX)
+  .regex(/^\P{Cc}*$/u, 'no control characters (NUL, tab, newline…)');
+
+/** A name made from a file name or a title found in a file: without control characters, clipped to NAME_MAX with an ellipsis. */
+export function nameFrom(text: string): string {
+  const clean = text.replace(/\p{Cc}+/gu, ' ').trim();
+  if (clean.length <= NAME_MAX) return clean;
+  // Clipped in UTF-16 units, as Name counts them, without splitting a surrogate pair.
+  return `${clean.slice(0, NAME_MAX - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
+}

@@ -44,4 +44,4 @@ export type Selection = z.infer<typeof Selection>;
 
 export const SelectionQuery = z.object({
   encoding: z.enum(['indices', 'mask']).default('indices').describe('how the points are returned: `mask` is ~50× shorter for large selections'),
-});
+}).strict();

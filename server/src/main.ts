@@ -6,6 +6,7 @@ import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { configureTimeouts } from './http/timeouts.ts';
 import { sweepUploadTmp } from './http/upload.ts';
+import { startHousekeeping } from './services/housekeeping.ts';
 import { backfillThumbnails } from './services/thumbnails.ts';
 import { AmqpLink } from './storage/amqp.ts';
 import { openStore } from './storage/db.ts';
@@ -20,9 +21,10 @@ const config = loadConfig();
 const store = await openStore(config.mongodbUri);
 const amqp = new AmqpLink(config.amqpUrl);
 await amqp.start();
-const { app, plots, loginLimits } = createApp({ config, store, amqp });
-const swept = await plots.sweepAbandoned(10 * 60_000);
-if (swept) console.log(`removed ${swept} plots left half-written by an earlier crash`);
+const { app, plots, users, loginLimits } = createApp({ config, store, amqp });
+// Crash leftovers, expired sessions and login counters: now, then every 10 minutes.
+const housekeeping = startHousekeeping({ plots, users, loginLimits });
+await housekeeping.sweep();
 const moved = await plots.moveChildLists();
 if (moved) console.log(`moved the re-clustering lists of ${moved} plots to links`);
 const named = await plots.refreshSortNames();
@@ -31,9 +33,6 @@ if (named) console.log(`gave ${named} plots the name key the library sorts on (a
 await store.db.dropCollection('token_names');
 const sweptUploads = await sweepUploadTmp(path.join(config.dataDir, 'tmp'));
 if (sweptUploads) console.log(`removed ${sweptUploads} temporary upload files left by an earlier process`);
-
-// FerretDB has no TTL indexes: expired failed-login counters are deleted here.
-setInterval(() => loginLimits.sweep().catch((err) => console.error('sweeping login counters:', err)), 3_600_000).unref();
 
 const server = app.listen(config.port, config.host);
 configureTimeouts(server);
@@ -45,10 +44,15 @@ backfillThumbnails(plots, store.blobs).then(
   (drawn) => drawn && console.log(`drew the thumbnails of ${drawn} plots stored without one`),
   (err) => console.error('drawing the thumbnails of plots stored without one stopped:', err),
 );
+store.blobs.listOlderPlots().then(
+  (listed) => listed && console.log(`listed the blob names of ${listed} plots stored before they were listed`),
+  (err) => console.error('listing the blob names of older plots stopped (the next start-up goes on):', err),
+);
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {
     server.close();
+    housekeeping.stop();
     await plots.removalsDone();
     await amqp.close();
     await store.client.close();

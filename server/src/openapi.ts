@@ -29,7 +29,7 @@ const ops: Record<string, Record<string, Op>> = {
   },
   [plotPath]: {
     get: { summary: 'Plot metadata', ok: [200, api.Plot] },
-    patch: { summary: 'Edit metadata and clusters (owner)', auth: true, body: api.PlotPatch, ok: [200, api.Plot] },
+    patch: { summary: 'Edit metadata and clusters (owner)', description: 'A cluster renamed to a name another cluster of the plot has (trimmed, case counting) is a 409 naming `clusters.N.label`; names an upload brought twice are kept.', auth: true, body: api.PlotPatch, ok: [200, api.Plot] },
     delete: { summary: 'Delete a plot (owner)', auth: true, ok: [204, null] },
   },
   [`${plotPath}/clusters`]: {
@@ -41,7 +41,7 @@ const ops: Record<string, Record<string, Op>> = {
         'frames, the points with the same labels move too (the point at the same index when its label is the same, else ' +
         'the first point with that label; an unlabelled point only at its own index). Counts are ' +
         'updated; a cluster left without points stays in the table with count 0, but the points of a made cluster, exactly, answer 409 ' +
-        '(they would leave it an empty duplicate). The frames\' cluster keys are replaced ' +
+        '(they would leave it an empty duplicate), as does a `label` another cluster has. The frames\' cluster keys are replaced ' +
         'whole and get a new ETag. 400 names the field at fault (an index out of range or listed twice, a mask of another ' +
         'length than the frame\'s, both or neither of `points` and `mask`). The request body is limited to 1 MB of JSON: ' +
         'about 130,000 indices, or a mask of up to 6,000,000 points.',
@@ -90,11 +90,11 @@ const ops: Record<string, Record<string, Op>> = {
   [`${plotPath}/search`]: {
     get: {
       summary: 'Points whose label or category column contains `label` (case-insensitive); with `column`, that metadata column only',
-      query: z.object({ label: z.string(), frame: z.number().int().optional(), column: z.string().optional().describe('a metadata column\'s name') }),
+      query: api.SearchQuery,
       ok: [200, api.SearchResult],
     },
   },
-  [`${plotPath}/export`]: { get: { summary: 'PlotViz XML (zip for time series) or the uploaded file (format=original)', ok: [200, 'binary'] } },
+  [`${plotPath}/export`]: { get: { summary: 'PlotViz XML (zip for time series) or the uploaded file (format=original)', query: api.ExportQuery, ok: [200, 'binary'] } },
   [`${plotPath}/thumbnail`]: {
     get: { summary: 'Thumbnail PNG', ok: [200, 'binary'] },
     put: { summary: 'Store a thumbnail PNG (owner, ≤ 256 KB)', auth: true, body: 'png', ok: [204, null] },
@@ -160,7 +160,7 @@ const ops: Record<string, Record<string, Op>> = {
   },
   '/jobs/{id}': { get: { summary: 'A job with its stages and history', auth: true, ok: [200, api.Job] } },
   '/jobs/{id}/events': { get: { summary: 'Server-Sent Events of progress and state changes', auth: true, ok: [200, 'event-stream'] } },
-  '/jobs/{id}/logs': { get: { summary: 'stdout/stderr tails of the stages (?stage=)', auth: true, ok: [200, api.JobLogs] } },
+  '/jobs/{id}/logs': { get: { summary: 'stdout/stderr tails of the stages (?stage=)', auth: true, query: api.JobLogsQuery, ok: [200, api.JobLogs] } },
   '/jobs/{id}/cancel': { post: { summary: 'Cancel a queued or running job', auth: true, ok: [200, api.Job] } },
   '/jobs/{id}/retry': { post: { summary: 'Run a failed or cancelled job again, as a new job', auth: true, ok: [202, api.JobCreated] } },
 };

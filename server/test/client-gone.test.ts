@@ -3,12 +3,13 @@
 // plot, no job, no temporary file, no job directory.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stockMarketCsv } from '../src/cli/demo-data.ts';
+import { parseFile } from '../src/formats/index.ts';
 import { Client, signedIn, startServer, type TestServer } from './harness.ts';
 
 let server: TestServer;
@@ -40,9 +41,9 @@ async function until(what: string, done: () => Promise<boolean>, ms = 60_000): P
 /**
  * Sends a multipart POST whole on a socket of its own, waits until the server has the file
  * (its temporary file is complete), then cuts the connection while the server works on it.
- * Resolves once the server is done with it (the temporary file removed).
+ * Resolves once the server is done with it (the temporary file removed): the milliseconds from the cut.
  */
-async function sendAndLeave(route: string, fields: Record<string, string>, fileName: string, content: Buffer): Promise<void> {
+async function sendAndLeave(route: string, fields: Record<string, string>, fileName: string, content: Buffer): Promise<number> {
   const boundary = `----gone${randomBytes(8).toString('hex')}`;
   const part = (headers: string, body: Buffer | string) => [Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.from(body), Buffer.from('\r\n')];
   const body = Buffer.concat([
@@ -69,7 +70,9 @@ async function sendAndLeave(route: string, fields: Record<string, string>, fileN
   });
   assert.equal(answer, '', 'the server is still working on it');
   socket.destroy();
+  const cut = performance.now();
   await until('the server to let go of the upload', async () => (await entries(tmpDir())).length === 0);
+  return performance.now() - cut;
 }
 
 /** What is left over some seconds: nothing may appear late. */
@@ -80,9 +83,20 @@ async function stillNothing(count: () => Promise<number>, what: string): Promise
   }
 }
 
-test('an upload whose client leaves while the server parses it is not stored', async () => {
+test('an upload whose client leaves while the server parses it stops being parsed, and is not stored', async () => {
   const rows = Array.from({ length: 1_200_000 }, (_, i) => `${i}\t${i % 97}.5\t${i % 89}.25\t${i % 83}.125\t${i % 7}`);
-  await sendAndLeave('/plots', { name: 'left-before-the-answer' }, 'big.txt', Buffer.from(rows.join('\n') + '\n'));
+  const content = Buffer.from(rows.join('\n') + '\n');
+  // The same file parsed whole, here and now (the machine's speed at this moment).
+  const copy = path.join(dataDir, 'big-copy.txt');
+  await writeFile(copy, content);
+  const { limits } = server.config;
+  const started = performance.now();
+  await parseFile(copy, 'big.txt', { maxPoints: limits.points, maxFrames: limits.frames, maxUncompressedBytes: limits.uncompressedBytes, maxCompressionRatio: limits.compressionRatio });
+  const wholeParse = performance.now() - started;
+  await rm(copy);
+  const afterCut = await sendAndLeave('/plots', { name: 'left-before-the-answer' }, 'big.txt', content);
+  // Cut within a few ms of the parse's start: parsed to the end, it would hold the file for about a whole parse more.
+  assert.ok(afterCut < wholeParse / 4, `the server let go ${afterCut.toFixed(0)} ms after the cut; a whole parse takes ${wholeParse.toFixed(0)} ms`);
   await stillNothing(() => server.store.plots.countDocuments({ owner: username }), 'no plot, not even a half-stored one');
   assert.equal(await server.store.blobs.meta.countDocuments({}), 0, 'no blob');
   assert.deepEqual(await entries(tmpDir()), []);

@@ -24,6 +24,7 @@ async function storedCounts() {
     plots: await server.store.plots.countDocuments({}),
     blobs: await server.store.db.collection('blobs').countDocuments({}),
     chunks: await server.store.db.collection('blob_chunks').countDocuments({}),
+    blobLists: await server.store.db.collection('blob_directory').countDocuments({}),
   };
 }
 
@@ -269,6 +270,34 @@ describe('sharing and ownership', () => {
     assert.equal(trimmed.clusters.find((c: any) => c.key === 2).label, 'spaced');
   });
 
+  test("a rename or new cluster taking another cluster's name is a 409 naming the field; an upload's duplicate names stay", async () => {
+    const cluster = (key: number, label: string) => `<cluster><key>${key}</key><label>${label}</label></cluster>`;
+    const point = (key: number, cluster: number) => `<point><key>${key}</key><clusterkey>${cluster}</clusterkey><label>p${key}</label><location x="${key}" y="0" z="0"/></point>`;
+    const plot = await alice.uploaded('twice.pviz', `<?xml version="1.0"?><plotviz><clusters>${cluster(1, 'Alpha')}${cluster(2, 'Alpha')}${cluster(3, 'Beta')}</clusters>` +
+      `<points>${point(0, 1)}${point(1, 2)}${point(2, 3)}</points></plotviz>`);
+    assert.deepEqual(plot.clusters.map((c) => c.label), ['Alpha', 'Alpha', 'Beta']);
+    const patch = (clusters: unknown[]) => alice.request('PATCH', `/plots/${plot.id}`, { clusters });
+    // Another's name, also with spaces around it (the viewer's rule: trimmed, case counts).
+    for (const label of ['Beta', ' Beta ']) {
+      const refused = await expectReply(await patch([{ key: 1, label }]), 409, 'clusters.0.label');
+      assert.match(refused.error.message, /^clusters\.0\.label: another cluster \(key 3\) is already named "Beta"/);
+    }
+    await expectReply(await patch([{ key: 3, visible: false }, { key: 3, label: 'Alpha' }]), 409, 'clusters.1.label');
+    // Two clusters of the patch given one new name.
+    await expectReply(await patch([{ key: 1, label: 'Gamma' }, { key: 3, label: 'Gamma' }]), 409, 'clusters.0.label');
+    // A refused patch changes nothing.
+    assert.deepEqual((await alice.json('GET', `/plots/${plot.id}`)).clusters.map((c: any) => [c.label, c.visible]), [['Alpha', true], ['Alpha', true], ['Beta', true]]);
+    // The upload's duplicates keep their names through edits of other fields; case makes another name; names may swap.
+    await alice.json('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 1, label: 'Alpha', visible: false }] });
+    await alice.json('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 2, label: 'beta' }] });
+    const swapped = await alice.json('PATCH', `/plots/${plot.id}`, { clusters: [{ key: 2, label: 'Beta' }, { key: 3, label: 'beta' }] });
+    assert.deepEqual(swapped.clusters.map((c: any) => c.label), ['Alpha', 'Beta', 'beta']);
+    const made = await alice.request('POST', `/plots/${plot.id}/clusters`, { label: 'Alpha ', points: [0] });
+    const body = await expectReply(made, 409, 'label');
+    assert.match(body.error.message, /^label: another cluster \(key 1\) is already named "Alpha"/);
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'Delta', points: [0] }, 201);
+  });
+
   test('delete removes the plot and all its data', async () => {
     const before = await storedCounts();
     const plot = await alice.uploaded('gone.txt', TEXT5);
@@ -278,7 +307,7 @@ describe('sharing and ownership', () => {
     assert.deepEqual(await storedCounts(), before);
   });
 
-  test('a delete answers once the plot is hidden, before its data is removed (which scans every blob in FerretDB)', async () => {
+  test('a delete answers once the plot is hidden, before its data is removed (a round trip or more per blob)', async () => {
     const before = await storedCounts();
     const plot = await alice.uploaded('slow.txt', TEXT5, { tags: 'slowdelete' });
     const { blobs } = server.store;
@@ -299,6 +328,99 @@ describe('sharing and ownership', () => {
       blobs.deletePlot = deletePlot;
     }
     await server.plots.removalsDone();
+    assert.deepEqual(await storedCounts(), before);
+  });
+});
+
+describe('removing a deleted plot\'s data', () => {
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]);
+
+  test('finds its blobs by name, not by scanning every blob (FerretDB reads the whole table for any filter but _id)', async () => {
+    const before = await storedCounts();
+    const plot = await alice.uploaded('named.txt', TEXT5);
+    // Blobs written after the upload: a selection, a made cluster's origin, the owner's thumbnail.
+    await alice.json('PUT', `/plots/${plot.id}/selections/kept`, { frame: 0, indices: [0, 2] }, 201);
+    await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'made', points: [1] }, 201);
+    assert.equal((await alice.request('PUT', `/plots/${plot.id}/thumbnail`, new Uint8Array(png), { 'content-type': 'image/png' })).status, 204);
+    const { meta } = server.store.blobs;
+    const find = meta.find;
+    const filters: unknown[] = [];
+    meta.find = ((filter: unknown, ...rest: unknown[]) => { filters.push(filter); return (find as Function).call(meta, filter, ...rest); }) as typeof find;
+    try {
+      assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 204);
+      await server.plots.removalsDone();
+    } finally {
+      meta.find = find;
+    }
+    const byName = (filter: any) => Object.keys(filter).length === 1 && typeof filter._id === 'string'; // as findOne asks through find
+    assert.deepEqual(filters.filter((f) => !byName(f)), [], 'the blob metadata is looked up by _id only');
+    assert.deepEqual(await storedCounts(), before);
+  });
+
+  test('a plot stored before blobs were listed by plot is still removed whole', async () => {
+    const before = await storedCounts();
+    const plot = await alice.uploaded('older.txt', TEXT5);
+    await server.store.db.collection('blob_directory').deleteOne({ _id: `${plot.id}#0` as never });
+    await alice.json('PUT', `/plots/${plot.id}/selections/later`, { frame: 0, indices: [1] }, 201); // listed on a page of its own
+    assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 204);
+    await server.plots.removalsDone();
+    assert.deepEqual(await storedCounts(), before);
+  });
+
+  test('plots stored before blob names were listed get theirs once, at start-up, and are then deleted without a scan', async () => {
+    const before = await storedCounts();
+    const directory = server.store.db.collection('blob_directory');
+    const plot = await alice.uploaded('listed-later.txt', TEXT5);
+    const { blobs } = server.store;
+    const names = (await blobs.meta.find({ plotId: plot.id }).toArray()).map((info) => info._id);
+    await directory.deleteMany({ _id: { $regex: `^${plot.id}#` } as never }); // as the API stored plots before
+    assert.ok((await blobs.listOlderPlots()) >= 1);
+    assert.deepEqual((await directory.findOne({ _id: `${plot.id}#0` as never }))!.names.sort(), [...names].sort());
+    assert.equal(await blobs.listOlderPlots(), 0, 'done once: no later start-up scans');
+    const find = blobs.meta.find;
+    const filters: unknown[] = [];
+    blobs.meta.find = ((filter: unknown, ...rest: unknown[]) => { filters.push(filter); return (find as Function).call(blobs.meta, filter, ...rest); }) as typeof find;
+    try {
+      assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 204);
+      await server.plots.removalsDone();
+    } finally {
+      blobs.meta.find = find;
+    }
+    assert.deepEqual(filters.filter((f: any) => !(Object.keys(f).length === 1 && typeof f._id === 'string')), []);
+    await directory.deleteOne({ _id: '#all-plots-listed' as never });
+    assert.deepEqual(await storedCounts(), before);
+  });
+
+  test('a thumbnail being stored while its plot is deleted goes with it; one stored after finds the plot gone', async () => {
+    const before = await storedCounts();
+    const plot = await alice.uploaded('drawn.txt', TEXT5);
+    const { blobs } = server.store;
+    const putBuffer = blobs.putBuffer;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let storing!: () => void;
+    const started = new Promise<void>((resolve) => (storing = resolve));
+    blobs.putBuffer = async (...args) => { storing(); await held; return putBuffer.apply(blobs, args); };
+    try {
+      const sent = alice.request('PUT', `/plots/${plot.id}/thumbnail`, new Uint8Array(png), { 'content-type': 'image/png' });
+      await started;
+      assert.equal((await alice.request('DELETE', `/plots/${plot.id}`)).status, 204);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a removal not waiting for the thumbnail would be done by now
+      release();
+      assert.equal((await sent).status, 204);
+    } finally {
+      release();
+      blobs.putBuffer = putBuffer;
+    }
+    await server.plots.removalsDone();
+    assert.deepEqual(await storedCounts(), before);
+
+    // A thumbnail whose request passed its checks before the delete, stored after the removal.
+    const other = await alice.uploaded('late.txt', TEXT5);
+    const doc = await server.plots.owned(other.id, (await alice.json('GET', '/auth/me')).username);
+    assert.equal((await alice.request('DELETE', `/plots/${other.id}`)).status, 204);
+    await server.plots.removalsDone();
+    assert.equal(await server.plots.setThumbnail(doc, png, { drawn: false }), false);
     assert.deepEqual(await storedCounts(), before);
   });
 });

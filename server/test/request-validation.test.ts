@@ -58,3 +58,29 @@ test('a library query parameter the API does not know is refused, naming it', as
   const mine = await owner.json('GET', '/plots?scope=mine&sort=name&page=1&pageSize=10');
   assert.deepEqual(mine.items.map((p: { id: string }) => p.id), [plotId]);
 });
+
+test('search, export, selection and job-log query parameters the API does not know are refused, naming them', async () => {
+  const paths = [
+    [`/plots/${plotId}/search?label=a&frames=1`, 'frames'],
+    [`/plots/${plotId}/export?format=pviz&gzip=1`, 'gzip'],
+    [`/plots/${plotId}/selections/any?encoding=mask&as=bits`, 'as'],
+    ['/jobs/nosuchjob/logs?stage=swg&tail=10', 'tail'],
+  ];
+  for (const [path, key] of paths) {
+    const refused = await expectReply(await owner.request('GET', path!), 400, key, 'bad_request');
+    assert.match(refused.error.message, new RegExp(`^${key}: unknown key$`));
+  }
+  // The same without the unknown key is taken.
+  assert.equal((await owner.request('GET', `/plots/${plotId}/search?label=a&frame=0`)).status, 200);
+  assert.equal((await owner.request('GET', `/plots/${plotId}/export?format=pviz`)).status, 200);
+});
+
+test('a login or registration with a key the server does not know is refused, and neither signs in nor registers', async () => {
+  const anonymous = new Client(server.url);
+  const register = { username: 'walter', password: 'correct horse battery', email: 'w@example.org' };
+  await expectReply(await anonymous.request('POST', '/auth/register', register), 400, 'email', 'bad_request');
+  assert.equal(await server.store.users.countDocuments({ username: 'walter' }), 0);
+  const login = await anonymous.request('POST', '/auth/login', { username: 'valerie', password: 'correct horse battery', remember: true });
+  await expectReply(login, 400, 'remember', 'bad_request');
+  assert.equal(login.headers.get('set-cookie'), null);
+});

@@ -21,6 +21,27 @@ after(() => server.close());
 const TWENTY = Array.from({ length: 20 }, (_, i) => `${i} ${i} 0 0 1 p${i}`).join('\n') + '\n';
 
 describe('named selections', () => {
+  test('are listed by name, not by scanning every blob stored (FerretDB reads the whole table for any filter but _id); a plot stored before blob names were listed still lists them', async () => {
+    const plot = await alice.uploaded('twenty.txt', TWENTY);
+    const base = `/plots/${plot.id}/selections`;
+    for (const name of ['b', 'a', 'gone']) await alice.json('PUT', `${base}/${name}`, { indices: [1] }, 201);
+    await alice.json('PUT', `${base}/a`, { indices: [2, 3] }); // replaced: listed once
+    assert.equal((await alice.request('DELETE', `${base}/gone`)).status, 204);
+    const { meta } = server.store.blobs;
+    const find = meta.find;
+    const filters: unknown[] = [];
+    meta.find = ((filter: unknown, ...rest: unknown[]) => { filters.push(filter); return (find as Function).call(meta, filter, ...rest); }) as typeof find;
+    try {
+      assert.deepEqual((await alice.json('GET', base)).map((s: { name: string; count: number }) => [s.name, s.count]), [['a', 2], ['b', 1]]);
+    } finally {
+      meta.find = find;
+    }
+    const byName = (filter: any) => Object.keys(filter).length === 1 && typeof filter._id === 'string'; // as findOne asks through find
+    assert.deepEqual(filters.filter((f) => !byName(f)), [], 'the blob metadata is looked up by _id only');
+    await server.store.db.collection('blob_directory').deleteOne({ _id: `${plot.id}#0` as never });
+    assert.deepEqual((await alice.json('GET', base)).map((s: { name: string }) => s.name), ['a', 'b']);
+  });
+
   test('saved as indices or mask, listed, read back both ways, replaced and deleted', async () => {
     const plot = await alice.uploaded('twenty.txt', TWENTY);
     const base = `/plots/${plot.id}/selections`;

@@ -1,6 +1,7 @@
 // The `distances` stage of a `vectors` job: CSV feature vectors → an N×N SPIDAL
 // matrix (int16 little-endian, distance / max distance × 32767) and labels.txt.
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JobDoc } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
 import { fileChunks } from '@wpv/server/formats/chunks';
@@ -14,13 +15,20 @@ export interface Vectors {
   labels: string[];
 }
 
-/** The vectors of a CSV file the job's input check accepted (read by the same CSV reader, csv-rows.ts). */
-export async function readVectors(file: string, header: boolean, labelColumn: number | undefined): Promise<Vectors> {
+/** How long the distance loop computes before it lets the worker's stop watch run (it would block it). */
+const COMPUTE_SLICE_MS = 50;
+
+/**
+ * The vectors of a CSV file the job's input check accepted (read by the same CSV reader,
+ * csv-rows.ts); `signal` stops the read at the next row.
+ */
+export async function readVectors(file: string, header: boolean, labelColumn: number | undefined, signal?: AbortSignal): Promise<Vectors> {
   const values: number[] = [];
   const labels: string[] = [];
   let dims = 0;
   let skipHeader = header;
   await forEachCsvRow(fileChunks(file), (cells) => {
+    signal?.throwIfAborted();
     if (skipHeader) {
       skipHeader = false;
       return;
@@ -32,11 +40,20 @@ export async function readVectors(file: string, header: boolean, labelColumn: nu
   return { rows: labels.length, dims, values: Float64Array.from(values), labels };
 }
 
-/** Pairwise distances, Euclidean or 1 − Pearson correlation (1 when a vector is constant). */
-export function distanceMatrix({ rows, dims, values }: Vectors, metric: 'euclidean' | 'correlation'): Float64Array {
+/**
+ * Pairwise distances, Euclidean or 1 − Pearson correlation (1 when a vector is constant).
+ * Every COMPUTE_SLICE_MS it yields to the event loop (where the stop watch runs) and checks `signal`.
+ */
+export async function distanceMatrix({ rows, dims, values }: Vectors, metric: 'euclidean' | 'correlation', signal?: AbortSignal): Promise<Float64Array> {
   const data = metric === 'correlation' ? standardise(values, rows, dims) : values;
   const out = new Float64Array(rows * rows);
+  let sliceStart = performance.now();
   for (let i = 0; i < rows; i++) {
+    if (performance.now() - sliceStart >= COMPUTE_SLICE_MS) {
+      await nextTurn();
+      signal?.throwIfAborted();
+      sliceStart = performance.now();
+    }
     for (let j = i + 1; j < rows; j++) {
       let acc = 0;
       for (let k = 0; k < dims; k++) {
@@ -73,10 +90,11 @@ export function toSpidal(distances: Float64Array): Buffer {
 
 export const distancesStage = { run: writeDistances };
 
-async function writeDistances(job: JobDoc): Promise<Record<string, never>> {
+async function writeDistances(job: JobDoc, signal: AbortSignal): Promise<Record<string, never>> {
   const p = job.params as { header: boolean; labelColumn?: number; metric: 'euclidean' | 'correlation' };
-  const vectors = await readVectors(path.join(job.workdir, job.input.file), p.header, p.labelColumn);
-  await writeAtomically(path.join(job.workdir, FILES.labels), vectors.labels.join('\n') + '\n');
-  await writeAtomically(path.join(job.workdir, FILES.matrix), toSpidal(distanceMatrix(vectors, p.metric)));
+  const vectors = await readVectors(path.join(job.workdir, job.input.file), p.header, p.labelColumn, signal);
+  const matrix = toSpidal(await distanceMatrix(vectors, p.metric, signal));
+  await writeAtomically(path.join(job.workdir, FILES.labels), vectors.labels.join('\n') + '\n', signal);
+  await writeAtomically(path.join(job.workdir, FILES.matrix), matrix, signal);
   return {};
 }

@@ -1,8 +1,17 @@
 // Small file helpers of the worker stages.
-import { rename, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 
-/** Writes through a temporary name and renames: a crash never leaves a half-written output. */
-export async function writeAtomically(file: string, data: string | Uint8Array): Promise<void> {
-  await writeFile(`${file}.tmp`, data);
+/**
+ * Writes through a temporary name and renames: a crash never leaves a half-written output.
+ * `signal` abandons the write (a cancelled job), removing the temporary file.
+ */
+export async function writeAtomically(file: string, data: string | Uint8Array, signal?: AbortSignal): Promise<void> {
+  try {
+    await writeFile(`${file}.tmp`, data, { signal });
+    signal?.throwIfAborted();
+  } catch (err) {
+    await rm(`${file}.tmp`, { force: true });
+    throw err;
+  }
   await rename(`${file}.tmp`, file);
 }

@@ -9,23 +9,33 @@ import { type Delivery, type JobBroker, type PipelineMessage } from '@wpv/jobs/b
 import type { JobConfig } from '@wpv/jobs/config';
 import { isTerminalJob, type JobDoc, type StageDoc, type StageName } from '@wpv/jobs/model';
 import { redactPaths } from '@wpv/jobs/messages';
-import type { JobRepo } from '@wpv/jobs/repository';
+import type { JobRepo, StageStates } from '@wpv/jobs/repository';
 import type { StageTimings } from '@wpv/jobs/timings';
 import { JOB_MODULES } from '@wpv/server/jobtypes/index';
+import { stopReason, watchForStop } from './stopping.ts';
 
 /**
  * A stage run in this process. `run` throws with the reason on failure; what it
  * returns is recorded with the stage's success. A stage may run again after a
  * crash (even after its first run stored results): `run` must be idempotent.
+ * `signal` aborts when the job is cancelled: `run` should stop soon after (checking it
+ * between chunks of its work) and leave no partial output. `discard` removes what a
+ * stopped run stored that others could see (assemble: the job's plot).
  */
 export interface WorkerStage {
-  run(job: JobDoc): Promise<Record<string, unknown>>;
+  run(job: JobDoc, signal: AbortSignal): Promise<Record<string, unknown>>;
+  discard?(job: JobDoc): Promise<void>;
 }
 
 /** A worker stage still `running` this long after it started belongs to a dead worker. */
 const WORKER_STAGE_LEASE_MS = 10 * 60_000;
 /** Guard against a loop: each pass finishes at least one worker stage. */
 const MAX_PASSES = 10;
+/**
+ * A cancel cancels a job's stages before the job itself: a stage cancelled this long ago in a job
+ * still active belongs to a cancel whose API process died half-way, which the worker finishes.
+ */
+const CANCEL_CUT_SHORT_MS = 10_000;
 
 export class Orchestrator {
   constructor(
@@ -41,15 +51,26 @@ export class Orchestrator {
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       const job = await this.repo.get(jobId);
       if (!job) return;
+      const stages = job.stageOrder.map((name) => job.stages[name]!);
       if (isTerminalJob(job.state)) {
         await this.repo.retire(jobId); // normally done with the final move; again in case that process died
+        // A worker stage whose worker died while stopping it: stopped with its job.
+        for (const stage of stages.filter((s) => s.runner === 'worker' && s.state === 'running' && this.abandoned(s, delivery))) {
+          await this.stopped(job, stage.name, stage.attempts, job.endedAt, `job ${job.state}`);
+        }
         await this.cleanUp(job);
         return;
       }
-      const stages = job.stageOrder.map((name) => job.stages[name]!);
       const failed = stages.find((s) => s.state === 'failed');
       if (failed) {
         await this.failJob(job, `${failed.error ?? 'no reason given'}; stage ${failed.name} failed`);
+        continue;
+      }
+      const cancelled = stages.find((s) => s.state === 'cancelled');
+      if (cancelled) {
+        // A cancel under way (JobRepo.cancel): nothing more starts; the job's own move is the API's to make, or ours if it never came.
+        if (Date.now() - (cancelled.endedAt?.getTime() ?? 0) < CANCEL_CUT_SHORT_MS) return;
+        await this.repo.moveJob(jobId, 'cancelled', `stage ${cancelled.name} was cancelled; finishing a cancel cut short`);
         continue;
       }
       if (stages.every((s) => s.state === 'succeeded')) {
@@ -106,27 +127,69 @@ export class Orchestrator {
     return since !== null && Date.now() - since.getTime() > WORKER_STAGE_LEASE_MS;
   }
 
-  private async runWorkerStage(job: JobDoc, name: StageName): Promise<boolean> {
-    // The type's own worker stages first (stock-timeseries' prepare), then the shared ones.
+  /** The type's own worker stage (stock-timeseries' prepare) or the shared one of that name. */
+  private workerStage(job: JobDoc, name: StageName): WorkerStage {
     const own = JOB_MODULES[job.type].workerStages?.[name];
     const worker = own ? { run: own } : this.workerStages[name];
     if (!worker) throw new Error(`no worker runs stage ${name}`);
+    return worker;
+  }
+
+  private async runWorkerStage(job: JobDoc, name: StageName): Promise<boolean> {
+    const worker = this.workerStage(job, name);
     // A stage resumed after a crash is already running: its attempt count goes with its end.
     const attempts = job.stages[name]!.attempts + 1;
-    await this.repo.moveStage(job._id, name, 'running', 'started in the worker', { startedAt: new Date(), attempts });
-    const startedAt = Date.now();
-    let result: Record<string, unknown>;
-    try {
-      result = await worker.run(job);
-    } catch (err) {
-      this.log(`${job._id}/${name}: failed: ${(err as Error).message}`);
-      const error = redactPaths((err as Error).message);
-      await this.repo.moveStage(job._id, name, 'failed', error.slice(0, 500), { endedAt: new Date(), error, attempts });
-      return true;
+    if (!(await this.repo.moveStage(job._id, name, 'running', 'started in the worker', { startedAt: new Date(), attempts }))) {
+      // Refused: running already (resumed), or cancelled with its job meanwhile (then not ours to run).
+      const now = await this.repo.states(job._id, name);
+      if (now.stage !== 'running') return false;
+      const why = stopReason(now);
+      if (why) return this.stopped(job, name, attempts, now.jobEndedAt, why).then(() => true);
     }
-    const metrics = { queueWaitSeconds: 0, runSeconds: (Date.now() - startedAt) / 1000, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
-    await this.repo.moveStage(job._id, name, 'succeeded', 'finished in the worker', { ...result, endedAt: new Date(), metrics, error: null, attempts });
+    const watch = watchForStop(this.repo, job._id, name);
+    const startedAt = Date.now();
+    let result: Record<string, unknown> | null = null;
+    let error: Error | null = null;
+    try {
+      result = await worker.run(job, watch.signal);
+    } catch (err) {
+      error = err as Error;
+    } finally {
+      watch.close();
+    }
+    // The commit point: a stop the watch saw, or one asked for since, wins over the stage's own end;
+    // one asked for after this look still does, as the repository refuses the end below.
+    let now = await this.repo.states(job._id, name);
+    if (!stopReason(now)) {
+      if (now.stage !== 'running') return true; // ended by another worker that ran it too (a redelivery)
+      let ended: boolean;
+      if (error) {
+        this.log(`${job._id}/${name}: failed: ${error.message}`);
+        const reason = redactPaths(error.message);
+        ended = await this.repo.moveStage(job._id, name, 'failed', reason.slice(0, 500), { endedAt: new Date(), error: reason, attempts });
+      } else {
+        const metrics = { queueWaitSeconds: 0, runSeconds: (Date.now() - startedAt) / 1000, cpuSeconds: null, peakMemoryKb: null, ranks: 1, threads: 1 };
+        ended = await this.repo.moveStage(job._id, name, 'succeeded', 'finished in the worker', { ...result, endedAt: new Date(), metrics, error: null, attempts });
+      }
+      if (ended) return true;
+      now = await this.repo.states(job._id, name);
+    }
+    const why = stopReason(now);
+    if (why) await this.stopped(job, name, attempts, now.jobEndedAt, why);
     return true;
+  }
+
+  /**
+   * A worker stage stopped with its job: what its run stored is discarded first (a plot, even one
+   * made ready a moment before the cancel was seen, never outlives a cancelled job), then it is
+   * recorded cancelled, ended with the job (a stage never outlasts its job; `jobEndedAt` null: the
+   * cancel has not ended the job yet, so now).
+   */
+  private async stopped(job: JobDoc, name: StageName, attempts: number, jobEndedAt: StageStates['jobEndedAt'], why: string): Promise<void> {
+    await this.workerStage(job, name).discard?.(job);
+    if (await this.repo.moveStage(job._id, name, 'cancelled', `${why}; stopped in the worker`, { endedAt: jobEndedAt ?? new Date(), attempts })) {
+      this.log(`${job._id}/${name}: stopped (${why})`);
+    }
   }
 
   private async failJob(job: JobDoc, error: string): Promise<void> {

@@ -2,6 +2,7 @@
 // writes, JSON error bodies turned into ApiError, replies checked with zod.
 import { API_PREFIX, ApiError, ErrorBody } from '@wpv/schema';
 import type { z } from 'zod';
+import { formatWait } from '../app/format';
 
 export { ApiError };
 
@@ -15,18 +16,49 @@ function withCsrf(method: string, headers: Record<string, string>): Record<strin
   return headers;
 }
 
-/** Builds an ApiError from a failed reply, whatever its body holds. */
-export function errorFromBody(status: number, text: string): ApiError {
+/** A server fault as users read it: what happened, whether to retry, and the id the operator finds it by in the log. */
+export function serverFaultText(requestId: string | undefined, status: number): string {
+  const which = requestId ? `request ${requestId}` : `HTTP ${status}`;
+  const tell = requestId ? 'send the request id to the operator' : 'tell the operator';
+  return `Something went wrong on the server (${which}). Try again; if it keeps happening, ${tell}.`;
+}
+
+/** An API message made readable: waits in minutes rather than seconds ("try again in 894 s"), and a 5xx told whether to retry. */
+function readable(status: number, message: string): string {
+  const text = message.replace(/\btry again in (\d+) s\b/, (_, seconds: string) => `try again in ${formatWait(Number(seconds))}`);
+  return status >= 500 && !/try again/i.test(text) ? `${text}; try again in a moment` : text;
+}
+
+/** Builds an ApiError from a failed reply, whatever its body holds; `requestId`: the X-Request-Id header. */
+export function errorFromBody(status: number, text: string, requestId?: string | null): ApiError {
   try {
     const parsed = ErrorBody.safeParse(JSON.parse(text));
     if (parsed.success) {
       const e = parsed.data.error;
-      return new ApiError(status, e.code, e.message, e.field, e.line);
+      // An unexpected failure ("internal error (request …)"): its message says nothing the user can act on.
+      const message = e.code === 'internal' ? serverFaultText(e.requestId ?? requestId ?? undefined, status) : readable(status, e.message);
+      return new ApiError(status, e.code, message, e.field, e.line);
     }
   } catch {
     // not JSON: fall through to a generic message
   }
+  if (status >= 500) return new ApiError(status, 'http_' + status, serverFaultText(requestId ?? undefined, status));
   return new ApiError(status, 'http_' + status, `Request failed with HTTP ${status}`);
+}
+
+/**
+ * The server or its database cannot answer for now (unreachable, restarting, the store down), as
+ * opposed to this request being wrong: the session is then unknown, and asked again until it answers.
+ */
+export function isOutage(error: unknown): error is ApiError {
+  return error instanceof ApiError && (error.code === 'network' || error.code === 'store_unavailable' || error.status === 502 || error.status === 504);
+}
+
+const outageListeners = new Set<(error: ApiError) => void>();
+/** Calls `listener` with every request's outage error (isOutage); returns the unsubscribe. */
+export function onOutage(listener: (error: ApiError) => void): () => void {
+  outageListeners.add(listener);
+  return () => outageListeners.delete(listener);
 }
 
 /** An error as one line for the page: an API error's field and line added unless its message already starts with the field. */
@@ -60,10 +92,15 @@ async function send(path: string, opts: RequestOptions): Promise<Response> {
     res = await fetch(API_PREFIX + path, { method, headers, body, credentials: 'same-origin', signal: opts.signal });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
-    throw new ApiError(0, 'network', 'The server could not be reached');
+    throw reported(new ApiError(0, 'network', 'The server could not be reached'));
   }
-  if (!res.ok) throw errorFromBody(res.status, await res.text());
+  if (!res.ok) throw reported(errorFromBody(res.status, await res.text(), res.headers.get('X-Request-Id')));
   return res;
+}
+
+function reported(error: ApiError): ApiError {
+  if (isOutage(error)) for (const listener of outageListeners) listener(error);
+  return error;
 }
 
 /** JSON request; the reply is validated against `schema` when one is given. */
@@ -102,7 +139,7 @@ export function uploadWithProgress<T>(
     xhr.onerror = () => reject(new ApiError(0, 'network', 'Upload failed: the server could not be reached'));
     xhr.onabort = () => reject(new ApiError(0, 'aborted', 'Upload cancelled'));
     xhr.onload = () => {
-      if (xhr.status < 200 || xhr.status >= 300) return reject(errorFromBody(xhr.status, xhr.responseText));
+      if (xhr.status < 200 || xhr.status >= 300) return reject(errorFromBody(xhr.status, xhr.responseText, xhr.getResponseHeader('X-Request-Id')));
       try {
         const parsed = schema.safeParse(JSON.parse(xhr.responseText));
         if (parsed.success) resolve(parsed.data);

@@ -8,24 +8,27 @@ import { linkClick, matchRoute, navigate, useLocation } from './router';
 import { SessionProvider, useSession } from './session';
 
 function NavBar() {
-  const { username, logout } = useSession();
+  const { username, outage, logout } = useSession();
   const location = useLocation();
   if (new URLSearchParams(location.search).get('embed') === '1') return null; // a framed viewer: canvas only
   return (
-    <header className="nav">
-      <a href="/" onClick={linkClick} className="brand">WebPlotViz</a>
-      <a href="/" onClick={linkClick}>Library</a>
-      <a href="/jobs" onClick={linkClick}>Jobs</a>
-      {username && <a href="/tokens" onClick={linkClick}>API tokens</a>}
-      <span className="spacer" />
-      {username === null && <a href="/login" onClick={linkClick}>Log in</a>}
-      {username && (
-        <>
-          <span className="user" data-testid="username">{username}</span>
-          <button onClick={() => logout().then(() => navigate('/'))}>Log out</button>
-        </>
-      )}
-    </header>
+    <>
+      <header className="nav">
+        <a href="/" onClick={linkClick} className="brand">WebPlotViz</a>
+        <a href="/" onClick={linkClick}>Library</a>
+        <a href="/jobs" onClick={linkClick}>Jobs</a>
+        {username && <a href="/tokens" onClick={linkClick}>API tokens</a>}
+        <span className="spacer" />
+        {username === null && <a href="/login" onClick={linkClick}>Log in</a>}
+        {username && (
+          <>
+            <span className="user" data-testid="username">{username}</span>
+            <button onClick={() => logout().then(() => navigate('/'))}>Log out</button>
+          </>
+        )}
+      </header>
+      {outage && <p className="outage" role="status" data-testid="server-outage">{outage}</p>}
+    </>
   );
 }
 

@@ -12,3 +12,17 @@ export function formatBytes(bytes: number): string {
   }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
+
+/** A count with its noun, singular for one: "1 point", "2,048 points" (`plural` where "s" is not it). */
+export function formatCount(count: number, noun: string, plural = noun + 's'): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? noun : plural}`;
+}
+
+/** How long to wait, as people say it: "40 seconds", "about 15 minutes" (894 s), "about 2 hours". */
+export function formatWait(seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  if (s < 60) return formatCount(s, 'second');
+  const minutes = Math.round(s / 60);
+  if (minutes < 90) return `about ${formatCount(minutes, 'minute')}`;
+  return `about ${formatCount(Math.round(minutes / 60), 'hour')}`;
+}

@@ -6,6 +6,7 @@ import { linkClick, navigate } from '../app/router';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { LoginPrompt } from '../pages/LoginPrompt';
+import { formatCount } from '../app/format';
 import { useNow } from '../app/useNow';
 import { countdown, elapsedSeconds, formatPercent, formatSeconds, isActiveJob, jobEtaSeconds, jobOverview, stageTitle, timeLeftText } from './jobProgress';
 import { JobPlotLink } from './JobPlotLink';
@@ -44,7 +45,7 @@ function JobView({ jobId }: { jobId: string }) {
       {job && <>
         <h1>{job.name} <span className={`badge state-${job.state}`} data-testid="job-state">{job.state}</span></h1>
         <p className="job-meta">
-          {job.type} · {job.input.originalName} ({job.input.points} points) · queue wait {formatSeconds(job.queueWaitSeconds)}
+          {job.type} · {job.input.originalName} ({formatCount(job.input.points, 'point')}) · queue wait {formatSeconds(job.queueWaitSeconds)}
           {' '}· total {formatSeconds(elapsedSeconds(job.startedAt, job.endedAt))}
           {job.retryOf && <> · retry of <a href={`/jobs/${encodeURIComponent(job.retryOf)}`} onClick={linkClick}>{job.retryOf}</a></>}
         </p>

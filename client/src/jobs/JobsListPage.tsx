@@ -13,12 +13,13 @@ import { JobSubmitForm } from './JobSubmitForm';
 const REFRESH_MS = 2000;
 
 export function JobsListPage() {
-  const { username } = useSession();
+  const { username, reconnected } = useSession();
   const [items, setItems] = useState<JobSummary[] | null>(null);
   const [error, setError] = useState<unknown>(null);
 
   const load = useCallback(() => jobs.list().then((page) => { setItems(page.items); setError(null); }, setError), []);
-  useEffect(() => { if (username) void load(); }, [username, load]);
+  // Again once the server answers after an outage (reconnected), when the list may have failed.
+  useEffect(() => { if (username) void load(); }, [username, load, reconnected]);
   const anyActive = items?.some((j) => isActiveJob(j.state)) ?? false;
   useEffect(() => {
     if (!anyActive) return;

@@ -40,8 +40,9 @@ export function StageCard({ jobId, stage, index, total, revision, updatedAt, sin
         {stage.attempts > 1 && <div><dt>attempts</dt><dd>{stage.attempts}</dd></div>}
       </dl>
       <StressChart series={stage.series} progress={stage.progress} />
-      {/* A stage that never started (pending, queued, or cancelled first) has no output. */}
-      {stage.startedAt &&
+      {/* Only the MPI programs write logs (the worker's own stages report through the job: error, progress);
+          a stage that never started (pending, queued, or cancelled first) has no output. */}
+      {stage.runner === 'hpc' && stage.startedAt &&
         <StageLogs jobId={jobId} stage={stage.name} revision={revision} initiallyOpen={stage.state === 'failed'} />}
     </section>
   );

@@ -1,8 +1,7 @@
 // Making, renaming and deleting the user's collections, beside the library's collection filter.
-import type { Collection } from '@wpv/schema';
+import { compareNames, type Collection } from '@wpv/schema';
 import { collections as collectionsApi } from '../api/endpoints';
-
-const plotCount = (n: number) => (n === 1 ? '1 plot' : `${n} plots`);
+import { formatCount } from '../app/format';
 
 /** `selected`: the collection the library is filtered by ('' for none): the one renamed or deleted. */
 export function CollectionActions({ collections, selected, onChange, onDeleted, onError }: {
@@ -18,7 +17,8 @@ export function CollectionActions({ collections, selected, onChange, onDeleted, 
   async function run(work: () => Promise<Collection[]>) {
     try {
       onError(null);
-      onChange(await work());
+      // In the API's order (by name), which a new or renamed collection would otherwise break.
+      onChange((await work()).sort((a, b) => compareNames(a.name, b.name)));
     } catch (e) { onError(e); }
   }
   function create() {
@@ -30,7 +30,7 @@ export function CollectionActions({ collections, selected, onChange, onDeleted, 
     if (name && name !== c.name) void run(async () => { const renamed = await collectionsApi.rename(c.id, name); return collections.map((o) => (o.id === c.id ? renamed : o)); });
   }
   function remove(c: Collection) {
-    const kept = c.plots ? ` Its ${plotCount(c.plots)} will be kept, in no collection.` : '';
+    const kept = c.plots ? ` Its ${formatCount(c.plots, 'plot')} will be kept, in no collection.` : '';
     if (!confirm(`Delete the collection "${c.name}"?${kept}`)) return;
     void run(async () => {
       await collectionsApi.remove(c.id);

@@ -2,7 +2,9 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Collection, PlotPage, PlotQuery, PlotSummary } from '@wpv/schema';
 import { collections as collectionsApi, plots, tags as tagsApi } from '../api/endpoints';
+import { isOutage } from '../api/http';
 import { linkClick, navigate } from '../app/router';
+import { formatCount } from '../app/format';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { LoginPrompt } from '../pages/LoginPrompt';
@@ -16,7 +18,7 @@ const PAGE_SIZE = 24;
 
 function Thumbnail({ plot }: { plot: PlotSummary }) {
   const [missing, setMissing] = useState(!plot.hasThumbnail);
-  if (missing) return <div className="thumb empty">{plot.points.toLocaleString()} pts</div>;
+  if (missing) return <div className="thumb empty">{formatCount(plot.points, 'point')}</div>;
   return <img className="thumb" alt="" loading="lazy" src={plots.thumbnailUrl(plot.id, plot.updatedAt)} onError={() => setMissing(true)} />;
 }
 
@@ -34,7 +36,7 @@ function EmptyLibrary({ filtered, scope }: { filtered: boolean; scope: Scope }) 
 }
 
 export function LibraryPage() {
-  const { username } = useSession();
+  const { username, outage, reconnected } = useSession();
   const [scope, setScope] = useState<Scope>('all');
   const [q, setQ] = useState('');
   const [tag, setTag] = useState('');
@@ -52,7 +54,7 @@ export function LibraryPage() {
   const load = useCallback(() => {
     setError(null);
     plots.list({ scope, q, tag, collection, sort, page, pageSize: PAGE_SIZE }).then(setResult, setError);
-  }, [scope, q, tag, collection, sort, page]);
+  }, [scope, q, tag, collection, sort, page, reconnected]); // reconnected: the server answers again, so what failed meanwhile is asked again
 
   useEffect(() => {
     const t = setTimeout(load, 200); // debounce typing in the search box
@@ -67,7 +69,7 @@ export function LibraryPage() {
     if (username === undefined) return; // the session is still loading: its answer runs this again
     loadCollections();
     tagsApi.list().then(setTagList, () => setTagList([]));
-  }, [username, loadCollections]);
+  }, [username, loadCollections, reconnected]);
 
   const pages = result ? Math.max(1, Math.ceil(result.total / result.pageSize)) : 1;
   const resetPage = <T,>(set: (v: T) => void) => (v: T) => { set(v); setPage(1); };
@@ -99,17 +101,18 @@ export function LibraryPage() {
         </select>
       </div>
       <ErrorMessage error={collectionError} />
-      <ErrorMessage error={error} />
+      {/* While the server is down the banner above says so, and the list reloads by itself once it answers. */}
+      <ErrorMessage error={outage && isOutage(error) ? null : error} />
       {result && result.items.length === 0 && <EmptyLibrary filtered={Boolean(q || tag || collection)} scope={username ? scope : 'public'} />}
       <ul className="plots">
         {result?.items.map((p) => (
           <li key={p.id} className="plot-card" data-testid="plot-card">
             <a href={`/plots/${encodeURIComponent(p.id)}`} onClick={linkClick}>
               <Thumbnail plot={p} />
-              <b>{p.name}</b>
+              <b className="plot-name" title={p.name}>{p.name}</b>
             </a>
             <div className="meta">
-              {p.owner} · {p.visibility} · {p.points.toLocaleString()} points{p.frames > 1 ? ` · ${p.frames} frames` : ''}
+              {p.owner} · {p.visibility} · {formatCount(p.points, 'point')}{p.frames > 1 ? ` · ${formatCount(p.frames, 'frame')}` : ''}
             </div>
             {p.tags.length > 0 && <div className="tags">{p.tags.map((t) => <span key={t} className="tag" onClick={() => resetPage(setTag)(t)}>{t}</span>)}</div>}
             {p.owner === username && (editing === p.id
@@ -121,7 +124,7 @@ export function LibraryPage() {
       {result && pages > 1 && (
         <div className="row pager">
           <button disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
-          <span>Page {page} of {pages} ({result.total} plots)</span>
+          <span>Page {page} of {pages} ({formatCount(result.total, 'plot')})</span>
           <button disabled={page >= pages} onClick={() => setPage(page + 1)}>Next</button>
         </div>
       )}

@@ -43,17 +43,20 @@ export function NamedViews({ plotId, canSave, current, apply }: {
   return (
     <section className="panel views">
       <h3>Saved views</h3>
-      <ul>
-        {names.map((n) => {
-          const v = views[n];
-          return (
-            <li key={n}>
-              <button disabled={!isStoredView(v)} onClick={() => isStoredView(v) && apply(decodeViewState(new URLSearchParams(v.query)).state)}>{n}</button>
-              {canSave && <button onClick={() => void remove(n)} title="delete">×</button>}
-            </li>
-          );
-        })}
-      </ul>
+      {/* No empty list: its margins left a gap under the heading. */}
+      {names.length > 0 && (
+        <ul>
+          {names.map((n) => {
+            const v = views[n];
+            return (
+              <li key={n}>
+                <button disabled={!isStoredView(v)} onClick={() => isStoredView(v) && apply(decodeViewState(new URLSearchParams(v.query)).state)}>{n}</button>
+                {canSave && <button onClick={() => void remove(n)} title="delete">×</button>}
+              </li>
+            );
+          })}
+        </ul>
+      )}
       {canSave && (
         <form className="row" onSubmit={(e) => { e.preventDefault(); void save(); }}>
           <input placeholder="view name" value={name} onChange={(e) => setName(e.target.value)} />

@@ -61,7 +61,8 @@ export function PlotLinks({ plot }: { plot: Plot }) {
   const children = (plot.children ?? []).filter((id) => names[id] !== undefined);
   if (!linked.length) return null;
   return (
-    <p className="muted small" data-testid="plot-links">
+    // One line kept while the names load (the panels below stay put), empty if none may be read.
+    <p className="muted small plot-links" data-testid="plot-links">
       {plot.parent && names[plot.parent] !== undefined && <span data-testid="plot-parent">re-clustered from {link(plot.parent)}</span>}
       {plot.parent && children.length > 0 && ' · '}
       {children.length > 0 && (

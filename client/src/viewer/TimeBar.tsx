@@ -34,9 +34,12 @@ export function TimeBar({ playback, frames, fps, setFps, trails, selectionLabels
         <button onClick={() => void playback.step(1)} title="next frame (→)">Next ›</button>
         <input type="range" min={0} max={last} value={state.frame} className="scrub" aria-label="frame"
           onChange={(e) => { playback.pause(); void playback.seek(Number(e.target.value)); }} />
-        <span data-testid="frame-number">{state.frame + 1} / {frames.length}</span>
+        {/* As wide as the widest number ("9 / 60" then "10 / 60" narrowed the slider while playing). */}
+        <span data-testid="frame-number" className="frame-number" style={{ minWidth: `${2 * String(frames.length).length + 3}ch` }}>
+          {state.frame + 1} / {frames.length}</span>
         <b data-testid="frame-title" className="frame-title">{frames[state.frame]?.title || `frame ${state.frame + 1}`}</b>
-        {state.waiting && <span className="muted">buffering…</span>}
+        {/* Always there, hidden while not waiting: appearing it narrowed the slider. */}
+        <span className={state.waiting ? 'muted buffering' : 'muted buffering idle'} data-testid="buffering" aria-hidden={!state.waiting}>buffering…</span>
       </div>
       <div className="row wrap">
         <label>Speed <select value={fps} onChange={(e) => setFps(Number(e.target.value))} data-testid="speed">

@@ -1,10 +1,10 @@
 // The plot viewer's page: it composes the data hooks (loading, view state, playback, search,
 // trails, cluster edits) with the components that render them. Panels plug into the sidebar.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { encodeSelectionMask } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { useSession } from '../app/session';
-import { ErrorMessage } from '../pages/ErrorMessage';
+import { CanvasMessages, useNotices } from './CanvasMessages';
 import { ClustersPanel, type ClusterActions } from './ClustersPanel';
 import { ColorByPanel } from './ColorByPanel';
 import { useClusterEdits } from './clusterEdits';
@@ -24,6 +24,7 @@ import { TrailTags } from './TrailTags';
 import { Toolbar } from './Toolbar';
 import { TreePanel } from './TreePanel';
 import { DEFAULT_TOOL, type Tool } from './tools';
+import { missingColumnsText } from './metadata';
 import { mergeOverrides } from './viewState';
 import { useViewStore } from './urlState';
 import { highlightSet, usePlayback } from './usePlayback';
@@ -31,10 +32,11 @@ import { usePlot } from './usePlot';
 import { useRendererSync } from './useRendererSync';
 import { useSearch } from './useSearch';
 import { useColumns } from './useColumns';
-import { usePlotErrors, type Unavailable } from './usePlotErrors';
+import { usePlotErrors } from './usePlotErrors';
 import { useThumbnail } from './useThumbnail';
 import { useTrails } from './useTrails';
 import { useTree } from './useTree';
+import './viewer.css';
 
 export function ViewerPage({ plotId }: { plotId: string }) {
   const { username } = useSession();
@@ -42,7 +44,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const [scene] = useState(() => new Scene());
   const { view, setView, update, problems, embed, adopt, moved, current, link } = useViewStore(scene);
   const { error, unavailable, failLoad, report: setError } = usePlotErrors(plotId);
-  const [notice, setNotice] = useState<ReactNode>(problems.length ? `Parts of this link were ignored: ${problems.join('; ')}` : '');
+  const { notice, notify: setNotice, dismiss: dismissNotice } = useNotices(problems.length ? `Parts of this link were ignored: ${problems.join('; ')}` : '');
   const [tool, setTool] = useState<Tool>(DEFAULT_TOOL);
   const [help, setHelp] = useState(false);
 
@@ -50,15 +52,13 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   const { plot, setPlot, clusters, setClusters, ready, labelsLoaded } = loaded;
   const isOwner = !!plot && plot.owner === username;
   const reclustering = useReclustering(plot, isOwner, setNotice, setError);
-  const search = useSearch(plotId, scene, setError);
+  const search = useSearch(plotId, scene, view.hidden, setError);
   // The frame on screen: playback moves it outside the view state; read again when playback rests (its counts re-render).
   const columns = useColumns(plotId, plot, scene, scene.frame?.index ?? view.frame, ready, setError, view, update);
-  const unknownColumns = columns.unknown.join(', ');
-  useEffect(() => {
-    if (unknownColumns) setNotice(`This plot has no column ${unknownColumns}: the points keep their own colours and labels`);
-  }, [unknownColumns]);
+  const missingColumns = columns.unknown.length ? missingColumnsText(columns.unknown) : '';
+  useEffect(() => { if (missingColumns) setNotice(missingColumns); }, [missingColumns, setNotice]);
   const trails = useTrails({
-    plotId, frameCount: plot?.frames ?? 0, renderer: () => scene.renderer, peek: (f) => scene.store?.peek(f),
+    frameCount: plot?.frames ?? 0, store: loaded.store, renderer: () => scene.renderer,
     currentFrame: () => scene.frame?.index ?? 0, onFollow: (trails) => update({ trails }), onError: setError,
   });
   // After useColumns: its colours and the clade colours take turns (useTree.ts).
@@ -145,7 +145,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
               try { setPlot(await plots.patch(plotId, { visibility: 'public' })); } catch (e) { setError(e); throw e; }
             } : undefined} />
         )}
-        <CanvasMessages error={error} unavailable={unavailable} embed={embed} notice={embed ? '' : notice} dismissNotice={() => setNotice('')} />
+        <CanvasMessages error={error} unavailable={unavailable} embed={embed} notice={embed ? null : notice} dismissNotice={dismissNotice} />
         <PlotCanvas
           canvasRef={canvasRef} renderer={ready ? scene.renderer : null} tool={tool}
           state={canvasState}
@@ -160,7 +160,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
           </fieldset>
         )}
       </div>
-      {embed ? <EmbedLink href={link()} /> : (
+      {embed ? !offline && <EmbedLink href={link()} /> : (
       <aside className="sidebar">
         {plot && ready && (
           <fieldset className="contents" disabled={offline}>
@@ -168,18 +168,25 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             <p className="muted">{plot.owner} · {plot.visibility} · {plot.points.toLocaleString()} points{plot.frames > 1 ? ` · ${plot.frames} frames` : ''}
               {' · '}<a href={plots.exportUrl(plotId, 'pviz')}>export</a></p>
             <PlotLinks plot={plot} />
-            <form className="row" onSubmit={(e) => { const f = new FormData(e.currentTarget); e.preventDefault(); void search.find(f.get('label') as string, (f.get('column') as string | null) ?? undefined); }}>
-              <input name="label" type="search" className="label-search" placeholder={plot.columns.length ? 'Labels and metadata' : 'Search point labels'} data-testid="label-search" />
-              {plot.columns.length > 0 && (
-                <select name="column" className="search-in" data-testid="search-column" aria-label="Search in">
-                  <option value="" title="the labels and every text column">labels &amp; text</option>
-                  {plot.columns.map((c) => <option key={c.name} value={c.name}>{c.name}</option>)}
-                </select>
+            {/* The results open over the panels below, which stay put. */}
+            <div className="search-anchor">
+              <form className="row" onSubmit={(e) => { const f = new FormData(e.currentTarget); e.preventDefault(); void search.find(f.get('label') as string, (f.get('column') as string | null) ?? undefined); }}>
+                <input name="label" type="search" className="label-search" placeholder={plot.columns.length ? 'Labels and metadata' : 'Search point labels'} data-testid="label-search" />
+                {plot.columns.length > 0 && (
+                  <select name="column" className="search-in" data-testid="search-column" aria-label="Search in">
+                    <option value="" title="the labels and every text column">labels &amp; text</option>
+                    {plot.columns.map((c) => <option key={c.name} value={c.name}>{c.name}</option>)}
+                  </select>
+                )}
+                <button type="submit">Find</button>
+              </form>
+              {search.search && (
+                <div className="search-popup">
+                  <SearchResults search={search.search} matches={search.matches} onClose={search.clear}
+                    labelOf={(i) => columns.label(i, scene.frame?.labels?.[i] ?? '')} hiddenIn={(i) => hiddenClusterOf(i)?.label} onPick={goToHit} />
+                </div>
               )}
-              <button type="submit">Find</button>
-            </form>
-            {search.search && <SearchResults search={search.search} matches={search.matches} onClose={search.clear}
-              labelOf={(i) => columns.label(i, scene.frame?.labels?.[i] ?? '')} hiddenIn={(i) => hiddenClusterOf(i)?.label} onPick={goToHit} />}
+            </div>
             <ColorByPanel columns={plot.columns} state={columns} />
             <TreePanel tree={tree} view={view} update={update} canEdit={isOwner && labelsLoaded}
               onSelect={(indices) => select(indices, scene.frame?.index ?? 0)} />
@@ -214,42 +221,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
   );
 }
 
-/**
- * The last error and notice, over the top of the canvas and taking no room: at the top of the sidebar they pushed
- * the panels down while they were used (e.g. just after making a cluster). A click dismisses either; a dismissed
- * error is only hidden (a failed load stays failed, not "Loading…"). A plot that is unavailable says so for good.
- */
-function CanvasMessages({ error, unavailable, embed, notice, dismissNotice }: {
-  error: unknown; unavailable: Unavailable; embed: boolean; notice: ReactNode; dismissNotice(): void;
-}) {
-  const [dismissed, setDismissed] = useState<unknown>(null);
-  const shown = !unavailable && error !== dismissed && error;
-  if (!unavailable && !shown && !notice) return null;
-  return (
-    <div className="messages-anchor">
-      <div className="messages">
-        {unavailable && <PlotUnavailable why={unavailable} embed={embed} />}
-        {!!shown && <div title="click to dismiss" onClick={() => setDismissed(error)}><ErrorMessage error={shown} /></div>}
-        {notice && <p className="notice" data-testid="notice" title="click to dismiss" onClick={dismissNotice}>{notice}</p>}
-      </div>
-    </div>
-  );
-}
-
-const UNAVAILABLE: Record<NonNullable<Unavailable>, string> = {
-  missing: 'This plot does not exist, or it is private and you are not its owner.',
-  gone: 'This plot has been deleted, or it is no longer shared with you.',
-};
-
-function PlotUnavailable({ why, embed }: { why: NonNullable<Unavailable>; embed: boolean }) {
-  return (
-    <p className="error" role="alert" data-testid="plot-unavailable">
-      {UNAVAILABLE[why]} <a href="/" {...(embed && { target: '_blank', rel: 'noopener' })}>Go to the library</a>
-    </p>
-  );
-}
-
-/** Embed mode's one control: the same view, opened in WebPlotViz in a new tab. */
+/** Embed mode's one control: the same view, opened in WebPlotViz in a new tab (not for a plot that is unavailable: it would open the same message). */
 function EmbedLink({ href }: { href: string }) {
   return <a className="embed-link" href={href} target="_blank" rel="noopener" data-testid="embed-link">open in WebPlotViz</a>;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster } from '@wpv/schema';
-import { buildPointAttributes, CENTRE_SCALE, CENTRE_SHAPE, countByCluster, resolveStyles, withCounts } from './clusterStyles';
+import { buildPointAttributes, CENTRE_SCALE, CENTRE_SHAPE, countByCluster, resolveStyles, shownPoints, withCounts } from './clusterStyles';
 import { PLAIN_POINT } from './shaders';
 
 const clusters: Cluster[] = [
@@ -61,5 +61,14 @@ describe('per-frame counts', () => {
     const style = { label: '', color: { r: 0, g: 0, b: 0, a: 255 }, shape: 0, size: 1, visible: true, plain: false };
     const styles = [{ ...style, key: 1, count: 10 }, { ...style, key: 2, count: 5 }, { ...style, key: 3, count: 30 }];
     expect(withCounts(styles, counts).map((s) => s.count)).toEqual([1, 0, 3]);
+  });
+});
+
+describe('shownPoints', () => {
+  it('keeps the points outside hidden clusters, in order', () => {
+    const keys = new Uint32Array([0, 5, 0, 7]);
+    expect(shownPoints([3, 1, 0], keys, [5])).toEqual([3, 0]);
+    expect(shownPoints([1], keys, [5])).toEqual([]);
+    expect(shownPoints([1, 2], keys, [])).toEqual([1, 2]);
   });
 });

@@ -129,3 +129,10 @@ export function countByCluster(clusterKeys: Uint32Array): Map<number, number> {
 export function withCounts(styles: readonly ClusterStyle[], counts: ReadonlyMap<number, number>): ClusterStyle[] {
   return styles.map((s) => ({ ...s, count: counts.get(s.key) ?? 0 }));
 }
+
+/** The points among `indices` whose cluster (`clusterKeys`: the frame's) is not hidden, in order: a search frames only these. */
+export function shownPoints(indices: readonly number[], clusterKeys: ArrayLike<number>, hidden: readonly number[]): number[] {
+  if (!hidden.length) return [...indices];
+  const off = new Set(hidden);
+  return indices.filter((i) => !off.has(clusterKeys[i]!));
+}

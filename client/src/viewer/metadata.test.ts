@@ -1,12 +1,18 @@
 import { categoricalColor, type PlotColumn } from '@wpv/schema';
 import { describe, expect, it } from 'vitest';
-import { columnColors, columnLegend, MISSING, numberColor, pointValues } from './metadata';
+import { columnColors, columnLegend, missingColumnsText, MISSING, numberColor, pointValues } from './metadata';
 
 const species: PlotColumn = { name: 'species', kind: 'category', categories: ['setosa', 'virginica', ''], codeBytes: 2 };
 const length: PlotColumn = { name: 'length', kind: 'number', min: 1, max: 6 };
 const rgbOf = (colors: Uint8Array, i: number) => Array.from(colors.subarray(4 * i, 4 * i + 3));
 
 describe('metadata columns', () => {
+  it('names missing columns once each, quoted, in the plural for several', () => {
+    expect(missingColumnsText(['nosuch', 'nosuch'])).toBe('This plot has no column “nosuch”: the points keep their own colours and labels.');
+    expect(missingColumnsText(['a', 'b'])).toBe('This plot has no columns “a” and “b”: the points keep their own colours and labels.');
+  });
+
+
   it('colours categories from the shared palette by code, and numbers along the scale (grey when missing)', () => {
     const codes = new Uint16Array([1, 0, 2]);
     const c = columnColors(species, codes);

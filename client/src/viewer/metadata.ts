@@ -14,6 +14,13 @@ const VIRIDIS: readonly [number, number, number][] = [[72, 40, 120], [59, 82, 13
 /** Bins of a number column's legend. */
 export const NUMBER_BINS = 5;
 
+/** What the viewer says of columns a link asks for that the plot lacks: each name once, quoted (a link's colorby and labelby may name the same one). */
+export function missingColumnsText(names: readonly string[]): string {
+  const quoted = [...new Set(names)].map((n) => `“${n}”`);
+  const list = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}` : quoted[0];
+  return `This plot has no column${quoted.length > 1 ? 's' : ''} ${list}: the points keep their own colours and labels.`;
+}
+
 /** The continuous scale at t in [0, 1]. */
 export function numberColor(t: number): Rgba {
   const x = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1);

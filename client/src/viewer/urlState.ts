@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { DisplaySettings } from '@wpv/schema';
 import type { Scene } from './scene';
-import { DEFAULT_VIEW, decodeViewState, encodeViewState, viewDefaults, type ViewState } from './viewState';
+import { DEFAULT_VIEW, decodeViewState, encodeViewState, viewDefaults, withoutPlayback, type ViewState } from './viewState';
 
 export interface ViewStore {
   view: ViewState;
@@ -14,8 +14,8 @@ export interface ViewStore {
   problems: string[];
   /** ?embed=1: canvas and a link out, for notebooks and other pages that frame the plot */
   embed: boolean;
-  /** The plot's display settings set what the link leaves out; returns the view they give. */
-  adopt(display: DisplaySettings | undefined, points: number): ViewState;
+  /** The plot's display settings set what the link leaves out (a single frame: no trails or speed); returns the view they give. */
+  adopt(display: DisplaySettings | undefined, points: number, frames: number): ViewState;
   /** The scene's camera or frame moved (they live outside the view state). */
   moved(): void;
   /** the view with the scene's camera and frame */
@@ -57,9 +57,10 @@ export function useViewStore(scene: Scene): ViewStore {
   // The link follows the view once a frame is on screen (before that the camera is unknown).
   useEffect(() => { if (scene.frame) moved(); }, [view, scene, moved]);
 
-  const adopt = useCallback((display: DisplaySettings | undefined, points: number) => {
+  const adopt = useCallback((display: DisplaySettings | undefined, points: number, frames: number) => {
     defaults.current = viewDefaults(display, points);
-    const v = decodeViewState(new URLSearchParams(location.search), defaults.current).state;
+    const linked = decodeViewState(new URLSearchParams(location.search), defaults.current).state;
+    const v = frames > 1 ? linked : withoutPlayback(linked, defaults.current);
     setView(v);
     return v;
   }, []);

@@ -14,7 +14,7 @@ export interface PlotEvents {
   /** the frame the link asks for */
   frame: number;
   /** The plot's display settings are known: returns the view to draw the first frame with. */
-  adopt(display: DisplaySettings | undefined, points: number): ViewState;
+  adopt(display: DisplaySettings | undefined, points: number, frames: number): ViewState;
   /** the first frame is on screen, or the camera moved */
   moved(): void;
   notify(text: string): void;
@@ -71,7 +71,7 @@ export function usePlot(plotId: string, scene: Scene, canvasRef: React.RefObject
       // size and with the view's styles; the panels render after that frame (they wait for `ready`).
       let v!: ViewState;
       flushSync(() => {
-        v = on.current.adopt(p.display, p.points); // sizes and glyphs the link does not set come from the file or the point count
+        v = on.current.adopt(p.display, p.points, p.frames); // sizes and glyphs the link does not set come from the file or the point count
         setPlot(p);
         setClusters(p.clusters);
       });

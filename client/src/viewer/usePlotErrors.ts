@@ -24,15 +24,17 @@ export interface PlotErrors {
 export function usePlotErrors(plotId: string): PlotErrors {
   const [error, setError] = useState<unknown>(null);
   const [unavailable, setUnavailable] = useState<Unavailable>(null);
-  const checking = useRef(false);
+  /** a check of the plot in flight, or the plot known to be gone */
+  const checked = useRef(false);
 
   const failLoad = useCallback((e: unknown) => (isNotFound(e) ? setUnavailable('missing') : setError(e)), []);
   const report = useCallback((e: unknown) => {
     if (!isNotFound(e)) return setError(e);
-    if (checking.current) return; // the 404s of one deletion come together: one check answers them all
-    checking.current = true;
-    plots.get(plotId).then(() => setError(e), (again: unknown) => (isNotFound(again) ? setUnavailable('gone') : setError(e)))
-      .finally(() => { checking.current = false; });
+    // The 404s of one deletion come together, or after the answer: one check answers them all.
+    if (checked.current) return;
+    checked.current = true;
+    const partFailed = () => { checked.current = false; setError(e); }; // the plot is there: a part of it failed
+    plots.get(plotId).then(partFailed, (again: unknown) => (isNotFound(again) ? setUnavailable('gone') : partFailed()));
   }, [plotId]);
   return { error, unavailable, failLoad, report };
 }

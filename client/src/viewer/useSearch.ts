@@ -1,6 +1,8 @@
-// Label search: the server's matches in the frame on screen, with the camera flown to them.
-import { useCallback, useState } from 'react';
+// Label search: the server's matches in the frame on screen, with the camera flown to those not
+// in a hidden cluster (where it would frame empty space).
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { plots } from '../api/endpoints';
+import { shownPoints } from './clusterStyles';
 import type { Scene } from './scene';
 import type { LabelSearch } from './SearchResults';
 
@@ -15,7 +17,10 @@ export interface Search {
   clear(): void;
 }
 
-export function useSearch(plotId: string, scene: Scene, fail: (e: unknown) => void): Search {
+/** `hidden`: the keys of the clusters hidden in the view */
+export function useSearch(plotId: string, scene: Scene, hidden: readonly number[], fail: (e: unknown) => void): Search {
+  const hiddenNow = useRef(hidden);
+  useEffect(() => { hiddenNow.current = hidden; });
   const [matches, setMatches] = useState<number[]>([]);
   const [search, setSearch] = useState<LabelSearch | null>(null);
   const clear = useCallback(() => { setMatches([]); setSearch(null); }, []);
@@ -26,7 +31,8 @@ export function useSearch(plotId: string, scene: Scene, fail: (e: unknown) => vo
       const result = await plots.search(plotId, query, scene.frame?.index ?? 0, column || undefined);
       setMatches(result.indices);
       setSearch({ query, truncated: result.truncated });
-      scene.renderer?.flyTo(result.indices);
+      const shown = scene.frame ? shownPoints(result.indices, scene.frame.clusters, hiddenNow.current) : result.indices;
+      if (shown.length) scene.renderer?.flyTo(shown); // all hidden: the results say so, the view stays
     } catch (e) { fail(e); }
   }, [plotId, scene, fail, clear]);
   return { matches, setMatches, search, find, clear };

@@ -1,13 +1,14 @@
 // The trails an analyst follows through a time series: which labels, their paths loaded from
-// every frame (frames already in the playback cache are not fetched again), and drawing them
+// every frame through playback's frame store (the plot's one gate to its frames: a frame in
+// memory or in flight is not asked for again, and after a final failure none is), and drawing them
 // at the frame on screen. The page calls `drawAt` on every frame switch, and on every step of
 // playback's glide between frames (the heads follow the points).
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { plots } from '../api/endpoints';
 import type { PlotRenderer } from './renderer';
+import type { FrameStore } from './timeSeries';
 import {
   DEFAULT_TRAIL_SETTINGS, addFrameToPaths, emptyPaths, missingLabels, trailLabels, trailScene,
-  type Rgb, type TrailBlend, type TrailFrame, type TrailHead, type TrailSettings,
+  type Rgb, type TrailBlend, type TrailHead, type TrailSettings,
 } from './trails';
 
 /** The canvas's clear colour, which old trail steps fade towards. */
@@ -52,12 +53,11 @@ export interface TrailsController {
   drawAt(frame: number, blend?: TrailBlend): void;
 }
 
-export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, onFollow, onError }: {
-  plotId: string;
+export function useTrails({ frameCount, store, renderer, currentFrame, onFollow, onError }: {
   frameCount: number;
+  /** the time series' frames, shared with playback (trails are followed once it is ready) */
+  store: FrameStore | null;
   renderer: () => PlotRenderer | null;
-  /** a frame already in memory, if any */
-  peek: (frame: number) => TrailFrame | undefined;
   currentFrame: () => number;
   /** the labels followed changed (the link follows) */
   onFollow: (labels: string[]) => void;
@@ -74,8 +74,8 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
   const loading = useRef<AbortController | null>(null);
-  const latest = useRef({ renderer, peek, currentFrame, onFollow, onError });
-  latest.current = { renderer, peek, currentFrame, onFollow, onError };
+  const latest = useRef({ store, renderer, currentFrame, onFollow, onError });
+  latest.current = { store, renderer, currentFrame, onFollow, onError };
 
   const drawAt = useCallback((frame: number, blend?: TrailBlend) => {
     const t = loaded.current;
@@ -98,7 +98,8 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
 
   const follow = useCallback((wanted: string[]) => {
     const { labels: unique, leftOut: over } = trailLabels(wanted);
-    if (!unique.length) return clear();
+    const frames = latest.current.store;
+    if (!unique.length || !frames) return clear();
     loading.current?.abort();
     const controller = new AbortController();
     loading.current = controller;
@@ -108,17 +109,11 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
     setLeftOut(over);
     setProgress(`loading frames for trails: 0/${frameCount}`); // not "following" all of them before it is known which exist
     const paths = emptyPaths(unique, frameCount);
-    const load = async (f: number): Promise<TrailFrame> => {
-      const cached = latest.current.peek(f);
-      if (cached) return cached;
-      const [positions, frameLabels] = await Promise.all([plots.positions(plotId, f, controller.signal), plots.labels(plotId, f)]);
-      return { positions, labels: frameLabels };
-    };
     // Every frame, not only those played so far: a trail shows the whole history.
     let next = 0, done = 0;
     const worker = async () => {
       for (let f = next++; f < frameCount && !controller.signal.aborted; f = next++) {
-        addFrameToPaths(paths, unique, f, await load(f));
+        addFrameToPaths(paths, unique, f, frames.peek(f) ?? (await frames.get(f)));
         setProgress(`loading frames for trails: ${++done}/${frameCount}`);
       }
     };
@@ -133,7 +128,7 @@ export function useTrails({ plotId, frameCount, renderer, peek, currentFrame, on
       clear(); // stops the other workers: no trail is claimed that cannot be drawn
       latest.current.onError(e);
     });
-  }, [plotId, frameCount, clear, drawAt]);
+  }, [frameCount, clear, drawAt]);
 
   const configure = useCallback((patch: Partial<TrailSettings>) => setSettings((s) => ({ ...s, ...patch })), []);
 

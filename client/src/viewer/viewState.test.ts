@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_VIEW, decodeRanges, decodeViewState, encodeRanges, encodeViewState, mergeOverrides, viewDefaults, type ViewState } from './viewState';
+import { DEFAULT_VIEW, decodeRanges, decodeViewState, encodeRanges, encodeViewState, mergeOverrides, viewDefaults, withoutPlayback, type ViewState } from './viewState';
 import { MAX_TRAILS } from './trails';
 
 describe('ranges', () => {
@@ -102,6 +102,15 @@ describe('view state in the URL', () => {
     expect([40, 1_000, 5_000, 100_000].map((n) => viewDefaults(undefined, n).pointSize)).toEqual([8, 8, 6, 4]);
     expect([40, 5_000, 100_000].map((n) => viewDefaults(undefined, n).glyphSize)).toEqual([8, 6, 4]);
     expect(viewDefaults({ pointSize: 2, glyphScale: 1.5 }, 40)).toMatchObject({ pointSize: 2, glyphSize: 12 });
+  });
+});
+
+describe('a single-frame plot', () => {
+  it('drops the trails and the speed a link asks for, so its link does not carry them on', () => {
+    const defaults = viewDefaults(undefined, 10);
+    const linked = decodeViewState(new URLSearchParams('trail=p1&trail=p2&fps=20&ps=3'), defaults).state;
+    const params = encodeViewState(withoutPlayback(linked, defaults), defaults);
+    expect([params.getAll('trail'), params.get('fps'), params.get('ps')]).toEqual([[], null, '3']);
   });
 });
 

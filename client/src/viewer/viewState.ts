@@ -89,6 +89,11 @@ export function viewDefaults(display: DisplaySettings | undefined, points = Infi
   };
 }
 
+/** A single-frame plot's view: it has no playback, so a link's trails and speed are dropped (not carried on in its link). */
+export function withoutPlayback(s: ViewState, defaults: ViewState): ViewState {
+  return { ...s, trails: [], fps: defaults.fps };
+}
+
 /** "1-4,7,9-10" for sorted unique integers. */
 export function encodeRanges(values: Iterable<number>): string {
   const sorted = [...new Set(values)].sort((a, b) => a - b);

@@ -39,8 +39,21 @@ export function latin1(bytes: Buffer, start: number, end: number): string {
 /** A single line (CSV: record) longer than this is not a plot file (and would defeat streaming). */
 export const MAX_LINE_CHARS = 16 << 20;
 
-export function fileChunks(path: string): AsyncIterable<Buffer> {
-  return createReadStream(path, { highWaterMark: CHUNK_BYTES });
+/** A file's bytes in chunks; `signal`: stop (throwing its reason) at the next chunk once it aborts. */
+export function fileChunks(path: string, signal?: AbortSignal): AsyncIterable<Buffer> {
+  const chunks = createReadStream(path, { highWaterMark: CHUNK_BYTES });
+  return signal ? untilAborted(chunks, signal) : chunks;
+}
+
+/**
+ * The chunks until `signal` aborts, then its reason thrown: a parser reads a chunk at a time, so an
+ * upload whose client went stops within a chunk instead of being parsed to its end for nobody.
+ */
+export async function* untilAborted(chunks: AsyncIterable<Buffer>, signal: AbortSignal): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    signal.throwIfAborted();
+    yield chunk;
+  }
 }
 
 /**

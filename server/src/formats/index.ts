@@ -17,8 +17,8 @@ const HEAD_BYTES = 4096;
 function singleFrameParser(name: Exclude<FormatName, 'zip'>, read: FrameReader): FormatParser {
   return {
     name,
-    async parse(path, originalName, limits) {
-      const frame = await read({ chunks: fileChunks(path), name: originalName, limits, clusterNames: new Map() });
+    async parse(path, originalName, limits, signal) {
+      const frame = await read({ chunks: fileChunks(path, signal), name: originalName, limits, clusterNames: new Map() });
       return assemblePlot(frame.titleFromContent ? frame.frame.title : titleFromName(originalName), [frame]);
     },
   };
@@ -44,7 +44,7 @@ export async function sniffFormat(path: string, originalName: string): Promise<F
   }
 }
 
-/** Parses an uploaded file; bad content throws an InputError (see types.ts). */
-export async function parseFile(path: string, originalName: string, limits: ParseLimits): Promise<ParsedPlot> {
-  return PARSERS[await sniffFormat(path, originalName)].parse(path, originalName, limits);
+/** Parses an uploaded file; bad content throws an InputError (see types.ts); `signal`: see FormatParser.parse. */
+export async function parseFile(path: string, originalName: string, limits: ParseLimits, signal?: AbortSignal): Promise<ParsedPlot> {
+  return PARSERS[await sniffFormat(path, originalName)].parse(path, originalName, limits, signal);
 }

@@ -51,8 +51,11 @@ export interface ParseLimits {
 
 export interface FormatParser {
   readonly name: FormatName;
-  /** `path` is a server-side temporary file; `originalName` is only for messages. */
-  parse(path: string, originalName: string, limits: ParseLimits): Promise<ParsedPlot>;
+  /**
+   * `path` is a server-side temporary file; `originalName` is only for messages. When `signal`
+   * aborts (the client went), parsing stops at the next chunk, throwing its reason.
+   */
+  parse(path: string, originalName: string, limits: ParseLimits, signal?: AbortSignal): Promise<ParsedPlot>;
 }
 
 /** A problem with the uploaded file: answered as HTTP `status` with this code. */
@@ -66,3 +69,10 @@ export class InputError extends Error {
     this.name = 'InputError';
   }
 }
+
+/**
+ * An error about a job's input file: its message starts with the field, as the API's do (the
+ * browser then does not add "(field file)" after it), then the line.
+ */
+export const fileError = (code: string, message: string, line: number | undefined, status: number) =>
+  new InputError(code, `file: ${line === undefined ? '' : `line ${line}: `}${message}`, { line, field: 'file', status });

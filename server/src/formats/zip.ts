@@ -10,6 +10,7 @@
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import type { Readable } from 'node:stream';
 import { assemblePlot } from './assemble.ts';
+import { untilAborted } from './chunks.ts';
 import { checkUtf8, detectFormat } from './detect.ts';
 import { FRAME_READERS } from './frame-readers.ts';
 import { quoted, titleFromName, type FrameRead } from './reader.ts';
@@ -24,7 +25,7 @@ const naturalOrder = new Intl.Collator('en', { numeric: true }).compare;
 
 export const zipParser: FormatParser = {
   name: 'zip',
-  async parse(path: string, originalName: string, limits: ParseLimits): Promise<ParsedPlot> {
+  async parse(path: string, originalName: string, limits: ParseLimits, signal?: AbortSignal): Promise<ParsedPlot> {
     const zip = await openZip(path);
     try {
       const entries = await listEntries(zip, limits);
@@ -54,7 +55,7 @@ export const zipParser: FormatParser = {
       }
       const clusterNames = new Map<string, number>();
       const reads: FrameRead[] = [];
-      for (const entry of ordered) reads.push(await readFrame(zip, entry, budget, clusterNames));
+      for (const entry of ordered) reads.push(await readFrame(zip, entry, budget, clusterNames, signal));
       const plot = assemblePlot(title, reads);
       plot.warnings.push(...warnings);
       return plot;
@@ -70,8 +71,10 @@ interface InflateBudget {
   compressed: number; // compressed bytes of the entries opened so far
 }
 
-async function readFrame(zip: ZipFile, entry: Entry, budget: InflateBudget, clusterNames: Map<string, number>): Promise<FrameRead> {
-  const chunks = guardedChunks(await openEntry(zip, entry), entry, budget)[Symbol.asyncIterator]();
+async function readFrame(zip: ZipFile, entry: Entry, budget: InflateBudget, clusterNames: Map<string, number>, signal?: AbortSignal): Promise<FrameRead> {
+  signal?.throwIfAborted();
+  const guarded = guardedChunks(await openEntry(zip, entry), entry, budget);
+  const chunks = (signal ? untilAborted(guarded, signal) : guarded)[Symbol.asyncIterator]();
   try {
     const first = await chunks.next();
     const head: Buffer = first.done ? Buffer.alloc(0) : first.value;

@@ -88,6 +88,8 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
   try {
     parser = busboy({
       headers: req.headers,
+      // File names arrive as raw UTF-8 bytes (RFC 7578, what browsers and curl send); busboy reads them as latin1 by default.
+      defParamCharset: 'utf8',
       limits: { files: fileFields.length, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, fileSize: maxBytes },
     });
   } catch (err) {

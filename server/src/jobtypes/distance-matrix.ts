@@ -22,7 +22,7 @@ export const distanceMatrix: JobTypeModule = {
   },
   matrix,
   intermediates: SAMPLE_INTERMEDIATES,
-  workerStages: { sample: (job) => cutSample(job, matrix(job)) },
+  workerStages: { sample: (job, signal) => cutSample(job, matrix(job), signal) },
   command: (job, stage, config) => {
     if (stage === 'interp') return interpCommand(job, config);
     const sampled = job.input.sample !== undefined;

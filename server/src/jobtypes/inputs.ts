@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileChunks } from '../formats/chunks.ts';
 import { forEachCsvRow } from '../formats/csv-rows.ts';
 import { quoted } from '../formats/reader.ts';
-import { InputError } from '../formats/types.ts';
+import { fileError, InputError } from '../formats/types.ts';
 import { checkMatrixContent } from './matrixContent.ts';
 
 const DNA = new Set('ACGTUNRYKMSWBDHV-'.split(''));
@@ -20,13 +20,6 @@ export async function* lines(file: string): AsyncGenerator<[string, number]> {
   let number = 0;
   for await (const line of reader) yield [line, ++number];
 }
-
-/**
- * An error about the uploaded file: its message starts with the field, as the API's do (the
- * browser then does not add "(field file)" after it), then the line.
- */
-const fileError = (code: string, message: string, line: number | undefined, status: number) =>
-  new InputError(code, `file: ${line === undefined ? '' : `line ${line}: `}${message}`, { line, field: 'file', status });
 
 const invalid = (code: string, message: string, line?: number) => fileError(code, message, line, 422);
 
@@ -261,9 +254,9 @@ export async function checkVectors(file: string, header: boolean, labelColumn: n
   try {
     await forEachCsvRow(fileChunks(file), onRow);
   } catch (error) {
-    // The reader's own errors (quotes, encoding) are about the file field too.
+    // The reader's own errors (quotes, encoding) are about the file field too, and say so first (fileError).
     if (error instanceof InputError && error.details.field === undefined) {
-      throw new InputError(error.code, error.message, { ...error.details, field: 'file' });
+      throw new InputError(error.code, `file: ${error.message}`, { ...error.details, field: 'file' });
     }
     throw error;
   }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import path from 'node:path';
 import type { JobConfig } from '@wpv/jobs/config';
@@ -60,24 +60,26 @@ export function analysisFiles(job: JobDoc) {
 
 /**
  * The `sample` stage of a distance-matrix job: picks the sample and cuts its matrix (and
- * weights) and the out-of-sample × sample block from the input, little-endian.
+ * weights) and the out-of-sample × sample block from the input, little-endian. `signal` (a
+ * cancelled job) stops the cut under way, which leaves no output.
  */
-export async function cutSample(job: JobDoc, input: Matrix): Promise<Record<string, unknown>> {
+export async function cutSample(job: JobDoc, input: Matrix, signal?: AbortSignal): Promise<Record<string, unknown>> {
   const at = (file: string) => path.join(job.workdir, file);
   const sample = chooseSample(job.input.points, job.input.sample!, Number(job.params.seed ?? 0));
   await writeFile(at(FILES.sampleRows), sample.map((row) => `${row}\n`).join(''));
-  await cutMatrix(input, sample, at(FILES.sampleMatrix));
-  if (job.input.weights) await cutMatrix({ ...input, file: at(job.input.weights.file) }, sample, at(FILES.sampleWeights));
-  await cutMatrix(input, outsideRows(job.input.points, sample), at(FILES.block), sample);
+  await cutMatrix(input, sample, at(FILES.sampleMatrix), sample, signal);
+  if (job.input.weights) await cutMatrix({ ...input, file: at(job.input.weights.file) }, sample, at(FILES.sampleWeights), sample, signal);
+  await cutMatrix(input, outsideRows(job.input.points, sample), at(FILES.block), sample, signal);
   return { sample: sample.length, interpolated: job.input.points - sample.length };
 }
 
 /**
  * The `sample` stage of a sequence-clustering job: picks the sample and splits the FASTA into
  * the sample's records and the others (each in input order, as read), and writes every id in
- * input order (FILES.labels) for the plot.
+ * input order (FILES.labels) for the plot. `signal` (a cancelled job) stops it at the next line;
+ * a split that stops or fails leaves none of its files.
  */
-export async function splitFasta(job: JobDoc): Promise<Record<string, unknown>> {
+export async function splitFasta(job: JobDoc, signal?: AbortSignal): Promise<Record<string, unknown>> {
   const at = (file: string) => path.join(job.workdir, file);
   const sample = chooseSample(job.input.points, job.input.sample!, Number(job.params.seed ?? 0));
   await writeFile(at(FILES.sampleRows), sample.map((row) => `${row}\n`).join(''));
@@ -91,16 +93,24 @@ export async function splitFasta(job: JobDoc): Promise<Record<string, unknown>> 
   };
   let records = 0;
   let target = sampleOut;
-  for await (const [raw] of lines(at(job.input.file))) {
-    const text = raw.trim();
-    if (text.startsWith('>')) {
-      target = inSample[records++] ? sampleOut : restOut;
-      await write(labelsOut, `${fastaHeader(text).id}\n`);
+  try {
+    for await (const [raw] of lines(at(job.input.file))) {
+      signal?.throwIfAborted();
+      const text = raw.trim();
+      if (text.startsWith('>')) {
+        target = inSample[records++] ? sampleOut : restOut;
+        await write(labelsOut, `${fastaHeader(text).id}\n`);
+      }
+      if (text) await write(target, `${raw}\n`);
     }
-    if (text) await write(target, `${raw}\n`);
+    for (const output of outputs) output.end();
+    await Promise.all(outputs.map((output) => finished(output)));
+  } catch (err) {
+    outputs.forEach((output) => output.destroy());
+    await Promise.all(outputs.map((output) => finished(output).catch(() => {}))); // closed (and created) before they go
+    await Promise.all([FILES.sampleRows, FILES.sampleFasta, FILES.restFasta, FILES.labels].map((file) => rm(at(file), { force: true })));
+    throw err;
   }
-  for (const output of outputs) output.end();
-  await Promise.all(outputs.map((output) => finished(output)));
   return { sample: sample.length, interpolated: records - sample.length };
 }
 

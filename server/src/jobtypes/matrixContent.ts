@@ -3,7 +3,7 @@
 // passes the size check and "succeeds" badly (issue 15: half its pairs read as missing),
 // so the answer is a 422 with a hint. Only sampled rows are read for big N: O(N·k) bytes.
 import { open } from 'node:fs/promises';
-import { InputError } from '../formats/types.ts';
+import { fileError } from '../formats/types.ts';
 
 /** Up to this N every row is read (8 MiB); above it, SAMPLE_ROWS evenly spaced rows. */
 const FULL_READ_POINTS = 2048;
@@ -13,7 +13,7 @@ const ASYMMETRY_TOLERANCE = Math.round(0.01 * 32767);
 /** A share of negative values a real matrix with some missing pairs stays under; a swapped one has about half. */
 const MAX_NEGATIVE_SHARE = 1 / 3;
 
-const bad = (code: string, message: string) => new InputError(code, message, { field: 'file', status: 422 });
+const bad = (code: string, message: string) => fileError(code, message, undefined, 422);
 
 export async function checkMatrixContent(file: string, points: number, byteOrder: 'little' | 'big'): Promise<void> {
   const n = points;

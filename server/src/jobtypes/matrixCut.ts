@@ -1,17 +1,19 @@
 // Cuts a block out of a SPIDAL int16 N×N matrix by streaming its rows: a re-clustering's
 // sub-matrix (recluster.ts) or an interpolation's sample and out-of-sample blocks. No
 // dependency on the job types, so any of them can use it.
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import type { Matrix } from './commands.ts';
 
 /**
  * Writes rows × columns of an n × n int16 matrix as little-endian int16, row by row: one parent
  * row in memory at a time (2n bytes), so a cut of a 100,000-point matrix stays small.
- * `rows` ascending; `columns` (default: the rows) in any order.
+ * `rows` ascending; `columns` (default: the rows) in any order. `signal` (a cancelled job) stops
+ * it at the next row; a cut that stops or fails leaves no output.
  */
-export async function cutMatrix(from: Matrix, rows: number[], to: string, columns: number[] = rows): Promise<void> {
+export async function cutMatrix(from: Matrix, rows: number[], to: string, columns: number[] = rows, signal?: AbortSignal): Promise<void> {
   const source = await open(from.file, 'r');
   const target = await open(to, 'w');
+  let whole = false;
   try {
     const { size } = await source.stat();
     const n = Math.round(Math.sqrt(size / 2));
@@ -26,13 +28,16 @@ export async function cutMatrix(from: Matrix, rows: number[], to: string, column
     const kept = new Int16Array(out.buffer, out.byteOffset, columns.length);
     const at = Int32Array.from(columns);
     for (const r of rows) {
+      signal?.throwIfAborted();
       const { bytesRead } = await source.read(row, 0, row.length, 2 * n * r);
       if (bytesRead !== row.length) throw new Error(`the matrix ended in row ${r}`);
       if (from.bigEndian) row.swap16();
       for (let j = 0; j < at.length; j++) kept[j] = values[at[j]!]!;
       await target.write(out);
     }
+    whole = true;
   } finally {
     await Promise.all([source.close(), target.close()]);
+    if (!whole) await rm(to, { force: true });
   }
 }

@@ -28,8 +28,11 @@ export interface JobTypeModule {
   checkInput(check: InputCheck): Promise<number>;
   /** Files checkInput leaves in the job directory: a retry links them with the input. */
   checkOutputs?: string[];
-  /** Worker stages of this type by stage name (run by the workers; `assemble` is every type's, and `toPlot` its part). */
-  workerStages?: Record<string, (job: JobDoc) => Promise<Record<string, unknown>>>;
+  /**
+   * Worker stages of this type by stage name (run by the workers; `assemble` is every type's, and
+   * `toPlot` its part). `signal` aborts when the job is cancelled: stop, leaving no partial output.
+   */
+  workerStages?: Record<string, (job: JobDoc, signal: AbortSignal) => Promise<Record<string, unknown>>>;
   /**
    * The distance matrix its points can be re-clustered from (POST /plots/{id}/recluster). A
    * succeeded job keeps it until its plot is deleted.

@@ -35,9 +35,9 @@ const parentMatrix = (job: JobDoc): Matrix => ({
   bigEndian: job.params.byteOrder === 'big',
 });
 
-async function cut(job: JobDoc): Promise<Record<string, unknown>> {
+async function cut(job: JobDoc, signal: AbortSignal): Promise<Record<string, unknown>> {
   const { rows } = await readRows(path.join(job.workdir, job.input.file));
-  await cutMatrix(parentMatrix(job), rows, path.join(job.workdir, FILES.matrix));
+  await cutMatrix(parentMatrix(job), rows, path.join(job.workdir, FILES.matrix), rows, signal);
   return {};
 }
 

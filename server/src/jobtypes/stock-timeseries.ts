@@ -17,7 +17,7 @@ import { forEachCsvRow } from '../formats/csv-rows.ts';
 import { parseFloat32, parseIndex } from '../formats/numbers.ts';
 import { inputError, quoted } from '../formats/reader.ts';
 import type { ClusterDef, ParsedFrame, ParsedPlot } from '../formats/types.ts';
-import { InputError } from '../formats/types.ts';
+import { fileError, InputError } from '../formats/types.ts';
 import { launch } from './commands.ts';
 import type { JobTypeModule } from './module.ts';
 
@@ -358,7 +358,7 @@ export const stockTimeseries: JobTypeModule = {
     const symbols = market.symbols.length;
     if (symbols < 3) throw bad('too_few_symbols', `${symbols} symbol${symbols === 1 ? '' : 's'}; at least 3 are needed`);
     if (symbols > config.maxPoints) {
-      throw new InputError('too_many_symbols', `${symbols} symbols; a job has at most ${config.maxPoints} (JOB_MAX_POINTS)`, { field: 'file', status: 413 });
+      throw fileError('too_many_symbols', `${symbols} symbols; a job has at most ${config.maxPoints} (JOB_MAX_POINTS)`, undefined, 413);
     }
     const first = market.days.reduce((a, b) => Math.min(a, b), Infinity);
     const last = market.days.reduce((a, b) => Math.max(a, b), -Infinity);

@@ -1,7 +1,6 @@
 // /api/v1/jobs: submit (multipart), list, read, live events (SSE), logs, cancel, retry.
 import { Router, type Request } from 'express';
-import { JobSubmitFiles } from '@wpv/schema';
-import { z } from 'zod';
+import { JobLogsQuery, JobSubmitFiles } from '@wpv/schema';
 import type { Config } from '../config.ts';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
@@ -40,7 +39,7 @@ export function jobRoutes(config: Config, jobs: Jobs): Router {
   });
 
   router.get('/:id/logs', async (req, res) => {
-    const { stage } = z.object({ stage: z.string().max(40).optional() }).parse(req.query);
+    const { stage } = JobLogsQuery.parse(req.query);
     res.json(await jobs.logs(id(req), userOf(req), stage));
   });
 

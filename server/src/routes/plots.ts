@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import express from 'express';
-import { ClusterCreate, ClusterUndo, PlotPatch, PlotQuery, PlotUploadFields, ReclusterRequest } from '@wpv/schema';
+import { ClusterCreate, ClusterUndo, ExportQuery, PlotPatch, PlotQuery, PlotUploadFields, ReclusterRequest, SearchQuery } from '@wpv/schema';
 import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
@@ -105,9 +105,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   });
 
   router.get('/:id/search', async (req, res) => {
-    const { label, frame, column } = z
-      .object({ label: z.string().min(1).max(200), frame: z.coerce.number().int().min(0).default(0), column: z.string().min(1).max(200).optional() })
-      .parse(req.query);
+    const { label, frame, column } = SearchQuery.parse(req.query);
     const doc = await readable(req);
     const { points, matches } = await plots.searchFrame(doc, frame, label.toLowerCase(), column);
     const indices: number[] = [];
@@ -124,7 +122,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   });
 
   router.get('/:id/export', async (req, res) => {
-    const { format } = z.object({ format: z.enum(['pviz', 'original']).default('pviz') }).parse(req.query);
+    const { format } = ExportQuery.parse(req.query);
     const doc = await readable(req);
     await (format === 'original' ? exporter.original(doc, res) : exporter.pviz(doc, await plots.details(doc), res));
   });

@@ -7,7 +7,7 @@
 // MAX_UNDO edits are listed in the plot's details, newest last, for undo.
 import { randomBytes } from 'node:crypto';
 import {
-  categoricalColor, decodeSelectionMask, matchByLabel, SelectionMaskError,
+  categoricalColor, clusterNamed, decodeSelectionMask, matchByLabel, SelectionMaskError,
   type Cluster, type ClusterCreate, type ClusterCreated, type ClusterEdit, type ClusterEdits, type ClusterKeysChanged, type ClusterUndo,
 } from '@wpv/schema';
 import type { z } from 'zod';
@@ -15,7 +15,7 @@ import { defaultCluster } from '../formats/reader.ts';
 import { ApiError } from '../http/errors.ts';
 import { frameBlobName, type BlobInfo, type BlobStore } from '../storage/blobs.ts';
 import type { ClusterEditRecord, PlotDetails, PlotDoc } from '../storage/documents.ts';
-import { toPlot, type Plots } from './plots.ts';
+import { clusterNameTaken, toPlot, type Plots } from './plots.ts';
 
 const MAX_KEY = 0xffffffff;
 /** Edits that undo can take back, per plot. */
@@ -69,6 +69,8 @@ export class ClusterEditor {
     if (details.clusters.length >= this.maxClusters) {
       throw new ApiError(422, 'too_many_clusters', `the plot has ${details.clusters.length} clusters; at most ${this.maxClusters} are allowed`);
     }
+    const named = clusterNamed(details.clusters, input.label);
+    if (named) throw clusterNameTaken('label', named);
     // Above every key in use and every deleted made cluster's: their origins stay addressable.
     const key = [...details.clusters.map((c) => c.key), ...(details.madeClusters ?? [])].reduce((max, k) => Math.max(max, k), -1) + 1;
     if (key > MAX_KEY) throw new ApiError(422, 'too_many_clusters', 'no cluster key is left above the largest one');

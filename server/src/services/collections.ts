@@ -1,5 +1,5 @@
 // A user's collections of plots, and the tags counted over the plots a caller can see.
-import type { Collection, CollectionInput } from '@wpv/schema';
+import { compareNames, nameKey, type Collection, type CollectionInput } from '@wpv/schema';
 import type { z } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import type { Store } from '../storage/db.ts';
@@ -15,18 +15,24 @@ export class Collections {
     private readonly plots: Plots,
   ) {}
 
+  /** The owner's collections by name, as the library sorts plot names (compareNames: natural, case and accents not counting). */
   async list(owner: string): Promise<Collection[]> {
-    const docs = await this.store.collections.find({ owner }).sort({ name: 1 }).toArray();
+    const docs = await this.store.collections.find({ owner }).toArray();
+    docs.sort((a, b) => compareNames(a.name, b.name));
     return Promise.all(docs.map((doc) => this.withCount(doc)));
   }
 
-  /** A new collection; 409 (naming `name`) when the owner has one of that name. */
+  /**
+   * A new collection; 409 (naming `name`) when the owner has one of that name, case, accents and
+   * spacing not counting (nameKey): "Runs" and " runs" would be two entries of the menu no one tells apart.
+   */
   async create(owner: string, input: CollectionFields): Promise<Collection> {
     const doc: CollectionDoc = { _id: newId(12), ...input, owner, createdAt: new Date() };
     await this.store.collections.insertOne(doc);
-    if (await this.nameTaken(doc)) {
+    const taken = await this.sameName(doc);
+    if (taken !== undefined) {
       await this.store.collections.deleteOne({ _id: doc._id });
-      throw nameConflict(doc.name);
+      throw nameConflict(taken);
     }
     return this.withCount(doc);
   }
@@ -36,21 +42,25 @@ export class Collections {
     const before = await this.store.collections.findOneAndUpdate({ _id: id, owner }, { $set: input });
     if (!before) throw notFound('collection');
     const doc = { ...before, ...input };
-    if (input.name !== undefined && input.name !== before.name && (await this.nameTaken(doc))) {
+    const taken = input.name !== undefined && input.name !== before.name ? await this.sameName(doc) : undefined;
+    if (taken !== undefined) {
       await this.store.collections.updateOne({ _id: id, name: input.name }, { $set: { name: before.name } });
-      throw nameConflict(input.name);
+      throw nameConflict(taken);
     }
     return this.withCount(doc);
   }
 
   /**
-   * Whether another collection of the owner has this one's name, asked after it was written: of two
-   * requests giving one name at once, each writes before it counts, so at least one sees the other
-   * (both may back out) and no two collections are left sharing a name. FerretDB 1.24 has no
-   * collation, and a unique index could not be built over the duplicates stored before this check.
+   * The name of another collection of the owner that has this one's name (nameKey), asked after it was
+   * written: of two requests giving one name at once, each writes before it reads, so at least one
+   * sees the other (both may back out) and no two collections are left sharing a name. FerretDB 1.24
+   * has no collation, so the owner's names are compared here (a user has a few dozen); a unique
+   * index could not be built over the duplicates stored before this check, which stay as they are.
    */
-  private async nameTaken({ owner, name }: CollectionDoc): Promise<boolean> {
-    return (await this.store.collections.countDocuments({ owner, name }, { limit: 2 })) > 1;
+  private async sameName({ _id, owner, name }: CollectionDoc): Promise<string | undefined> {
+    const key = nameKey(name);
+    const others = await this.store.collections.find({ owner, _id: { $ne: _id } }, { projection: { name: 1 } }).toArray();
+    return others.find((other) => nameKey(other.name) === key)?.name;
   }
 
   /** Deletes the collection; its plots stay, in no collection. */
@@ -88,5 +98,6 @@ export class Collections {
   }
 }
 
-const nameConflict = (name: string) =>
-  new ApiError(409, 'conflict', `you already have a collection named ${JSON.stringify(name)}; choose another name`, 'name');
+/** `existing`: the name of the collection the new name is taken by, as the user sees it in the list. */
+const nameConflict = (existing: string) =>
+  new ApiError(409, 'conflict', `name: you already have a collection named ${JSON.stringify(existing)}; choose another name`, 'name');

@@ -3,7 +3,7 @@
 // retry, logs. The workers and the hpc-bridge do the rest.
 import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { JobFileParts, JobParams, JobSubmitFields, stageTitle, type Job, type JobStage, type JobType } from '@wpv/schema';
+import { JobFileParts, JobParams, JobSubmitFields, nameFrom, stageTitle, type Job, type JobStage, type JobType } from '@wpv/schema';
 import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import { newId } from '../storage/ids.ts';
@@ -97,7 +97,7 @@ export class Jobs {
       await moveFile(weights.path, path.join(workdir, partName('weights')));
       input.weights = { originalName: weights.originalName, bytes: weights.bytes, file: partName('weights') };
     }
-    return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? file.originalName, params, input, workdir, null), signal);
+    return this.enqueue(this.newRecord(id, owner, fields.type, fields.name ?? (nameFrom(file.originalName) || 'untitled'), params, input, workdir, null), signal);
   }
 
   /**
@@ -132,15 +132,17 @@ export class Jobs {
     return job;
   }
 
-  /** Cancels a queued or running job; running programs are killed by the bridge on its next poll. */
+  /**
+   * Cancels a queued or running job (JobRepo.cancel): running programs are killed by the bridge on
+   * its next poll, a running worker stage is stopped by its worker; neither can succeed after this.
+   */
   async cancel(id: string, owner: string): Promise<JobDoc> {
-    const job = await this.owned(id, owner);
-    if (!(await this.repo.moveJob(id, 'cancelled', `cancelled by ${owner}`))) {
-      const now = await this.owned(id, owner);
-      throw new ApiError(409, 'not_active', `the job is already ${now.state}`);
+    await this.owned(id, owner);
+    const outcome = await this.repo.cancel(id, `cancelled by ${owner}`);
+    if (!outcome.cancelled) {
+      const why = outcome.state === 'finishing' ? 'finishing: every stage has succeeded' : `already ${outcome.state}`;
+      throw new ApiError(409, 'not_active', `the job is ${why}`);
     }
-    const waiting = job.stageOrder.filter((name) => ['pending', 'queued'].includes(job.stages[name]!.state));
-    for (const name of waiting) await this.repo.moveStage(id, name, 'cancelled', 'job cancelled', { endedAt: new Date() });
     return this.owned(id, owner);
   }
 

@@ -2,8 +2,12 @@
 // blob is stored; a failed ingest removes what it wrote.
 import {
   categoricalColor,
+  clusterNameKey,
+  clusterNamed,
   columnArray,
   columnText,
+  nameFrom,
+  sortKey,
   type BoundingBox,
   type Cluster,
   type Plot,
@@ -24,7 +28,7 @@ import { columnBlobName, frameBlobName, plotBlobName, type BlobStore, type Frame
 import type { Store } from '../storage/db.ts';
 import { newId } from '../storage/ids.ts';
 import { PlotLinks } from '../storage/plot-links.ts';
-import { foldedPattern, sortKey } from './text-keys.ts';
+import { foldedPattern } from './text-keys.ts';
 import { drawThumbnail } from './thumbnails.ts';
 import { Recent } from '../storage/recent.ts';
 import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
@@ -85,7 +89,7 @@ export class Plots {
   /** An uploaded file as a new plot; `signal`: the upload is abandoned when it aborts (untilClientGone). */
   async ingest(owner: string, file: UploadedFile, fields: PlotFields, signal?: AbortSignal): Promise<PlotCreated> {
     const format = await sniffFormat(file.path, file.originalName);
-    const parsed = await parseFile(file.path, file.originalName, this.parseLimits);
+    const parsed = await parseFile(file.path, file.originalName, this.parseLimits, signal);
     return this.ingestParsed(owner, parsed, fields, { format, originalName: file.originalName, file }, undefined, signal);
   }
 
@@ -118,7 +122,7 @@ export class Plots {
     const clusters = clusterTable(parsed);
     const thumbnail = firstFrameThumbnail(parsed, clusters);
     const now = new Date();
-    const name = fields.name || parsed.title || originalName;
+    const name = fields.name || nameFrom(parsed.title || originalName) || 'untitled';
     const doc: PlotDoc = {
       _id: id ?? newId(16),
       state: 'ingesting',
@@ -151,6 +155,7 @@ export class Plots {
     const detailsJson = this.detailsJson(details);
     await this.store.plots.insertOne(doc);
     try {
+      await this.blobs.startPlot(doc._id);
       await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
       await this.storeBlobs(doc._id, parsed, columns, thumbnail, file);
       signal?.throwIfAborted(); // the last moment to abandon: the plot is visible once ready
@@ -351,10 +356,17 @@ export class Plots {
     }
     if (clusterEdits) {
       const byKey = new Map(details.clusters.map((c) => [c.key, c]));
-      for (const { key, ...edit } of clusterEdits) {
+      const renamed: { index: number; cluster: Cluster }[] = [];
+      for (const [index, { key, ...edit }] of clusterEdits.entries()) {
         const cluster = byKey.get(key);
         if (!cluster) throw new ApiError(400, 'bad_request', `no cluster with key ${key}`, 'clusters');
+        if (edit.label !== undefined && clusterNameKey(edit.label) !== clusterNameKey(cluster.label)) renamed.push({ index, cluster });
         Object.assign(cluster, edit);
+      }
+      // Checked against the table as the whole patch leaves it, so two clusters may swap names.
+      for (const { index, cluster } of renamed) {
+        const other = clusterNamed(details.clusters, cluster.label, cluster.key);
+        if (other) throw clusterNameTaken(`clusters.${index}.label`, other);
       }
       await this.saveDetails(id, details);
     }
@@ -366,14 +378,15 @@ export class Plots {
   }
 
   /**
-   * Deletes the plot: hidden at once, its data removed after the answer. Finding a plot's blobs
-   * scans every blob's metadata in FerretDB (it answers only _id lookups from an index): 2 s with
-   * 23,000 blobs stored, and more with each plot. A removal cut short is finished at start-up (sweepAbandoned).
+   * Deletes the plot: hidden at once, its data removed after the answer, as one of the plot's edits:
+   * an edit under way (a thumbnail or selection being stored) finishes first and its blobs go too;
+   * a later one finds the plot gone (stillStored). A removal cut short is finished at start-up (sweepAbandoned).
    */
   async delete(id: string, caller: string): Promise<void> {
     await this.owned(id, caller);
     await this.hide(id);
-    const removal = this.removeData(id).catch((err) => console.error(`plots: removing the data of deleted plot ${id} stopped; the next start-up finishes it`, err));
+    const removal = this.oneEditAtATime(id, () => this.removeData(id))
+      .catch((err) => console.error(`plots: removing the data of deleted plot ${id} stopped; the next start-up finishes it`, err));
     this.removals.add(removal);
     void removal.finally(() => this.removals.delete(removal));
   }
@@ -386,6 +399,15 @@ export class Plots {
   private async remove(id: string): Promise<void> {
     await this.hide(id);
     await this.removeData(id);
+  }
+
+  /**
+   * Whether the plot is still there to edit, asked inside one of its edits before it stores a blob:
+   * once a plot is being deleted its removal may have listed its blobs already, and a blob stored
+   * after that would be left behind.
+   */
+  async stillStored(id: string): Promise<boolean> {
+    return (await this.store.plots.findOne({ _id: id }, { projection: { state: 1 } }))?.state === 'ready';
   }
 
   /** A half-deleted plot is never served: it is `ingesting` before any of its data goes; its re-clustering links go with it. */
@@ -491,7 +513,8 @@ export class Plots {
   async setThumbnail(doc: PlotDoc, png: Buffer, { drawn }: { drawn: boolean }): Promise<boolean> {
     // One of the plot's edits: beside a rename, FerretDB would keep only one of the two.
     const stored = await this.oneEditAtATime(doc._id, async () => {
-      if (drawn && (await this.store.plots.countDocuments({ _id: doc._id, hasThumbnail: true }, { limit: 1 }))) return false;
+      const now = await this.store.plots.findOne({ _id: doc._id }, { projection: { state: 1, hasThumbnail: 1 } });
+      if (now?.state !== 'ready' || (drawn && now.hasThumbnail)) return false; // deleted meanwhile (see stillStored), or the owner's view came
       await this.blobs.putBuffer(doc._id, plotBlobName(doc._id, 'thumbnail'), png, 'image/png');
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { hasThumbnail: true, thumbnailDrawn: drawn } });
       return true;
@@ -524,6 +547,14 @@ export class Plots {
     this.recent.delete(id);
     return false;
   }
+}
+
+/**
+ * A rename or a new cluster giving a name another cluster of the plot has: 409 naming `field`. Names
+ * an upload brought twice stay (SPIDAL files have such clusters), but no edit adds another.
+ */
+export function clusterNameTaken(field: string, other: Pick<Cluster, 'key' | 'label'>): ApiError {
+  return new ApiError(409, 'conflict', `${field}: another cluster (key ${other.key}) is already named ${JSON.stringify(other.label)}; pick a name no other cluster has`, field);
 }
 
 /**

@@ -29,8 +29,7 @@ export class Selections {
   ) {}
 
   async list(doc: PlotDoc): Promise<SelectionInfo[]> {
-    const prefix = blobName(doc._id, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const infos = await this.blobs.meta.find({ plotId: doc._id, _id: { $regex: `^${prefix}` } }).toArray();
+    const infos = await this.blobs.withPrefix(doc._id, blobName(doc._id, ''));
     return infos.map((info) => toInfo(parse(info))).sort((a, b) => (a.name < b.name ? -1 : 1)); // code-point order: the same everywhere
   }
 
@@ -45,6 +44,7 @@ export class Selections {
   put(doc: PlotDoc, name: string, input: z.output<typeof SelectionInput>): Promise<{ selection: SelectionInfo; created: boolean }> {
     // One edit per plot at a time, so two new selections cannot both pass the count cap.
     return this.plots.oneEditAtATime(doc._id, async () => {
+      if (!(await this.plots.stillStored(doc._id))) throw notFound();
       if (input.frame >= doc.frames) throw new ApiError(400, 'bad_request', `frame: the plot has ${doc.frames} frame(s)`, 'frame');
       const points = (await this.plots.frameBlob(doc, input.frame, 'positions')).length / 12;
       const { mask, count } = toMask(input, points);

@@ -1,19 +1,6 @@
-// How the library compares plot names and searches text. FerretDB 1.24 has no collation, so the
-// library sorts on a stored key (sortKey) and searches with a regular expression that folds accents.
-
-/** Decimal digit runs are padded to this many digits, so numbers compare by value ("2" before "10"). */
-const DIGITS = 12;
-
-/** Without accents: "Éclair" → "Eclair" (canonical decomposition, then the combining marks dropped). */
-const withoutAccents = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '');
-
-/**
- * The key the library sorts names by: case- and accent-insensitive ("Éclair" among the e's, "fungi"
- * between "Clustered" and "Stock") and natural ("2 samples" before "10 samples").
- */
-export function sortKey(name: string): string {
-  return withoutAccents(name).toLowerCase().replace(/\d+/g, (digits) => digits.padStart(DIGITS, '0'));
-}
+// How the library searches text. FerretDB 1.24 has no collation, so the library sorts on a stored
+// key (sortKey, in @wpv/schema) and searches with a regular expression that folds accents.
+import { withoutAccents } from '@wpv/schema';
 
 /** Each base letter's accented forms (Latin-1 Supplement and Latin Extended-A/B): "e" → "èéêëēĕėęě…". */
 const ACCENTED = (() => {

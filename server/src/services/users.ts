@@ -12,6 +12,9 @@ import { Recent } from '../storage/recent.ts';
 import type { TokenClaimDoc, TokenDoc } from '../storage/documents.ts';
 
 const SESSION_DAYS = 14;
+// Signed in from this many browsers at once at most: a login beyond it ends the user's oldest
+// sessions, so logging in in a loop cannot grow the sessions without bound.
+export const MAX_SESSIONS_PER_USER = 50;
 // Sessions and tokens are looked up on every request; remembering an answer this
 // long saves a store round trip per request (the store is the bottleneck under
 // load). Logout and revocation clear this process's entries at once; another
@@ -87,13 +90,26 @@ export class Users {
     const cookie = randomToken();
     const now = new Date();
     const session = { username, csrfToken: randomToken(24) };
+    const id = sha256(cookie);
     await this.store.sessions.insertOne({
-      _id: sha256(cookie),
+      _id: id,
       ...session,
       createdAt: now,
       expiresAt: new Date(now.getTime() + SESSION_DAYS * 86_400_000),
     });
+    const oldest = await this.store.sessions
+      .find({ username, _id: { $ne: id } }, { projection: { _id: 1 }, sort: { createdAt: -1, _id: 1 }, skip: MAX_SESSIONS_PER_USER - 1 })
+      .toArray();
+    if (oldest.length) {
+      for (const { _id } of oldest) this.sessions.delete(_id);
+      await this.store.sessions.deleteMany({ _id: { $in: oldest.map((s) => s._id) } });
+    }
     return { cookie, session };
+  }
+
+  /** Deletes the sessions past their expiry, what a TTL index would do (FerretDB has none); presented again, one goes at once. */
+  async sweepExpiredSessions(): Promise<number> {
+    return (await this.store.sessions.deleteMany({ expiresAt: { $lt: new Date() } })).deletedCount;
   }
 
   async session(cookie: string): Promise<Session | null> {

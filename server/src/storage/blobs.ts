@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { Binary, type Collection, type Db } from 'mongodb';
+import { BlobDirectory } from './blob-directory.ts';
 import { Recent } from './recent.ts';
 
 export type FrameBlobKind = 'positions' | 'clusters' | 'labels' | 'edges';
@@ -95,14 +96,22 @@ export class BlobStore {
   private readonly chunks: Collection<ChunkDoc>;
   private readonly cache = new BlobCache(CACHE_BYTES);
   private readonly current = new Recent<BlobInfo>(META_CACHE_MS);
+  /** Each plot's blob names, so deletePlot looks them up by _id (blob-directory.ts). */
+  private readonly directory: BlobDirectory;
 
   constructor(db: Db) {
     this.meta = db.collection<BlobInfo>('blobs');
     this.chunks = db.collection<ChunkDoc>('blob_chunks');
+    this.directory = new BlobDirectory(db);
   }
 
   async createIndexes(): Promise<void> {
-    await this.meta.createIndex({ plotId: 1 });
+    await this.meta.createIndex({ plotId: 1 }); // MongoDB's (compose) for plots stored before the directory; FerretDB scans
+  }
+
+  /** A new plot, before any blob of it is written: from now on its blobs are listed (deletePlot). */
+  startPlot(plotId: string): Promise<void> {
+    return this.directory.start(plotId);
   }
 
   async putBuffer(plotId: string, name: string, data: Uint8Array, contentType: string): Promise<void> {
@@ -138,6 +147,7 @@ export class BlobStore {
       infos.push(info);
     }
     try {
+      await this.directory.add(plotId, infos.map((info) => info._id));
       if (chunks.length) await this.chunks.insertMany(chunks);
       if (infos.length) await this.meta.insertMany(infos);
     } catch (err) {
@@ -154,6 +164,7 @@ export class BlobStore {
   /** Writes the chunks, then the metadata; returns the replaced version, whose chunks the caller removes after. */
   private async put(plotId: string, name: string, contentType: string, source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<BlobInfo | null> {
     const previous = await this.meta.findOne({ _id: name });
+    if (!previous) await this.directory.add(plotId, [name]);
     const info: BlobInfo = { _id: name, plotId, version: randomBytes(8).toString('hex'), length: 0, chunks: 0, contentType, uploadedAt: new Date() };
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -223,19 +234,46 @@ export class BlobStore {
     return this.cache.get(`${info._id}@${info.version}`, () => collect(this.streamChunks(info, 0, info.length), info.length));
   }
 
+  /**
+   * Lists the blobs of plots stored before the directory, by one scan of every blob (once, at
+   * start-up, in the background): their deletes and selection lists stop scanning. The number of plots listed.
+   */
+  listOlderPlots(): Promise<number> {
+    return this.directory.listOlder(() => this.meta.find({}, { projection: { _id: 1, plotId: 1 } }));
+  }
+
+  /**
+   * The plot's blobs whose names start with `prefix` (its named selections): found by name in the
+   * directory; for a plot stored before it, by a scan of every blob.
+   */
+  async withPrefix(plotId: string, prefix: string): Promise<BlobInfo[]> {
+    const names = await this.directory.names(plotId);
+    if (!names) return this.meta.find({ plotId, _id: { $regex: `^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } }).toArray();
+    const infos = await Promise.all(names.filter((name) => name.startsWith(prefix)).map((name) => this.meta.findOne({ _id: name })));
+    return infos.filter((info) => info !== null);
+  }
+
+  /**
+   * Deletes every blob of the plot, found by name in the directory; a plot stored before the
+   * directory (no page 0) by its `plotId`, which FerretDB answers by scanning every blob.
+   */
   async deletePlot(plotId: string): Promise<void> {
-    for (const info of await this.meta.find({ plotId }).toArray()) {
-      await this.meta.deleteOne({ _id: info._id });
-      this.current.delete(info._id);
-      await this.deleteChunks(info);
+    const names = await this.directory.names(plotId);
+    if (names) for (const name of names) await this.delete(name);
+    else {
+      for (const info of await this.meta.find({ plotId }).toArray()) {
+        await this.meta.deleteOne({ _id: info._id });
+        this.current.delete(info._id);
+        await this.deleteChunks(info);
+      }
     }
+    await this.directory.remove(plotId);
   }
 
   /** Deletes one blob (a named selection): its metadata first, so it is gone at once, then its chunks. */
   async delete(name: string): Promise<boolean> {
-    const info = await this.meta.findOne({ _id: name });
+    const info = await this.meta.findOneAndDelete({ _id: name });
     if (!info) return false;
-    await this.meta.deleteOne({ _id: name });
     this.current.delete(name);
     await this.deleteChunks(info);
     return true;

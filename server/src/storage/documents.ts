@@ -45,7 +45,7 @@ export interface PlotDoc {
   _id: string;
   state: PlotState;
   name: string;
-  /** The key the library sorts names on (services/text-keys.ts sortKey): FerretDB 1.24 sorts with no collation. */
+  /** The key the library sorts names on (sortKey, in @wpv/schema): FerretDB 1.24 sorts with no collation. */
   sortName: string;
   description: string;
   owner: string;

@@ -94,6 +94,8 @@ test('vectors input check: errors name the file field and the line, quoting at m
   assert.equal(ragged.details.field, 'file');
   const open = await assertInputError(checkVectors(writeTemp('v.csv', 'a,b\n1,"2\n'), true, undefined, 100), { code: 'bad_csv', line: 2 });
   assert.equal(open.details.field, 'file');
+  assert.match(open.message, /^file: line 2: /, 'the field first, as the API\'s messages: the browser adds no "(field file)"');
+  assert.match(ragged.message, /^file: line 3: /);
   const long = await assertInputError(checkVectors(writeTemp('v.csv', `1,2\n3,${'x'.repeat(10_000_000)}\n`), false, undefined, 100), {
     code: 'not_a_number',
     line: 2,

@@ -187,3 +187,16 @@ test('one huge XML text node in an entry costs linear time, accepted or rejected
   const ms = performance.now() - start;
   assert.ok(ms < 3000, `rejected in ${Math.round(ms)} ms`);
 });
+
+test('a parse whose signal has aborted (the upload\'s client went) stops with its reason, a ZIP and a single file alike', async () => {
+  const zip = await writeZip([{ name: 'a.pviz', content: pviz('a', 1) }, { name: 'b.pviz', content: pviz('b', 2) }]);
+  const text = tempPath('points.txt');
+  await writeFile(text, '0 1 2 3 0\n1 2 3 4 1\n');
+  for (const [path, name] of [[zip, 'series.zip'], [text, 'points.txt']]) {
+    const abort = new AbortController();
+    const reason = new Error('the client went');
+    abort.abort(reason);
+    await assert.rejects(parseFile(path!, name!, LIMITS, abort.signal), (err) => err === reason);
+    assert.equal((await parseFile(path!, name!, LIMITS, new AbortController().signal)).frames.length, name === 'series.zip' ? 2 : 1);
+  }
+});

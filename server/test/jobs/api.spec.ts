@@ -71,17 +71,17 @@ describe('jobs API', () => {
     const body = await wrong.json();
     assert.equal(wrong.status, 422, JSON.stringify(body));
     assert.equal(body.error.code, 'matrix_negative');
-    assert.match(body.error.message, /^50 % of the distances are negative .*; is the matrix big-endian \(params.byteOrder "big"\)\?$/);
+    assert.match(body.error.message, /^file: 50 % of the distances are negative .*; is the matrix big-endian \(params.byteOrder "big"\)\?$/);
     const square = (n: number, set: (m: Int16Array<ArrayBuffer>) => void) => {
       const m = new Int16Array(n * n);
       set(m);
       return new Uint8Array(m.buffer);
     };
     const cases: [Uint8Array<ArrayBuffer>, number, string, RegExp][] = [
-      [square(3, (m) => { m[4] = 100; }), 3, 'matrix_diagonal', /^row 1: the diagonal is 100, not 0/],
-      [square(3, (m) => { m[1] = 9000; m[3] = 1000; }), 3, 'matrix_asymmetric', /^d\(0, 1\) = 9000 but d\(1, 0\) = 1000/],
+      [square(3, (m) => { m[4] = 100; }), 3, 'matrix_diagonal', /^file: row 1: the diagonal is 100, not 0/],
+      [square(3, (m) => { m[1] = 9000; m[3] = 1000; }), 3, 'matrix_asymmetric', /^file: d\(0, 1\) = 9000 but d\(1, 0\) = 1000/],
       // N = 2500 reads 256 sampled rows (0, 9, 19, ...): the pair (0, 9) is among them.
-      [square(2500, (m) => { m[9] = 5000; }), 2500, 'matrix_asymmetric', /^d\(0, 9\) = 5000 but d\(9, 0\) = 0/],
+      [square(2500, (m) => { m[9] = 5000; }), 2500, 'matrix_asymmetric', /^file: d\(0, 9\) = 5000 but d\(9, 0\) = 0/],
     ];
     for (const [bytes, points, code, message] of cases) {
       const res = await submit(client, 'distance-matrix', 'd.bin', bytes, { points });

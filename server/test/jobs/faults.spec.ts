@@ -106,10 +106,10 @@ describe('gateway faults', () => {
     // The redo the orchestrator runs for a stage left `running`: the same stage code on the same job.
     const assemble = assembleStage(new Plots(gw.store, gw.config.limits));
     const job = (await new JobRepo(gw.store).get(id))!;
-    assert.deepEqual(await assemble.run(job), { plotId: done.plotId, warnings: [] }, 'the stored plot, found again');
+    assert.deepEqual(await assemble.run(job, new AbortController().signal), { plotId: done.plotId, warnings: [] }, 'the stored plot, found again');
     // A worker killed mid-ingest leaves the plot hidden (`ingesting`): the redo stores it afresh.
     await gw.store.plots.updateOne({ _id: done.plotId }, { $set: { state: 'ingesting' } });
-    assert.deepEqual(await assemble.run(job), { plotId: done.plotId, warnings: [] });
+    assert.deepEqual(await assemble.run(job, new AbortController().signal), { plotId: done.plotId, warnings: [] });
     const plots = await client.json('GET', '/plots?scope=mine');
     assert.equal(plots.total, 1, 'one plot');
     assert.equal(plots.items[0].id, done.plotId);

@@ -62,6 +62,10 @@ describe('job limits', () => {
     assert.match((await full.json()).error.message, /queue is full .*JOB_MAX_QUEUED/);
   });
 
+  /** A long-layout market CSV of `symbols` stocks over 3 days. */
+  const stocks = (symbols: number) =>
+    ['date,symbol,price', ...Array.from({ length: symbols * 3 }, (_, i) => `2024-01-0${1 + (i % 3)},S${Math.floor(i / 3)},${10 + i}`)].join('\n') + '\n';
+
   test('input limits and ranks × threads answer 413/422 naming the limit, before anything is queued', async () => {
     const client = await signedIn(gw.url);
     const before = await gw.store.jobs.countDocuments();
@@ -71,6 +75,8 @@ describe('job limits', () => {
       ['sequence-clustering', 'x.fasta', fasta([40, 40, 40]), {}, 413, /line 6: more than 100 residues in all.*JOB_MAX_RESIDUES/],
       ['distance-matrix', 'd.bin', new Uint8Array(2 * 25), { points: 5 }, 413, /points: 5; .*at most 4 \(JOB_MAX_POINTS\)/],
       ['vectors', 'v.csv', 'a,b\n1,2\n3,4\n5,6\n7,8\n', {}, 413, /line 5: more than 3 vectors.*JOB_MAX_VECTOR_ROWS/],
+      // A message about the file starts with `file: `, so the browser adds no "(field file)".
+      ['stock-timeseries', 'm.csv', stocks(5), { windowDays: 3, stepDays: 1 }, 413, /^file: 5 symbols; a job has at most 4 \(JOB_MAX_POINTS\)$/],
       ['sequence-clustering', 'x.fasta', FASTA, { ranks: 64, threads: 64 }, 422, /ranks × threads = 4096; .*at most 2 CPUs \(HPC_MAX_CPUS\)/],
     ];
     for (const [type, name, content, params, status, message] of cases) {

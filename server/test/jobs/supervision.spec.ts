@@ -3,6 +3,8 @@
 // worker and the bridge during a job: each is serving again within 15 s, and the job
 // finishes once, with one plot. A second up.sh finds it running; down.sh stops it all.
 import assert from 'node:assert/strict';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FAKE_KERNELS, isTerminal, signedIn, submit, waitForJob } from './gateway.ts';
 import { PROGRAMS, SupervisedPlatform, alive } from './supervision.ts';
@@ -45,6 +47,17 @@ describe('services under the supervisor (scripts/up.sh)', () => {
     const plots = await client.json('GET', '/plots?scope=mine');
     assert.equal(plots.total, 1, 'one plot');
     assert.equal(plots.items[0].id, job.plotId);
+    // No other local user reads a job's input or results: DATA_DIR 0700, the services' umask 077.
+    const mode = async (file: string) => ((await stat(file)).mode & 0o777).toString(8);
+    assert.equal(await mode(platform.dataDir), '700');
+    const jobDir = path.join(platform.dataDir, 'jobs', id);
+    const entries = await readdir(jobDir, { recursive: true, withFileTypes: true });
+    assert.ok(entries.some((e) => e.isFile() && e.name === 'dist.bin'), 'the stages wrote their outputs');
+    assert.equal(await mode(jobDir), '700');
+    for (const e of entries) {
+      const file = path.join(e.parentPath, e.name);
+      assert.equal(await mode(file), e.isDirectory() ? '700' : '600', path.relative(jobDir, file));
+    }
   });
 
   test('down.sh stops every service and the supervisor', async () => {

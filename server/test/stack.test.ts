@@ -1,0 +1,74 @@
+// scripts/stack.sh, the embedded FerretDB and RabbitMQ: their state is their owner's alone
+// (the broker's password is in the env file and the broker's config), and every port they
+// open, Erlang's distribution port and port mapper included, listens on loopback only.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { freePort } from './jobs/supervision.ts';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const mode = async (file: string) => ((await stat(file)).mode & 0o777).toString(8);
+
+/** The local addresses of the TCP sockets listening on `port` (/proc/net/tcp and tcp6: no ss needed). */
+async function listeningOn(port: number): Promise<string[]> {
+  const addresses: string[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of (await readFile(table, 'utf8')).split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state !== '0A' || !local) continue; // 0A: LISTEN
+      const [hex, hexPort] = local.split(':') as [string, string];
+      if (parseInt(hexPort, 16) !== port) continue;
+      // IPv4: one little-endian word; IPv6: four of them.
+      const words = hex.match(/.{8}/g)!.map((w) => w.match(/../g)!.reverse().join(''));
+      addresses.push(hex.length === 8 ? words[0]!.match(/../g)!.map((b) => parseInt(b, 16)).join('.') : words.join(''));
+    }
+  }
+  return addresses;
+}
+const LOOPBACK = new Set(['127.0.0.1', `${'0'.repeat(31)}1`]);
+
+describe('scripts/stack.sh', () => {
+  let dir: string;
+  let state: string;
+  const ports = { mongo: 0, amqp: 0, dist: 0, epmd: 0 };
+  // A port mapper of its own: the host's shared one (port 4369) may have been started by another broker.
+  const env = () => ({ ...process.env, ERL_EPMD_PORT: String(ports.epmd) });
+  const stack = (cmd: string) =>
+    run('bash', [path.join(ROOT, 'scripts/stack.sh'), cmd, state, String(ports.mongo), String(ports.amqp), String(ports.dist)], { env: env(), timeout: 180_000 });
+
+  before(async () => {
+    dir = await mkdtemp(path.join(process.env.WPV_TEST_DIR ?? '/tmp', 'stack-'));
+    state = path.join(dir, 'stack');
+    for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
+    // A state dir as an older version left it, readable by everyone.
+    await mkdir(path.join(state, 'rabbitmq'), { recursive: true, mode: 0o755 });
+    await writeFile(path.join(state, 'env'), '', { mode: 0o644 });
+    await writeFile(path.join(state, 'rabbitmq/rabbitmq.conf'), '', { mode: 0o644 });
+    await stack('start');
+  });
+  after(async () => {
+    await stack('stop').catch(() => {});
+    await run('epmd', ['-kill'], { env: env() }).catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('the state dir and the files holding the broker password are private, older ones made so', async () => {
+    assert.equal(await mode(state), '700');
+    for (const file of ['env', 'rabbitmq/rabbitmq.conf', 'rabbitmq/password', 'ferretdb.log', 'rabbitmq.log']) {
+      assert.equal(await mode(path.join(state, file)), '600', file);
+    }
+    assert.match(await readFile(path.join(state, 'rabbitmq/rabbitmq.conf'), 'utf8'), /^default_pass = /m);
+  });
+
+  test('FerretDB, AMQP, Erlang distribution and the port mapper listen on loopback only', async () => {
+    for (const [name, port] of Object.entries(ports)) {
+      const addresses = await listeningOn(port);
+      assert.ok(addresses.length > 0, `nothing listens on the ${name} port ${port}`);
+      assert.deepEqual(addresses.filter((a) => !LOOPBACK.has(a)), [], `${name} port ${port}`);
+    }
+  });
+});
