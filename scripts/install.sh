@@ -35,6 +35,7 @@ declare -A DEB_CHECK=(
   [cpio]=/usr/bin/cpio
   [python3-venv]=/usr/share/doc/python3-venv  # the Python client's test venv (clients/python/run_tests.sh)
   [wrk]=/usr/bin/wrk  # the HTTP load generator of bench/server
+  [fasttree]=/usr/bin/FastTree  # the peer check of tree parsing and cutting (server/test/trees/midpoint.test.ts)
 )
 
 missing=()

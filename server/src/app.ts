@@ -16,6 +16,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { plotRoutes } from './routes/plots.ts';
 import { selectionRoutes } from './routes/selections.ts';
+import { treeRoutes } from './routes/trees.ts';
 import { Exporter } from './services/export.ts';
 import { Jobs } from './services/jobs.ts';
 import { JobBroker } from '@wpv/jobs/broker';
@@ -72,6 +73,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   const reclusterer = new Reclusterer(plots, blobs, new Selections(plots, blobs), jobs);
   api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs), reclusterer));
   api.use('/plots', selectionRoutes(plots, blobs));
+  api.use('/plots', treeRoutes(config, plots, blobs));
   api.use('/jobs', jobRoutes(config, jobs));
   api.use(collectionRoutes(new Collections(store, plots)));
   api.use(docsRoutes());

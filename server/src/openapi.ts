@@ -6,7 +6,7 @@ type Op = {
   summary: string;
   description?: string;
   auth?: boolean;
-  body?: z.ZodType | 'multipart' | 'multipart-job' | 'png';
+  body?: z.ZodType | 'multipart' | 'multipart-job' | 'multipart-tree' | 'png';
   query?: z.ZodObject;
   ok: [number, z.ZodType | 'binary' | 'event-stream' | null];
 };
@@ -119,6 +119,20 @@ const ops: Record<string, Record<string, Op>> = {
     },
     delete: { summary: 'Delete a named selection (owner)', auth: true, ok: [204, null] },
   },
+  [`${plotPath}/tree`]: {
+    get: { summary: 'The plot\'s phylogenetic tree: nodes in preorder, leaves at their points', ok: [200, api.PlotTree] },
+    put: {
+      summary: 'Attach a Newick tree (owner): multipart `file` and optional `root`; leaves are matched to point labels of frame 0',
+      description:
+        'Leaves no point has are left out with their branches (listed in `unmatched`, first 20; a node left with one child is ' +
+        'merged into it). 201 when the plot had no tree, 200 when replacing. 400 `bad_newick` names the line and column; ' +
+        '422 when no leaf names a point, a leaf name repeats, or a leaf names a label several points share; 413 past 64 MB.',
+      auth: true,
+      body: 'multipart-tree',
+      ok: [200, api.PlotTreeInfo],
+    },
+    delete: { summary: 'Remove the plot\'s tree (owner)', auth: true, ok: [204, null] },
+  },
   [`${plotPath}/recluster`]: {
     post: {
       summary: 'Re-cluster some points of a clustering job\'s plot (owner): a recluster job, whose plot links back',
@@ -188,6 +202,7 @@ function operation(path: string, op: Op) {
   const body =
     op.body === undefined ? undefined
     : op.body === 'multipart' ? { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: binary, name: { type: 'string' }, description: { type: 'string' }, visibility: { enum: ['private', 'public'] }, collection: { type: 'string' }, tags: { type: 'string', description: 'comma-separated or a JSON array' } } } } }
+    : op.body === 'multipart-tree' ? { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: binary, root: schema(api.TreeUploadFields.shape.root) } } } }
     : op.body === 'multipart-job' ? { 'multipart/form-data': { schema: jobForm() } }
     : op.body === 'png' ? { 'image/png': { schema: binary } }
     : { 'application/json': { schema: schema(op.body) } };

@@ -1,8 +1,8 @@
 // Typed calls to every /api/v1 endpoint the client uses.
 import {
-  ClusterCreated, ClusterEdits, ClusterKeysChanged, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, ReclusterStarted, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
+  ClusterCreated, ClusterEdits, ClusterKeysChanged, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, PlotTree, PlotTreeInfo, ReclusterStarted, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
-import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, ReclusterRequest, SelectionInput } from '@wpv/schema';
+import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, ReclusterRequest, SelectionInput, TreeRoot } from '@wpv/schema';
 import { z } from 'zod';
 import { api, apiBinary, apiRaw, uploadWithProgress } from './http';
 
@@ -85,6 +85,15 @@ export const plots = {
     }),
   deleteSelection: (id: string, name: string) =>
     api(`${plotPath(id)}/selections/${encodeURIComponent(name)}`, null, { method: 'DELETE' }),
+  tree: (id: string) => api(`${plotPath(id)}/tree`, PlotTree),
+  /** Attaches a Newick file (replacing the plot's tree): what matched the points. */
+  putTree: (id: string, file: File, root: TreeRoot) => {
+    const form = new FormData();
+    form.set('file', file, file.name);
+    form.set('root', root);
+    return api(`${plotPath(id)}/tree`, PlotTreeInfo, { method: 'PUT', body: form });
+  },
+  deleteTree: (id: string) => api(`${plotPath(id)}/tree`, null, { method: 'DELETE' }),
   exportUrl: (id: string, format: 'pviz' | 'original') => `/api/v1${plotPath(id)}/export?format=${format}`,
   /** Re-clusters points of a clustering job's plot (a cluster or a selection, as a bitset): the new job. */
   recluster: (id: string, body: ReclusterRequest) =>

@@ -23,6 +23,7 @@ import { SelectionPanel } from './SelectionPanel';
 import { TimeBar } from './TimeBar';
 import { TrailTags } from './TrailTags';
 import { Toolbar } from './Toolbar';
+import { TreePanel } from './TreePanel';
 import { DEFAULT_TOOL, type Tool } from './tools';
 import { missingColumnsText } from './metadata';
 import { mergeOverrides } from './viewState';
@@ -35,6 +36,7 @@ import { useColumns } from './useColumns';
 import { usePlotErrors } from './usePlotErrors';
 import { useThumbnail } from './useThumbnail';
 import { useTrails } from './useTrails';
+import { useTree } from './useTree';
 import './viewer.css';
 
 export function ViewerPage({ plotId }: { plotId: string }) {
@@ -60,8 +62,11 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     frameCount: plot?.frames ?? 0, store: loaded.store, renderer: () => scene.renderer,
     currentFrame: () => scene.frame?.index ?? 0, onFollow: (trails) => update({ trails }), onError: setError,
   });
+  // After useColumns: its colours and the clade colours take turns (useTree.ts).
+  const tree = useTree({ plotId, scene, ready, labelsLoaded, view, update, fail: setError });
   const { playback, frameCounts } = usePlayback(scene, plot, loaded.store, {
-    selection: view.selection, matches: search.matches, drawTrails: trails.drawAt, moved,
+    selection: view.selection, matches: search.matches, moved,
+    drawTrails: (f, blend) => { trails.drawAt(f, blend); if (!blend) tree.frameShown(); },
     followed: (selection, matches) => { update({ selection }); search.setMatches(matches); }, failed: setError,
   });
   useEffect(() => { if (playback) playback.fps = view.fps; }, [playback, view.fps]);
@@ -135,7 +140,7 @@ export function ViewerPage({ plotId }: { plotId: string }) {
     <main className={embed ? 'viewer embed' : 'viewer'}>
       <div className="stage">
         {plot && !embed && (
-          <Toolbar plot={plot} styles={columns.legend ?? styles} view={view} update={update} tool={tool} setTool={setTool}
+          <Toolbar plot={plot} styles={tree.clades ?? columns.legend ?? styles} view={view} update={update} tool={tool} setTool={setTool}
             renderer={scene.renderer} currentUrl={() => location.origin + link()} onHelp={() => setHelp(true)} notify={setNotice}
             makePublic={isOwner && !offline ? async () => {
               try { setPlot(await plots.patch(plotId, { visibility: 'public' })); } catch (e) { setError(e); throw e; }
@@ -184,6 +189,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
               )}
             </div>
             <ColorByPanel columns={plot.columns} state={columns} />
+            <TreePanel tree={tree} view={view} update={update} canEdit={isOwner && labelsLoaded}
+              onSelect={(indices) => select(indices, scene.frame?.index ?? 0)} />
             <ClustersPanel styles={panelStyles} actions={clusterActions} />
             {/* Always there for the owner (disabled without changes): appearing it moved the panels below. */}
             {isOwner && <button data-testid="save-styles" disabled={Object.keys(view.overrides).length === 0}

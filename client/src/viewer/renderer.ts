@@ -8,6 +8,8 @@ import type { BoundingBox } from '@wpv/schema';
 import type { PointAttributes } from './clusterStyles';
 import { ScreenGrid } from './pickIndex';
 import { TrailLayer } from './trailLayer';
+import { TreeLayer } from './treeLayer';
+import type { TreeLines } from './treeModel';
 import type { TrailScene } from './trails';
 import { projectToScreen } from './projection';
 import { PLAIN_POINT, lineFragmentShader, lineVertexShader, pointFragmentShader, pointVertexShader, shapeDefines } from './shaders';
@@ -30,6 +32,7 @@ export class PlotRenderer {
   private readonly edgeGeometry = new THREE.BufferGeometry();
   private readonly edges: THREE.LineSegments;
   private readonly trails = new TrailLayer();
+  private readonly tree = new TreeLayer();
   private readonly axes = new THREE.AxesHelper(1);
   private readonly lineMaterial: THREE.ShaderMaterial;
   /** the user's edges switch; the edges object is shown only when it also has segments */
@@ -77,7 +80,7 @@ export class PlotRenderer {
     for (const o of [this.points, this.edges]) o.frustumCulled = false; // bounds change every frame
     // Drawn only once they have something to show: a first frame of points alone links one program.
     this.edges.visible = this.axes.visible = false;
-    this.scene.add(this.points, this.edges, this.trails.object, this.axes);
+    this.scene.add(this.points, this.edges, this.tree.object, this.trails.object, this.axes);
     this.controls = this.makeControls();
     this.resizeObserver = new ResizeObserver(() => this.resize());
     this.resizeObserver.observe(canvas);
@@ -268,6 +271,12 @@ export class PlotRenderer {
   /** The trails as drawn at the frame shown (null: none). */
   setTrails(scene: TrailScene | null): void {
     this.trails.set(scene);
+    this.requestRender();
+  }
+
+  /** A plot's tree as drawn at the frame shown (null: none). */
+  setTree(lines: TreeLines | null): void {
+    this.tree.set(lines);
     this.requestRender();
   }
 
@@ -473,6 +482,7 @@ export class PlotRenderer {
     this.geometry.dispose();
     this.edgeGeometry.dispose();
     this.trails.dispose();
+    this.tree.dispose();
     this.pointMaterial.dispose();
     this.lineMaterial.dispose();
     this.renderer.dispose();

@@ -15,7 +15,7 @@ const ON_TOP = 10; // render order after the points and edges
  * them (and as the points' own shader writes them); three's line and point materials take
  * linear colours and convert them on output.
  */
-function toLinear(srgb: Float32Array, out: THREE.TypedArray): void {
+export function toLinear(srgb: Float32Array, out: THREE.TypedArray): void {
   const c = new THREE.Color();
   for (let i = 0; i < srgb.length; i += 3) {
     c.setRGB(srgb[i]!, srgb[i + 1]!, srgb[i + 2]!, THREE.SRGBColorSpace);

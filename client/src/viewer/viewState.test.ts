@@ -32,12 +32,23 @@ describe('view state in the URL', () => {
     labelBy: 'symbol',
     trails: ['ENE000', 'A,B & C'],
     fps: 20,
+    tree: false,
+    clades: 6,
+    collapsed: [1, 4],
   };
   it('round-trips every field through a query string', () => {
     const query = encodeViewState(full).toString();
     const { state, problems } = decodeViewState(new URLSearchParams(query));
     expect(problems).toEqual([]);
     expect(state).toEqual(full);
+  });
+  it('carries the tree cut and its collapsed clades; a collapsed clade past the cut or a bad cut is dropped', () => {
+    const query = encodeViewState({ ...DEFAULT_VIEW, clades: 5, collapsed: [0, 3] });
+    expect(query.toString()).toBe('clades=5&collapse=0%2C3');
+    expect(encodeViewState({ ...DEFAULT_VIEW, clades: 0, collapsed: [2] }).toString()).toBe('');
+    expect(decodeViewState(new URLSearchParams('clades=3&collapse=1,7')).state).toMatchObject({ clades: 3, collapsed: [1] });
+    const { state, problems } = decodeViewState(new URLSearchParams('clades=x&tree=0'));
+    expect([state.clades, state.tree, problems]).toEqual([0, false, ['clades: a number of clades, 0–200']]);
   });
   it('carries the colour-by and label-by columns by name (a shared link or saved view restores them)', () => {
     const query = encodeViewState({ ...DEFAULT_VIEW, colorBy: 'sector & size=big', labelBy: 'symbol' });

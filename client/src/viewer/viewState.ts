@@ -38,6 +38,12 @@ export interface ViewState {
   trails: string[];
   /** a time series' playback speed, in frames per second (one of SPEEDS) */
   fps: number;
+  /** the plot's tree: its branches drawn */
+  tree: boolean;
+  /** points coloured by the tree cut into this many clades (treeModel.ts); 0: not */
+  clades: number;
+  /** clades of that cut drawn collapsed (their points dimmed, a mark for their branches) */
+  collapsed: number[];
 }
 
 /** the playback speeds offered, in frames per second */
@@ -45,8 +51,11 @@ export const SPEEDS = [1, 2, 5, 10, 20, 30];
 
 export const DEFAULT_VIEW: ViewState = {
   camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 4, glyphSize: 4, glyphs: true, selection: [], frame: 0, edges: true, axes: false,
-  colorBy: null, labelBy: null, trails: [], fps: 5,
+  colorBy: null, labelBy: null, trails: [], fps: 5, tree: true, clades: 0, collapsed: [],
 };
+
+/** The most clades a cut may ask for (a palette colour each). */
+export const MAX_CLADES = 200;
 
 /** Overrides with `changes` merged in; an undefined field drops that override, an empty one the cluster's entry. */
 export function mergeOverrides(overrides: Record<number, ClusterOverride>, changes: Record<number, ClusterOverride>): Record<number, ClusterOverride> {
@@ -161,6 +170,9 @@ export function encodeViewState(s: ViewState, defaults: ViewState = DEFAULT_VIEW
   if (s.labelBy !== null) p.set('labelby', s.labelBy);
   for (const label of s.trails) p.append('trail', label); // one parameter each: a label may hold any character
   if (s.fps !== defaults.fps) p.set('fps', String(s.fps));
+  if (s.tree !== defaults.tree) p.set('tree', s.tree ? '1' : '0');
+  if (s.clades) p.set('clades', String(s.clades));
+  if (s.clades && s.collapsed.length) p.set('collapse', encodeRanges(s.collapsed));
   return p;
 }
 
@@ -223,5 +235,11 @@ export function decodeViewState(params: URLSearchParams, defaults: ViewState = D
     if (!SPEEDS.includes(Number(v))) throw new Error(`speeds are ${SPEEDS.join(', ')} frames/s`);
     s.fps = Number(v);
   });
+  field('tree', (v) => { s.tree = v !== '0'; });
+  field('clades', (v) => {
+    if (!/^\d+$/.test(v) || Number(v) > MAX_CLADES) throw new Error(`a number of clades, 0–${MAX_CLADES}`);
+    s.clades = Number(v);
+  });
+  field('collapse', (v) => { s.collapsed = decodeRanges(v).filter((c) => c < s.clades); });
   return { state: s, problems };
 }

@@ -187,6 +187,29 @@ def test_named_selections(make_account) -> None:
     assert list(plot.selections()) == ["every tenth"]
 
 
+def test_tree(make_account, tmp_path: Path) -> None:
+    _, alice = make_account()
+    _, bob = make_account()
+    labels = ["a1", "a2", "a3", "b1", "b2"]
+    plot = alice.upload_points(points(5), labels=labels, name="tree", visibility="public")
+    assert plot.tree() is None
+    newick = tmp_path / "fasttree.nwk"
+    newick.write_text("(a1:1,a2:1,(a3:0.5,(b1:1,(b2:1,ghost:1):0.2):6):0.5);\n")
+    attached = plot.set_tree(newick, root="midpoint")
+    assert (attached["leaves"], attached["matched"], attached["unmatched"], attached["root"]) == (6, 5, ["ghost"], "midpoint")
+    tree = bob.plot(plot.id).tree()
+    assert tree is not None and tree["originalName"] == "fasttree.nwk"
+    assert sorted(labels[p] for p in tree["nodes"]["point"] if p >= 0) == sorted(labels)
+    with pytest.raises(WebPlotVizError) as caught:
+        plot.set_tree(b"(a1,\n  a2;")
+    assert (caught.value.status, caught.value.field) == (400, "file") and "line 2, column 5" in str(caught.value)
+    with pytest.raises(WebPlotVizError) as caught:
+        bob.plot(plot.id).delete_tree()
+    assert caught.value.status == 403
+    plot.delete_tree()
+    assert plot.tree() is None
+
+
 def test_token_from_the_environment(make_account, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _, owner = make_account()
     plot = owner.upload_points(points(5), name="env token")

@@ -67,12 +67,12 @@ class Client:
             raise error
         return response
 
-    def send_form(self, path: str, parts: Sequence[Tuple[str, FormPart]]) -> Dict[str, Any]:
-        """POSTs a multipart form streamed from `parts` and returns the JSON answer."""
+    def send_form(self, path: str, parts: Sequence[Tuple[str, FormPart]], method: str = "POST") -> Dict[str, Any]:
+        """Sends a multipart form streamed from `parts` (POST unless `method` says) and returns the JSON answer."""
         body = Multipart(parts)
         size = body.size()
         data = iter(body) if size is None else SizedBody(body, size)
-        answer: Dict[str, Any] = self.request("POST", path, data=data, headers={"Content-Type": body.content_type}).json()
+        answer: Dict[str, Any] = self.request(method, path, data=data, headers={"Content-Type": body.content_type}).json()
         return answer
 
     def openapi(self) -> Dict[str, Any]:

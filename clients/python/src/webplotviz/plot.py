@@ -1,4 +1,4 @@
-"""A plot on the server: its metadata, per-frame binary data as NumPy arrays, edits, selections."""
+"""A plot on the server: its metadata, per-frame binary data as NumPy arrays, edits, selections, its tree."""
 from __future__ import annotations
 
 import base64
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
+from .encode import file_part
 from .errors import WebPlotVizError
 
 if TYPE_CHECKING:
@@ -298,6 +299,37 @@ class Plot:
     def delete_selection(self, name: str) -> None:
         """Deletes a named selection (owner only)."""
         self._client.request("DELETE", f"/plots/{self.id}/selections/{quote(name, safe='')}")
+
+    # -- phylogenetic tree --------------------------------------------------------------------
+
+    def set_tree(self, source: Union[str, "os.PathLike[str]", bytes], root: str = "file", filename: Optional[str] = None) -> Dict[str, Any]:
+        """Attaches a Newick tree whose leaf names are point labels (owner only; replaces one).
+
+        Args:
+            source: a Newick file's path, or its bytes.
+            root: "file" keeps the file's root; "midpoint" roots an unrooted tree (FastTree,
+                RAxML, IQ-TREE) at the middle of its longest leaf-to-leaf path.
+            filename: the name to store (default: the path's base name, or "tree.nwk").
+
+        Returns what matched: leaves, matched, unmatched (the first 20 leaf names no point has;
+        they are left out). A malformed file raises WebPlotVizError naming its line and column.
+        """
+        name = filename or (os.path.basename(os.fspath(source)) if not isinstance(source, bytes) else "tree.nwk")
+        return self._client.send_form(f"/plots/{self.id}/tree", [("root", root), ("file", file_part(name, source))], method="PUT")
+
+    def tree(self) -> Optional[Dict[str, Any]]:
+        """The plot's tree, or None: its nodes in preorder as parallel lists ``parent`` (-1 for the
+        root), ``length``, ``name`` and ``point`` (a leaf's point index in frame 0, else -1)."""
+        try:
+            return dict(self._client.request("GET", f"/plots/{self.id}/tree").json())
+        except WebPlotVizError as error:
+            if error.status == 404:
+                return None
+            raise
+
+    def delete_tree(self) -> None:
+        """Removes the plot's tree (owner only)."""
+        self._client.request("DELETE", f"/plots/{self.id}/tree")
 
     # -- notebooks ----------------------------------------------------------------------------
 

@@ -1,0 +1,92 @@
+// The plot's tree: the owner attaches a Newick file (its leaves named like the points' labels)
+// or removes it; anyone who can read the plot draws its branches, colours the points by the
+// clades of a cut into k clades, and selects or collapses a clade from the list.
+import { useState } from 'react';
+import type { Rgba } from '@wpv/schema';
+import { ErrorMessage } from '../pages/ErrorMessage';
+import type { TreeController } from './useTree';
+import { MAX_CLADES, type ViewState } from './viewState';
+
+/** The cut a first "Colour by clade" asks for. */
+const FIRST_CUT = 4;
+const css = ({ r, g, b }: Rgba) => `rgb(${r}, ${g}, ${b})`;
+
+export function TreePanel({ tree, view, update, canEdit, onSelect }: {
+  tree: TreeController;
+  view: ViewState;
+  update(patch: Partial<ViewState>): void;
+  canEdit: boolean;
+  /** selects these points of the frame on screen */
+  onSelect(points: number[]): void;
+}) {
+  const t = tree.tree;
+  const [midpoint, setMidpoint] = useState(false);
+  if (!t && !canEdit) return null;
+  const cut = (k: number) => update({ clades: Math.min(MAX_CLADES, Math.max(0, Math.round(k) || 0)), colorBy: null, collapsed: [] });
+  const toggle = (clade: number) => update({
+    collapsed: view.collapsed.includes(clade) ? view.collapsed.filter((c) => c !== clade) : [...view.collapsed, clade].sort((a, b) => a - b),
+  });
+  const info = tree.attached;
+  return (
+    <section className="panel tree-panel" data-testid="tree-panel">
+      <h3>Tree</h3>
+      {t && <p className="muted" data-testid="tree-info">{t.originalName}: {t.matched.toLocaleString()} of {t.leaves.toLocaleString()} leaves at points{t.root === 'midpoint' ? ', rooted at the midpoint' : ''}</p>}
+      {info && info.unmatched.length > 0 && (
+        <p className="muted" data-testid="tree-unmatched">
+          {info.leaves - info.matched === 1 ? '1 leaf names no point and is left out' : `${(info.leaves - info.matched).toLocaleString()} leaves name no point and are left out`}
+          : {info.unmatched.slice(0, 5).join(', ')}{info.leaves - info.matched > 5 ? '…' : ''}
+        </p>
+      )}
+      {canEdit && (
+        <>
+          <label className="row" title="FastTree, RAxML and IQ-TREE write unrooted trees, rooted at an arbitrary node: the cut into clades needs a real root">
+            <input type="checkbox" checked={midpoint} onChange={(e) => setMidpoint(e.target.checked)} data-testid="tree-midpoint" />
+            The tree is unrooted: root it at its midpoint
+          </label>
+          <div className="row">
+            <label className="linklike" title="A Newick file whose leaf names are the points' labels">
+              {t ? 'Replace the tree…' : 'Attach a Newick tree…'}
+              <input type="file" hidden accept=".nwk,.newick,.tree,.tre,.txt" data-testid="tree-file" disabled={tree.busy}
+                onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void tree.attach(f, midpoint ? 'midpoint' : 'file'); }} />
+            </label>
+            {t && <button onClick={() => void tree.remove()} disabled={tree.busy} data-testid="tree-remove">Remove</button>}
+          </div>
+        </>
+      )}
+      {t && (
+        <>
+          <label className="row">
+            <input type="checkbox" checked={view.tree} onChange={(e) => update({ tree: e.target.checked })} data-testid="tree-lines" /> Draw branches
+          </label>
+          <label className="row">
+            <input type="checkbox" checked={view.clades > 0} onChange={(e) => cut(e.target.checked ? FIRST_CUT : 0)} data-testid="tree-color" />
+            Colour by clade, cut into
+            <input type="number" min={1} max={MAX_CLADES} value={view.clades || FIRST_CUT} disabled={view.clades === 0} className="clade-count"
+              onChange={(e) => cut(Number(e.target.value))} data-testid="tree-clades" aria-label="clades" />
+          </label>
+          {tree.clades && tree.clades.length !== view.clades && (
+            <p className="muted" data-testid="tree-cut-note">
+              {tree.clades.length < view.clades ? `the tree has ${tree.clades.length} leaves` : `multifurcations split into ${tree.clades.length} clades`}
+            </p>
+          )}
+          {tree.clades && (
+            <ul className="legend clade-list" data-testid="clade-list">
+              {tree.clades.map((c) => (
+                <li key={c.key} data-testid="clade-row" data-collapsed={view.collapsed.includes(c.key) ? '1' : '0'}>
+                  <span className="swatch" style={{ background: css(c.color) }} />
+                  <span className="legend-label" title={c.label}>{c.label}</span>
+                  <span className="muted">{c.count.toLocaleString()}</span>
+                  <button onClick={() => onSelect(tree.pointsOf(c.key))} data-testid="clade-select" title="select the clade's points">select</button>
+                  <button onClick={() => toggle(c.key)} data-testid="clade-collapse" title="draw the clade as one mark, its points dimmed">
+                    {view.collapsed.includes(c.key) ? 'expand' : 'collapse'}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+      <ErrorMessage error={tree.error} />
+    </section>
+  );
+}
