@@ -163,14 +163,23 @@ describe('the library page', () => {
       await page.waitForSelector('text=Page 1 of 2');
       await page.click('button:has-text("Next")');
       await page.waitForSelector('text=Page 2 of 2');
+      // The pager says page 1 at once; the list of that sort lands after (no reload is left in flight for the next test).
+      const sorted = page.waitForResponse((r) => r.url().includes('/api/v1/plots?') && r.url().includes('sort=points'));
       await page.selectOption('select[aria-label=sort]', 'points');
       await page.waitForSelector('text=Page 1 of 2');
+      await sorted;
     });
   });
 
   test('deleting a plot disables the editor and says so until the delete is done', async () => {
     await step(page, 'library-delete-busy', async () => {
+      // The editor is used once the search's list has landed: a list landing meanwhile (the search's, debounced,
+      // or an earlier one's, as list answers may land out of order) could take the card away and bring it back
+      // with a fresh editor, not deleting (CI once saw Save enabled after "Deleting…").
+      const searched = page.waitForResponse((r) => r.url().includes('/api/v1/plots?') && r.url().includes('q=sorted'));
       await page.fill('[data-testid=library-search]', 'sorted 3');
+      await searched;
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=plot-card]').length === 1);
       const card = page.locator('[data-testid=plot-card]:has-text("sorted 3")');
       await card.waitFor();
       let release;
