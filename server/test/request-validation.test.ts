@@ -14,13 +14,13 @@ before(async () => {
 });
 after(() => server.close());
 
-test('a token request with a key the server does not know (an expiry) is refused, and no token is made', async () => {
+test('a token request with a key the server does not know (an expiry date, where it takes expiresInDays) is refused, and no token is made', async () => {
   const anonymous = new Client(server.url);
-  const body = { username: 'valerie', password: 'correct horse battery', expiresInDays: -1 };
-  const refused = await expectReply(await anonymous.request('POST', '/auth/token', body), 400, 'expiresInDays', 'bad_request');
-  assert.match(refused.error.message, /^expiresInDays: unknown key$/);
+  const body = { username: 'valerie', password: 'correct horse battery', expiresAt: '2030-01-01' };
+  const refused = await expectReply(await anonymous.request('POST', '/auth/token', body), 400, 'expiresAt', 'bad_request');
+  assert.match(refused.error.message, /^expiresAt: unknown key$/);
   assert.equal(await server.store.tokens.countDocuments({}), 0);
-  const { expiresInDays: _, ...known } = body;
+  const { expiresAt: _, ...known } = body;
   await expectReply(await anonymous.request('POST', '/auth/token', { ...known, name: 'script' }), 201);
 });
 
