@@ -1,7 +1,26 @@
 #!/usr/bin/env bash
 # Stops what scripts/up.sh started: supervisord stops the API, the workers, the
-# hpc-bridge and the embedded FerretDB and RabbitMQ, then exits.
+# hpc-bridge and the embedded FerretDB and RabbitMQ, then exits. Then the local
+# backend's stage programs go too (below).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bash "$WPV_ROOT/scripts/supervisor.sh" stop
+
+# The local backend runs each stage in a session of its own (run-stage.sh leads it) so that
+# it outlives a restart of the bridge, which re-attaches to it. A full stop must not leave
+# analyses on the CPUs, nor let a stage waiting for a CPU slot start once the platform is
+# down. Each session is killed, its wrapper first so that no exit record is written: the
+# next start finds the stage lost and runs it again. Only this platform's wrappers (its job
+# directory), and only the local backend's (WPV_SLOTS in their environment, session
+# leaders): a Slurm job's wrapper belongs to the cluster.
+jobs_dir="${JOBS_DIR:-$DATA_DIR/jobs}"
+stopped=0
+for pid in $(pgrep -f "hpc-bridge/bin/run-stage.sh $jobs_dir/" || true); do
+  [[ "$(ps -o sid= -p "$pid" | tr -d ' ')" == "$pid" ]] || continue
+  tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -q '^WPV_SLOTS=' || continue
+  kill -KILL "$pid" 2>/dev/null || continue
+  pkill -KILL -s "$pid" 2>/dev/null || true
+  stopped=$((stopped + 1))
+done
+((stopped == 0)) || say "stopped $stopped analysis program(s); their stages run again on the next start"
 say "stopped"

@@ -1,8 +1,10 @@
 // The platform as `bash scripts/up.sh` runs it: every service under supervisord, in a
 // private DATA_DIR on free ports (its own FerretDB and RabbitMQ). kill -9 the API, a
 // worker and the bridge during a job: each is serving again within 15 s, and the job
-// finishes once, with one plot. A second up.sh finds it running; down.sh stops it all.
+// finishes once, with one plot. A second up.sh finds it running; down.sh stops it all,
+// the stage programs included.
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -60,10 +62,42 @@ describe('services under the supervisor (scripts/up.sh)', () => {
     }
   });
 
-  test('down.sh stops every service and the supervisor', async () => {
+  test('down.sh stops every service and the supervisor, and the stage programs, running or waiting for CPUs', async () => {
+    // Two jobs: the second one's first stage waits in its wrapper for the CPU slots the first holds.
+    const client = await signedIn(platform.url);
+    const ids = [];
+    for (const name of ['a.fasta', 'b.fasta']) ids.push((await (await submit(client, 'sequence-clustering', name, FASTA)).json()).id);
+    for (const id of ids) await waitForJob(client, id, (j) => j.stages[0].state === 'running' && j.stages[0].backendJobId);
+    assert.equal(platformProcesses(platform.dataDir, 'run-stage.sh').length, 2, 'both stages have their wrapper');
     const pids = await Promise.all([...PROGRAMS, 'supervisord' as const].map((p) => platform.pidOf(p)));
-    await platform.script('down.sh');
+    const { stdout } = await platform.script('down.sh');
+    assert.match(stdout, /stopped [2-9]\d* analysis program\(s\)/);
     for (const pid of pids) assert.ok(!alive(pid), `pid ${pid} still runs`);
     assert.notEqual((await fetch(`${platform.url}/api/v1/health`).catch(() => null))?.status, 200);
+    // Nothing of the jobs runs, or starts later (a waiting stage used to start once the slots freed).
+    for (let i = 0; i < 10; i++) {
+      assert.deepEqual(platformProcesses(platform.dataDir), [], 'a stage program still runs after down.sh');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // No exit record: the next start finds the stages lost and runs them again (not failed).
+    for (const id of ids) {
+      const stages = path.join(platform.dataDir, 'jobs', id, 'stages');
+      for (const stage of await readdir(stages)) assert.ok(!existsSync(path.join(stages, stage, 'exit.json')), `${id}/${stage} has an exit record`);
+    }
   });
 });
+
+/** Live processes whose command line names the platform's data directory (and `also`, if given). */
+function platformProcesses(dataDir: string, also = ''): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return cmdline.includes(dataDir) && cmdline.includes(also) && alive(Number(pid));
+      } catch {
+        return false; // ended meanwhile
+      }
+    })
+    .map(Number);
+}
