@@ -33,6 +33,8 @@ export interface Config {
     detailsBytes: number;
     /** Open progress streams per user. */
     eventStreams: number;
+    /** Bytes of plots each user may store (services/storage-quota.ts). */
+    userStorageBytes: number;
   };
   timeouts: {
     /** An upload sending nothing for this long is cut off. */
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       views: intFromEnv(env, 'MAX_VIEWS', 200),
       detailsBytes: Math.min(intFromEnv(env, 'MAX_PLOT_DETAILS_BYTES', 15 * 1024 * 1024), 15 * 1024 * 1024),
       eventStreams: intFromEnv(env, 'MAX_EVENT_STREAMS', 5),
+      userStorageBytes: intFromEnv(env, 'USER_STORAGE_BYTES', 20 * 1024 ** 3),
     },
     timeouts: {
       uploadIdleMs: intFromEnv(env, 'UPLOAD_IDLE_MS', UPLOAD_IDLE_MS),

@@ -70,8 +70,11 @@ export function untilClientGone(res: Response): AbortSignal {
   return abort.signal;
 }
 
-/** `fileFields`: the file parts accepted, each at most once, each up to `maxBytes`. */
-export async function receiveUpload(req: Request, tmpDir: string, maxBytes: number, fileFields: readonly string[] = ['file']): Promise<Upload> {
+/**
+ * `fileFields`: the file parts accepted, each at most once, each up to `maxBytes`; `overLimit`: the
+ * error for a part over it, when the limit is not the upload limit (a storage quota's room).
+ */
+export async function receiveUpload(req: Request, tmpDir: string, maxBytes: number, fileFields: readonly string[] = ['file'], overLimit?: (part: string) => ApiError): Promise<Upload> {
   if (!req.is('multipart/form-data')) throw new ApiError(415, 'unsupported_media_type', 'send multipart/form-data with a "file" part');
   await mkdir(tmpDir, { recursive: true, mode: 0o700 });
   const tmpPaths: string[] = [];
@@ -117,7 +120,7 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
     upload.files[name] = file;
     stream.on('data', (chunk: Buffer) => (file.bytes += chunk.length));
     stream.on('limit', () => {
-      failure ??= new ApiError(413, 'too_large', `the ${name} part is over the ${maxBytes}-byte upload limit`, name);
+      failure ??= overLimit?.(name) ?? new ApiError(413, 'too_large', `the ${name} part is over the ${maxBytes}-byte upload limit`, name);
     });
     filesDone.push(pipeline(stream, createWriteStream(tmpPath, { mode: 0o600 })).then(() => null, (err: Error) => err));
   });

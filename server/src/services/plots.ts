@@ -28,6 +28,7 @@ import { columnBlobName, frameBlobName, plotBlobName, type BlobStore, type Frame
 import type { Store } from '../storage/db.ts';
 import { newId } from '../storage/ids.ts';
 import { PlotLinks } from '../storage/plot-links.ts';
+import { StorageQuota } from './storage-quota.ts';
 import { foldedPattern } from './text-keys.ts';
 import { drawThumbnail } from './thumbnails.ts';
 import { Recent } from '../storage/recent.ts';
@@ -36,6 +37,7 @@ import type { PlotDetails, PlotDoc } from '../storage/documents.ts';
 export interface UploadedFile {
   path: string;
   originalName: string;
+  bytes?: number;
 }
 
 export interface PlotFields {
@@ -63,6 +65,8 @@ const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
 
 export class Plots {
   private readonly blobs: BlobStore;
+  /** Each user's storage quota, which uploads are held to. */
+  readonly quota: StorageQuota;
   private readonly links: PlotLinks;
   private readonly parseLimits: ParseLimits;
   /** Deleted plots whose data is being removed (see delete). */
@@ -78,6 +82,7 @@ export class Plots {
   ) {
     this.blobs = store.blobs;
     this.links = new PlotLinks(store.plotLinks);
+    this.quota = new StorageQuota(store.plots, limits.userStorageBytes);
     this.parseLimits = {
       maxPoints: limits.points,
       maxFrames: limits.frames,
@@ -90,6 +95,10 @@ export class Plots {
   async ingest(owner: string, file: UploadedFile, fields: PlotFields, signal?: AbortSignal): Promise<PlotCreated> {
     const format = await sniffFormat(file.path, file.originalName);
     const parsed = await parseFile(file.path, file.originalName, this.parseLimits, signal);
+    // A lower bound of what storing it takes (positions and cluster keys, and the file itself), before anything is written.
+    const needed = (file.bytes ?? 0) + parsed.frames.reduce((sum, frame) => sum + frame.clusterKeys.length * 16, 0);
+    const room = await this.quota.room(owner);
+    if (needed > room) throw this.quota.exceeded('storing this plot', room, needed);
     return this.ingestParsed(owner, parsed, fields, { format, originalName: file.originalName, file }, undefined, signal);
   }
 
@@ -157,9 +166,9 @@ export class Plots {
     try {
       await this.blobs.startPlot(doc._id);
       await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
-      await this.storeBlobs(doc._id, parsed, columns, thumbnail, file);
+      const storedBytes = await this.storeBlobs(doc._id, parsed, columns, thumbnail, file);
       signal?.throwIfAborted(); // the last moment to abandon: the plot is visible once ready
-      await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready' } });
+      await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready', storedBytes } });
       this.recent.delete(doc._id);
       if (doc.parent) await this.links.add(doc.parent, doc._id);
     } catch (err) {
@@ -174,13 +183,16 @@ export class Plots {
     return { ...toPlot({ ...doc, state: 'ready' }, details), warnings };
   }
 
-  private async storeBlobs(plotId: string, parsed: ParsedPlot, columns: EncodedColumns, thumbnail: Buffer | null, file?: UploadedFile): Promise<void> {
+  /** Writes the new plot's blobs; the bytes they take (the storage quota's count). */
+  private async storeBlobs(plotId: string, parsed: ParsedPlot, columns: EncodedColumns, thumbnail: Buffer | null, file?: UploadedFile): Promise<number> {
     // The plot is new (ingestParsed removed any leftover): its frames' blobs go in batches of a few MB.
     let batch: { name: string; data: Uint8Array; contentType: string }[] = [];
     let batchBytes = 0;
+    let storedBytes = 0;
     const add = (name: string, data: Uint8Array, contentType: string) => {
       batch.push({ name, data, contentType });
       batchBytes += data.byteLength;
+      storedBytes += data.byteLength;
     };
     if (thumbnail) add(plotBlobName(plotId, 'thumbnail'), thumbnail, 'image/png');
     for (const [index, frame] of parsed.frames.entries()) {
@@ -196,7 +208,8 @@ export class Plots {
         batchBytes = 0;
       }
     }
-    if (file) await this.blobs.putFile(plotId, plotBlobName(plotId, 'original'), file.path, 'application/octet-stream');
+    if (file) storedBytes += await this.blobs.putFile(plotId, plotBlobName(plotId, 'original'), file.path, 'application/octet-stream');
+    return storedBytes;
   }
 
   /** A plot the caller may read; private plots of others are indistinguishable from missing ones. */

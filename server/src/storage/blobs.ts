@@ -123,8 +123,8 @@ export class BlobStore {
    * Replaces a blob like putBuffer but leaves the old version's chunks to `discard` later:
    * an edit that replaces many blobs (a cluster over every frame) deletes after replying.
    */
-  replaceBuffer(plotId: string, name: string, data: Uint8Array, contentType: string): Promise<BlobInfo | null> {
-    return this.put(plotId, name, contentType, [Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
+  async replaceBuffer(plotId: string, name: string, data: Uint8Array, contentType: string): Promise<BlobInfo | null> {
+    return (await this.put(plotId, name, contentType, [Buffer.from(data.buffer, data.byteOffset, data.byteLength)])).previous;
   }
 
   /** Deletes the chunks of a version no longer current (from replaceBuffer). */
@@ -156,13 +156,15 @@ export class BlobStore {
     }
   }
 
-  async putFile(plotId: string, name: string, filePath: string, contentType: string): Promise<void> {
-    const previous = await this.put(plotId, name, contentType, createReadStream(filePath, { highWaterMark: CHUNK_BYTES }));
+  /** Stores a file as a blob; its length. */
+  async putFile(plotId: string, name: string, filePath: string, contentType: string): Promise<number> {
+    const { previous, length } = await this.put(plotId, name, contentType, createReadStream(filePath, { highWaterMark: CHUNK_BYTES }));
     if (previous) await this.discard(previous);
+    return length;
   }
 
-  /** Writes the chunks, then the metadata; returns the replaced version, whose chunks the caller removes after. */
-  private async put(plotId: string, name: string, contentType: string, source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<BlobInfo | null> {
+  /** Writes the chunks, then the metadata; returns the replaced version, whose chunks the caller removes after, and the length written. */
+  private async put(plotId: string, name: string, contentType: string, source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<{ previous: BlobInfo | null; length: number }> {
     const previous = await this.meta.findOne({ _id: name });
     const info: BlobInfo = { _id: name, plotId, version: randomBytes(8).toString('hex'), length: 0, chunks: 0, contentType, uploadedAt: new Date() };
     // A new blob is listed with its version; a replacement is not (a page per edit of every frame would be too many
@@ -193,7 +195,7 @@ export class BlobStore {
       await this.deleteChunks(info);
       throw err;
     }
-    return previous;
+    return { previous, length: info.length };
   }
 
   find(name: string): Promise<BlobInfo | null> {

@@ -70,6 +70,8 @@ export interface PlotDoc {
   display?: DisplaySettings;
   /** A re-clustering's plot: the plot whose points it re-clusters. */
   parent?: string;
+  /** Bytes of its blobs when stored (frames, columns, thumbnail, original file); absent on plots stored before they were counted. */
+  storedBytes?: number;
 }
 
 /** The large per-plot parts: read and written whole, never queried by field. */

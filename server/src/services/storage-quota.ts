@@ -1,0 +1,36 @@
+// Each user's storage quota (USER_STORAGE_BYTES): the bytes of their plots' blobs as stored.
+// An upload is held to it before its body is read (its declared length), while it streams (its
+// file part's limit) and once parsed (what storing it takes, before anything is written). Checked,
+// not reserved: uploads made together may each fit alone. A job's plot counts once stored; job
+// directories (inputs and stage outputs, removed with the job) are not counted.
+import type { Collection } from 'mongodb';
+import { ApiError } from '../http/errors.ts';
+import type { PlotDoc } from '../storage/documents.ts';
+
+/** Positions (3 × float32) and cluster keys (uint32) per point: most of a plot stored before its bytes were counted. */
+const BYTES_PER_POINT = 16;
+
+export class StorageQuota {
+  constructor(
+    private readonly plots: Collection<PlotDoc>,
+    readonly limitBytes: number,
+  ) {}
+
+  /** The bytes the user's plots take, any state (a half-written one's blobs are stored too). */
+  async used(owner: string): Promise<number> {
+    const docs = await this.plots.find({ owner }, { projection: { storedBytes: 1, points: 1, frames: 1 } }).toArray();
+    return docs.reduce((sum, doc) => sum + (doc.storedBytes ?? doc.points * doc.frames * BYTES_PER_POINT), 0);
+  }
+
+  /** The bytes the user may still store. */
+  async room(owner: string): Promise<number> {
+    return Math.max(0, this.limitBytes - (await this.used(owner)));
+  }
+
+  /** A 413 naming the file part: `what` needs `needed` bytes (when known) where `room` are left. */
+  exceeded(what: string, room: number, needed?: number): ApiError {
+    const takes = needed === undefined ? 'is over' : `takes ${needed} bytes, over`;
+    return new ApiError(413, 'quota_exceeded',
+      `${what} ${takes} the ${room} bytes left of your ${this.limitBytes}-byte storage quota (USER_STORAGE_BYTES); delete some plots to make room`, 'file');
+  }
+}

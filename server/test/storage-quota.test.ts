@@ -1,0 +1,51 @@
+// Each user's storage quota (USER_STORAGE_BYTES): uploads over what is left are refused with a 413
+// quota_exceeded naming the file, by their declared length, while they stream, or once parsed.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { expectReply, signedIn, startServer, type Client, type TestServer } from './harness.ts';
+
+const QUOTA = 100_000;
+let server: TestServer;
+let owner: Client;
+before(async () => {
+  server = await startServer({ USER_STORAGE_BYTES: String(QUOTA) });
+  owner = await signedIn(server.url, 'quota');
+});
+after(() => server.close());
+
+/** A text plot of `n` points: about 14 bytes of file and 16 bytes stored per point. */
+const points = (n: number) => Array.from({ length: n }, (_, i) => `${i} ${i} 1 2 ${i % 3}\n`).join('');
+const storedCount = () => server.store.plots.countDocuments({ owner: 'quota' });
+
+test('a plot records the bytes its blobs take, which count against the quota', async () => {
+  const plot = await owner.uploaded('small.txt', points(100));
+  const doc = await server.store.plots.findOne({ _id: plot.id });
+  const blobs = await server.store.blobs.meta.find({ plotId: plot.id }).toArray();
+  assert.equal(doc!.storedBytes, blobs.reduce((sum, b) => sum + b.length, 0));
+  assert.ok(doc!.storedBytes! > 100 * 16);
+  await owner.json('DELETE', `/plots/${plot.id}`, undefined, 204);
+});
+
+test('an upload over the room left is a 413 quota_exceeded naming the file, and stores nothing', async () => {
+  const first = await owner.uploaded('first.txt', points(1000)); // about 40 KB of the 100 KB
+  const stored = await storedCount();
+  // Parsed, it would take more than is left: refused before anything is written.
+  const parsed = await expectReply(await owner.upload('more.txt', points(2500)), 413, 'file', 'quota_exceeded');
+  assert.match(parsed.error.message, /^storing this plot takes \d+ bytes, over the \d+ bytes left of your 100000-byte storage quota/);
+  // A file longer than the room is cut off while it streams.
+  const streamed = await expectReply(await owner.upload('long.txt', `# ${'x'.repeat(QUOTA)}\n${points(3)}`), 413, 'file', 'quota_exceeded');
+  assert.match(streamed.error.message, /^the file is over the \d+ bytes left/);
+  // A declared length far over it is refused before the body is read.
+  const form = new FormData();
+  form.set('file', new Blob([points(100_000)]), 'huge.txt');
+  const encoded = new Response(form); // a body of known length: sent with Content-Length
+  const body = new Uint8Array(await encoded.arrayBuffer());
+  const declared = await expectReply(await owner.request('POST', '/plots', body, { 'content-type': encoded.headers.get('content-type')! }), 413, 'file', 'quota_exceeded');
+  assert.match(declared.error.message, /^the upload takes \d+ bytes/);
+  assert.equal(await storedCount(), stored);
+  // Deleting makes room again.
+  await owner.json('DELETE', `/plots/${first.id}`, undefined, 204);
+  await owner.uploaded('more.txt', points(1500));
+  // Another user's quota is their own.
+  await (await signedIn(server.url, 'other')).uploaded('theirs.txt', points(1000));
+});
