@@ -23,17 +23,29 @@ export async function pixelDiff(page, pngA, pngB, tolerance = 8) {
 
 /** Pixels of a PNG screenshot whose RGB is exactly each of `colors` ("r,g,b" strings): { color: count }. */
 export async function countExactColors(page, png, colors) {
+  const stats = await exactColorStats(page, png, colors);
+  return Object.fromEntries(colors.map((c) => [c, stats[c].count]));
+}
+
+/** The mean x (0–1 across the image) of the pixels of exactly this colour ("r,g,b"), null when none. */
+export async function meanXOfColor(page, png, rgb) {
+  const { count, sumX, width } = (await exactColorStats(page, png, [rgb]))[rgb];
+  return count ? sumX / count / width : null;
+}
+
+/** For each of `colors` ("r,g,b"): how many pixels have exactly that RGB, the sum of their x, the image width. */
+async function exactColorStats(page, png, colors) {
   return page.evaluate(async ({ base64, colors }) => {
     const img = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
     const canvas = new OffscreenCanvas(img.width, img.height);
     const ctx = canvas.getContext('2d');
     ctx.drawImage(img, 0, 0);
     const data = ctx.getImageData(0, 0, img.width, img.height).data;
-    const counts = Object.fromEntries(colors.map((c) => [c, 0]));
+    const stats = Object.fromEntries(colors.map((c) => [c, { count: 0, sumX: 0, width: img.width }]));
     for (let i = 0; i < data.length; i += 4) {
-      const rgb = `${data[i]},${data[i + 1]},${data[i + 2]}`;
-      if (rgb in counts) counts[rgb]++;
+      const found = stats[`${data[i]},${data[i + 1]},${data[i + 2]}`];
+      if (found) { found.count++; found.sumX += (i / 4) % img.width; }
     }
-    return counts;
+    return stats;
   }, { base64: png.toString('base64'), colors });
 }

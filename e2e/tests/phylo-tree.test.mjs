@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BASE_URL, apiAs, canvasShot, launch, newPage, register, step, uniqueName, waitFirstFrame } from '../lib/browser.mjs';
-import { countExactColors } from '../lib/pixels.mjs';
+import { countExactColors, meanXOfColor } from '../lib/pixels.mjs';
 import { storedZip } from '../lib/zip.mjs';
 
 const SHOTS = process.env.TREE_SHOTS;
@@ -150,24 +150,6 @@ describe('a phylogenetic tree over the points', () => {
   });
 });
 
-/** The mean x (0–1 across the canvas) of the canvas pixels of exactly this colour ("r,g,b"), null when none. */
-async function meanX(page, rgb) {
-  const png = await canvasShot(page);
-  return page.evaluate(async ({ base64, rgb }) => {
-    const img = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
-    const canvas = new OffscreenCanvas(img.width, img.height);
-    const ctx = canvas.getContext('2d');
-    ctx.drawImage(img, 0, 0);
-    const data = ctx.getImageData(0, 0, img.width, img.height).data;
-    const [r, g, b] = rgb.split(',').map(Number);
-    let sum = 0, count = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      if (data[i] === r && data[i + 1] === g && data[i + 2] === b) { sum += (i / 4) % img.width; count++; }
-    }
-    return count ? sum / count / img.width : null;
-  }, { base64: png.toString('base64'), rgb });
-}
-
 describe('a time series: the tree follows its leaves by label from frame to frame', () => {
   let browser, page, plot;
 
@@ -194,12 +176,12 @@ describe('a time series: the tree follows its leaves by label from frame to fram
       await waitFirstFrame(page);
       await page.waitForFunction(() => document.querySelectorAll('[data-testid=clade-row]').length === 3);
       await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
-      const first = await meanX(page, CLADE_RGB[0]);
+      const first = await meanXOfColor(page, await canvasShot(page), CLADE_RGB[0]);
       assert.ok(first !== null && first < 0.4, `frame 1: clade 1 at x = ${first}`);
       await page.click('button:has-text("Next ›")');
       await page.waitForFunction(() => document.querySelector('[data-testid=frame-number]')?.textContent === '2 / 2');
       await page.waitForTimeout(300); // the switch's redraw
-      const second = await meanX(page, CLADE_RGB[0]);
+      const second = await meanXOfColor(page, await canvasShot(page), CLADE_RGB[0]);
       assert.ok(second !== null && second > 0.6, `frame 2: clade 1 at x = ${second}`);
       await shot(page, 'tree-series-frame2');
     });
