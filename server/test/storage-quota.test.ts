@@ -1,6 +1,7 @@
 // Each user's storage quota (USER_STORAGE_BYTES): uploads over what is left are refused with a 413
 // quota_exceeded naming the file, by their declared length, while they stream, or once parsed.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { expectReply, signedIn, startServer, type Client, type TestServer } from './harness.ts';
 
@@ -8,6 +9,7 @@ const QUOTA = 100_000;
 let server: TestServer;
 let owner: Client;
 before(async () => {
+  process.env.JOB_QUEUE_PREFIX = `wpvtest.quota.${randomBytes(4).toString('hex')}`;
   server = await startServer({ USER_STORAGE_BYTES: String(QUOTA) });
   owner = await signedIn(server.url, 'quota');
 });
@@ -34,7 +36,7 @@ test('an upload over the room left is a 413 quota_exceeded naming the file, and 
   assert.match(parsed.error.message, /^storing this plot takes \d+ bytes, over the \d+ bytes left of your 100000-byte storage quota/);
   // A file longer than the room is cut off while it streams.
   const streamed = await expectReply(await owner.upload('long.txt', `# ${'x'.repeat(QUOTA)}\n${points(3)}`), 413, 'file', 'quota_exceeded');
-  assert.match(streamed.error.message, /^the file is over the \d+ bytes left/);
+  assert.match(streamed.error.message, /^the file part is over the \d+ bytes left/);
   // A declared length far over it is refused before the body is read.
   const form = new FormData();
   form.set('file', new Blob([points(100_000)]), 'huge.txt');
@@ -43,6 +45,13 @@ test('an upload over the room left is a 413 quota_exceeded naming the file, and 
   const declared = await expectReply(await owner.request('POST', '/plots', body, { 'content-type': encoded.headers.get('content-type')! }), 413, 'file', 'quota_exceeded');
   assert.match(declared.error.message, /^the upload takes \d+ bytes/);
   assert.equal(await storedCount(), stored);
+  // A job's input too: its plot will count.
+  const job = new FormData();
+  job.set('type', 'sequence-clustering');
+  job.set('file', new Blob([`>s1\n${'ACGT'.repeat(QUOTA / 4)}\n`]), 'reads.fasta');
+  const jobRefused = await expectReply(await owner.request('POST', '/jobs', job), 413, 'file', 'quota_exceeded');
+  assert.match(jobRefused.error.message, /^the file part is over the \d+ bytes left/);
+  assert.deepEqual((await owner.json('GET', '/jobs')).items, []);
   // Deleting makes room again.
   await owner.json('DELETE', `/plots/${first.id}`, undefined, 204);
   await owner.uploaded('more.txt', points(1500));

@@ -6,9 +6,10 @@ import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { receiveUpload, untilClientGone } from '../http/upload.ts';
 import type { Jobs } from '../services/jobs.ts';
+import type { StorageQuota } from '../services/storage-quota.ts';
 import { JobStreams } from './job-events.ts';
 
-export function jobRoutes(config: Config, jobs: Jobs): Router {
+export function jobRoutes(config: Config, jobs: Jobs, quota: StorageQuota): Router {
   const router = Router();
   router.use(requireUser);
   const id = (req: Request) => String(req.params.id);
@@ -16,11 +17,14 @@ export function jobRoutes(config: Config, jobs: Jobs): Router {
 
   router.post('/', async (req, res) => {
     const limit = jobs.config.maxInputBytes;
-    if (Number(req.headers['content-length']) > limit + 1024 * 1024) {
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit + 1024 * 1024) {
       throw new ApiError(413, 'too_large', `job inputs are limited to ${limit} bytes`, 'file');
     }
+    // The job's plot will count against the storage quota: inputs are held to the room left.
+    const room = await quota.uploadLimit(userOf(req), declared, limit, 1024 * 1024);
     const signal = untilClientGone(res);
-    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, limit, Object.keys(JobSubmitFiles));
+    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, room.maxBytes, Object.keys(JobSubmitFiles), room.overLimit);
     try {
       res.status(202).json(await jobs.submit(userOf(req), upload, signal));
     } finally {

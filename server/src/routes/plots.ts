@@ -34,13 +34,9 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     if (declared > config.limits.uploadBytes + 1024 * 1024) {
       throw new ApiError(413, 'too_large', `the upload is over the ${config.limits.uploadBytes}-byte limit`, 'file');
     }
-    // The storage quota's room, before the body is read: a declared length over it is refused at once, a file over it while it streams.
-    const room = await plots.quota.room(userOf(req));
-    if (declared > room + 1024 * 1024) throw plots.quota.exceeded('the upload', room, declared);
-    const fileLimit = Math.min(config.limits.uploadBytes, room);
+    const limit = await plots.quota.uploadLimit(userOf(req), declared, config.limits.uploadBytes, 1024 * 1024);
     const signal = untilClientGone(res);
-    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, fileLimit, ['file'],
-      fileLimit < config.limits.uploadBytes ? () => plots.quota.exceeded('the file', room) : undefined);
+    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, limit.maxBytes, ['file'], limit.overLimit);
     try {
       const { file } = upload.files;
       if (!file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');

@@ -27,10 +27,22 @@ export class StorageQuota {
     return Math.max(0, this.limitBytes - (await this.used(owner)));
   }
 
-  /** A 413 naming the file part: `what` needs `needed` bytes (when known) where `room` are left. */
-  exceeded(what: string, room: number, needed?: number): ApiError {
+  /**
+   * How much of a multipart upload of `owner` to take, before its body is read: its file parts up to
+   * `maxBytes` or the room left, whichever is less, with the error for a part over the room (for
+   * receiveUpload); a declared length (`Content-Length`, `slack` above the files' for the form) over the room is refused at once.
+   */
+  async uploadLimit(owner: string, declared: number, maxBytes: number, slack: number): Promise<{ maxBytes: number; overLimit?: (part: string) => ApiError }> {
+    const room = await this.room(owner);
+    if (declared > room + slack) throw this.exceeded('the upload', room, declared);
+    if (room >= maxBytes) return { maxBytes };
+    return { maxBytes: room, overLimit: (part) => this.exceeded(`the ${part} part`, room, undefined, part) };
+  }
+
+  /** A 413 naming `field`: `what` needs `needed` bytes (when known) where `room` are left. */
+  exceeded(what: string, room: number, needed?: number, field = 'file'): ApiError {
     const takes = needed === undefined ? 'is over' : `takes ${needed} bytes, over`;
     return new ApiError(413, 'quota_exceeded',
-      `${what} ${takes} the ${room} bytes left of your ${this.limitBytes}-byte storage quota (USER_STORAGE_BYTES); delete some plots to make room`, 'file');
+      `${what} ${takes} the ${room} bytes left of your ${this.limitBytes}-byte storage quota (USER_STORAGE_BYTES); delete some plots to make room`, field);
   }
 }
