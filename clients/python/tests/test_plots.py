@@ -243,3 +243,18 @@ def test_logging_in_again_makes_another_token_and_a_taken_name_is_refused(make_a
     assert (refused.value.status, refused.value.field) == (409, "name")
     names = sorted(token["name"] for token in second.request("GET", "/auth/tokens").json())
     assert names == ["API token 1", "API token 2", "laptop"]
+
+
+def test_a_read_only_token_reads_and_is_refused_changes(make_account, url: str) -> None:
+    username, owner = make_account()
+    xyz = points(10)
+    plot = owner.upload_points(xyz, name="read probe")
+    reader = webplotviz.Client.login(url, username, PASSWORD, "notebook", scope="read", expires_in_days=30)
+    assert_same(reader.plot(plot.id).positions(), xyz)
+    with pytest.raises(WebPlotVizError) as caught:
+        reader.plot(plot.id).update(name="renamed")
+    assert (caught.value.status, caught.value.code) == (403, "read_only_token")
+    with pytest.raises(WebPlotVizError) as caught:
+        reader.upload_points(xyz, name="not mine to add")
+    assert caught.value.code == "read_only_token"
+    assert owner.plot(plot.id).name == "read probe"

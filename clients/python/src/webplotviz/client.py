@@ -46,13 +46,28 @@ class Client:
         return f"Client({self.url!r}, token={'…' if self.token else None})"
 
     @classmethod
-    def login(cls, url: str, username: str, password: str, token_name: Optional[str] = None) -> "Client":
+    def login(
+        cls,
+        url: str,
+        username: str,
+        password: str,
+        token_name: Optional[str] = None,
+        *,
+        scope: str = "full",
+        expires_in_days: Optional[int] = None,
+    ) -> "Client":
         """Creates a bearer token named `token_name` for the account and returns a client using it
         (the token is in ``client.token``; keep it in ``WEBPLOTVIZ_TOKEN`` to skip logging in).
         A user's token names are unique: a name already taken raises WebPlotVizError (409); without
-        one the server names it "API token <n>", so logging in again (a notebook re-run) works."""
+        one the server names it "API token <n>", so logging in again (a notebook re-run) works.
+        ``scope="read"`` makes a token that only reads (any change raises WebPlotVizError 403
+        ``read_only_token``); ``expires_in_days`` one that stops working after that many days."""
         anonymous = cls(url, token="")
-        fields = {"username": username, "password": password, **({"name": token_name} if token_name else {})}
+        fields: Dict[str, Any] = {"username": username, "password": password, "scope": scope}
+        if token_name:
+            fields["name"] = token_name
+        if expires_in_days is not None:
+            fields["expiresInDays"] = expires_in_days
         created = anonymous.request("POST", "/auth/token", json=fields).json()
         return cls(url, created["token"], timeout=anonymous.timeout)
 
