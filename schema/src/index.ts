@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { JOB_TYPES, JobFileParts, JobType, StageName, SubmittableJobType } from './jobTypes.ts';
 import { PlotColumn } from './columns.ts';
-import { Name } from './names.ts';
+import { Name, NO_CONTROL_CHARACTERS } from './names.ts';
 import { BASE64 } from './selectionMask.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -37,7 +37,7 @@ export const TokenScope = z.enum(['full', 'read']);
 export type TokenScope = z.infer<typeof TokenScope>;
 // Strict: a key the server does not know must not pass as if it had been applied.
 export const TokenCreate = Credentials.extend({
-  name: z.string().max(100).optional(),
+  name: z.string().max(100).regex(...NO_CONTROL_CHARACTERS).optional(),
   expiresInDays: z.number().int().positive().max(3650).optional().describe('days until the token stops working; without it, it works until revoked'),
   scope: TokenScope.default('full').describe('"read": the token is refused (403 read_only_token) for anything but GET'),
 }).strict();
@@ -299,7 +299,7 @@ export const Collection = z.object({
 });
 export type Collection = z.infer<typeof Collection>;
 export const CollectionInput = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: z.string().trim().min(1).max(100).regex(...NO_CONTROL_CHARACTERS),
   description: z.string().max(2000).default(''),
 });
 export const TagCount = z.object({ tag: z.string(), count: z.number().int() });

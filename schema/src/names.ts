@@ -3,13 +3,15 @@ import { z } from 'zod';
 
 export const NAME_MAX = 200;
 // Control characters (NUL, tab, newline, escapes) never show as part of a name: a typed name with
-// one is refused, a name made from a file name or a file's title has them dropped.
+// one is refused (plots, jobs, collections, tokens), a name made from a file name or a
+// file's title has them dropped.
+export const NO_CONTROL_CHARACTERS = [/^\P{Cc}*$/u, 'no control characters (NUL, tab, newline…)'] as const;
 export const Name = z
   .string()
   .trim()
   .min(1)
   .max(NAME_MAX)
-  .regex(/^\P{Cc}*$/u, 'no control characters (NUL, tab, newline…)');
+  .regex(...NO_CONTROL_CHARACTERS);
 
 /** A name made from a file name or a title found in a file: without control characters, clipped to NAME_MAX with an ellipsis. */
 export function nameFrom(text: string): string {

@@ -73,3 +73,11 @@ test('a typed name with a control character is a 400 naming the field: upload, r
   // Letters of any script, and punctuation, are names like any other.
   assert.equal((await owner.json('PATCH', `/plots/${plot.id}`, { name: 'Ωmega – «x»' })).name, 'Ωmega – «x»');
 });
+
+test('a collection or token name with a control character is a 400 naming the field', async () => {
+  await expectReply(await owner.request('POST', '/collections', { name: 'tab\there' }), 400, 'name');
+  const collection = await owner.json('POST', '/collections', { name: 'fine' }, 201);
+  await expectReply(await owner.request('PATCH', `/collections/${collection.id}`, { name: 'nul\u0000' }), 400, 'name');
+  await expectReply(await owner.request('POST', '/auth/token', { username: 'nadia', password: 'correct horse battery', name: 'line\nbreak' }), 400, 'name');
+  assert.equal(await server.store.tokens.countDocuments({ username: 'nadia' }), 0);
+});
