@@ -60,7 +60,7 @@ describe('a stored drawn thumbnail', () => {
 
   /** The owner's view stored as the plot's thumbnail, as the viewer sends it: its bytes. */
   async function viewersThumbnail(owner: Client, id: string): Promise<Uint8Array> {
-    const viewers = new Uint8Array([...PNG.sync.write(new PNG({ width: 4, height: 4 }))]);
+    const viewers = new Uint8Array([...PNG.sync.write(new PNG({ width: THUMBNAIL_SIZE, height: THUMBNAIL_SIZE }))]);
     assert.equal((await owner.request('PUT', `/plots/${id}/thumbnail`, viewers, { 'content-type': 'image/png' })).status, 204);
     return viewers;
   }
