@@ -58,3 +58,12 @@ test('an upload over the room left is a 413 quota_exceeded naming the file, and 
   // Another user's quota is their own.
   await (await signedIn(server.url, 'other')).uploaded('theirs.txt', points(1000));
 });
+
+test('a user over the quota (it was lowered) can store nothing, however small', async () => {
+  const user = await signedIn(server.url, 'full');
+  const plot = await user.uploaded('one.txt', points(10));
+  await server.store.plots.updateOne({ _id: plot.id }, { $set: { storedBytes: QUOTA * 2 } });
+  const refused = await expectReply(await user.upload('tiny.txt', points(1)), 413, 'file', 'quota_exceeded');
+  assert.match(refused.error.message, /over the 0 bytes left/);
+  assert.equal(await server.store.plots.countDocuments({ owner: 'full' }), 1);
+});
