@@ -79,7 +79,7 @@ def test_cli_cancels_a_job(client: webplotviz.Client, tmp_path: Path) -> None:
     assert cancelled.returncode == 0, cancelled.stderr
     assert cancelled.stdout.strip() == f"{job_id}\tcancelled"
     again = run(["jobs", "cancel", job_id], env)
-    assert again.returncode == 1 and "already cancelled" in again.stderr
+    assert again.returncode == 1 and "has already been cancelled" in again.stderr
     waited = run(["jobs", "wait", job_id, "--quiet"], env)
     assert waited.returncode == 1 and "was cancelled" in waited.stderr
 

@@ -12,7 +12,7 @@ import type { JobReads, ShownJobDoc } from '../storage/job-reads.ts';
 import { type JobBroker } from '@wpv/jobs/broker';
 import type { JobConfig } from '@wpv/jobs/config';
 import { JOB_MODULES } from '../jobtypes/index.ts';
-import { newStages, stageGraph, type JobDoc, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
+import { newStages, stageGraph, type JobDoc, type JobState, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
 import { expectedSeconds, secondsToShow, timingsKey, type StageTimings, type TimingSample } from '@wpv/jobs/timings';
 import { STAGE_FILES, partName, stageDir, tailOf } from '@wpv/jobs/workdir';
 
@@ -140,8 +140,7 @@ export class Jobs {
     await this.owned(id, owner);
     const outcome = await this.repo.cancel(id, `cancelled by ${owner}`);
     if (!outcome.cancelled) {
-      const why = outcome.state === 'finishing' ? 'finishing: every stage has succeeded' : `already ${outcome.state}`;
-      throw new ApiError(409, 'not_active', `the job is ${why}`);
+      throw new ApiError(409, 'not_active', `the job ${notActive(outcome.state)}`);
     }
     return this.owned(id, owner);
   }
@@ -285,9 +284,30 @@ function lastStarted(job: JobDoc): string {
   return started.at(-1) ?? job.stageOrder[0]!;
 }
 
+/** Why a job cannot be cancelled, after "the job ". */
+function notActive(state: JobState | 'finishing' | null): string {
+  if (state === 'finishing') return 'is finishing: every stage has succeeded';
+  if (state === 'cancelled') return 'has already been cancelled';
+  return state ? `has already ${state}` : 'is no longer active';
+}
+
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function toStage(stage: StageDoc, stages: number, expected: Pick<JobStage, 'share' | 'expectedSeconds'> | null): JobStage {
+/**
+ * A program's progress line names its files by absolute path (`output`, `options.input`, ...);
+ * users see no server path: a file in the job's directory by its path there, any other by its name.
+ */
+export function withoutServerPaths(value: unknown, workdir: string): unknown {
+  if (typeof value === 'string' && path.isAbsolute(value)) {
+    const inJob = path.relative(workdir, value);
+    return inJob.startsWith('..') || path.isAbsolute(inJob) ? path.basename(value) : inJob;
+  }
+  if (Array.isArray(value)) return value.map((v) => withoutServerPaths(v, workdir));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutServerPaths(v, workdir)]));
+  return value;
+}
+
+function toStage(stage: StageDoc, stages: number, workdir: string, expected: Pick<JobStage, 'share' | 'expectedSeconds'> | null): JobStage {
   return {
     name: stage.name,
     title: stageTitle(stage.name),
@@ -295,7 +315,7 @@ function toStage(stage: StageDoc, stages: number, expected: Pick<JobStage, 'shar
     share: expected?.share ?? 1 / stages,
     expectedSeconds: expected?.expectedSeconds ?? null,
     state: stage.state,
-    progress: stage.progress,
+    progress: stage.progress && (withoutServerPaths(stage.progress, workdir) as Record<string, unknown>),
     series: stage.series,
     startedAt: iso(stage.startedAt),
     endedAt: iso(stage.endedAt),
@@ -335,7 +355,7 @@ export function toJob(doc: ShownJobDoc, expected: Expectations | null): Job {
       ...(doc.input.weights && { weights: { originalName: doc.input.weights.originalName, bytes: doc.input.weights.bytes } }),
       ...(doc.input.sample !== undefined && { sample: doc.input.sample }),
     },
-    stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!, doc.stageOrder.length, expected && {
+    stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!, doc.stageOrder.length, doc.workdir, expected && {
       share: expected.weights[name]! / total,
       expectedSeconds: expected.seconds?.[name] ?? null,
     })),

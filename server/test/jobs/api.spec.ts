@@ -179,11 +179,16 @@ describe('jobs API', () => {
     assert.equal(job.params.distance, 'global', 'the default distance');
     assert.equal(job.stages[0].progress.options.distance, 'global', 'passed to swg --distance');
     assert.equal(job.stages[2].progress.options.centers, path.join(path.dirname(job.stages[2].progress.options.output), 'centers.txt'));
+    // Files are named by their path in the job's directory: no server path reaches the user.
+    assert.deepEqual([job.stages[0].progress.options.input, job.stages[0].progress.options.output], ['input.fasta', 'dist.bin']);
+    assert.doesNotMatch(JSON.stringify(job), /"\//, 'no absolute path in the job');
 
     const logs = await client.json('GET', `/jobs/${id}/logs?stage=mds`);
     assert.match(logs.stdout, /"program": "damds"/);
     assert.equal((await client.request('GET', `/jobs/${id}/logs?stage=nope`)).status, 400);
-    assert.equal((await client.request('POST', `/jobs/${id}/cancel`)).status, 409, 'a finished job cannot be cancelled');
+    const finished = await client.request('POST', `/jobs/${id}/cancel`);
+    assert.equal(finished.status, 409, 'a finished job cannot be cancelled');
+    assert.equal((await finished.json()).error.message, 'the job has already succeeded');
     assert.equal((await client.request('POST', `/jobs/${id}/retry`)).status, 409, 'a succeeded job is not retried');
     const list = await client.json('GET', '/jobs');
     assert.deepEqual(list.items.map((j: any) => j.id), [id]);
