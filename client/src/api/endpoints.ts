@@ -47,7 +47,7 @@ export function clusterBody({ label, frame, points, pointCount }: NewCluster): C
 }
 
 export const plots = {
-  list: (q: PlotListQuery) => api('/plots' + queryString(q), PlotPage),
+  list: (q: PlotListQuery, signal?: AbortSignal) => api('/plots' + queryString(q), PlotPage, { signal }),
   get: (id: string) => api(plotPath(id), Plot),
   patch: (id: string, patch: PlotPatch) => api(plotPath(id), Plot, { method: 'PATCH', json: patch }),
   remove: (id: string) => api(plotPath(id), null, { method: 'DELETE' }),

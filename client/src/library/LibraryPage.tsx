@@ -1,5 +1,5 @@
 // The plot library: my / public plots, search, tag and collection filters, sort, paging, upload.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Collection, PlotPage, PlotQuery, PlotSummary } from '@wpv/schema';
 import { collections as collectionsApi, plots, tags as tagsApi } from '../api/endpoints';
 import { isOutage } from '../api/http';
@@ -9,7 +9,7 @@ import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { LoginPrompt } from '../pages/LoginPrompt';
 import { CollectionActions } from './CollectionActions';
-import { PlotEditor } from './PlotEditor';
+import { PlotEditor, type EditorBusy } from './PlotEditor';
 import { UploadPanel } from './UploadPanel';
 
 type Scope = PlotQuery['scope'];
@@ -47,19 +47,41 @@ export function LibraryPage() {
   const [collections, setCollections] = useState<Collection[]>([]);
   const [tagList, setTagList] = useState<{ tag: string; count: number }[]>([]);
   const [editing, setEditing] = useState<string | null>(null);
+  // Each plot's save or delete in flight, kept here rather than in its editor: a list reload may take the
+  // card away and bring it back (a search typed meanwhile), and the new editor must still say "Deleting…".
+  const [busy, setBusy] = useState<ReadonlyMap<string, EditorBusy>>(new Map());
+  // Bumped after an edit to reload the list with the filters as they are then, not as the edit's click saw them.
+  const [edits, setEdits] = useState(0);
+  /** The list request in flight: a newer one aborts it, so an older answer landing late never replaces a newer one. */
+  const listRequest = useRef<AbortController | null>(null);
   const [error, setError] = useState<unknown>(null);
   // Its own: a list reload (debounced after typing) clears `error`, and took a collection's 409 with it.
   const [collectionError, setCollectionError] = useState<unknown>(null);
 
   const load = useCallback(() => {
+    listRequest.current?.abort();
+    const request = new AbortController();
+    listRequest.current = request;
     setError(null);
-    plots.list({ scope, q, tag, collection, sort, page, pageSize: PAGE_SIZE }).then(setResult, setError);
-  }, [scope, q, tag, collection, sort, page, reconnected]); // reconnected: the server answers again, so what failed meanwhile is asked again
+    plots.list({ scope, q, tag, collection, sort, page, pageSize: PAGE_SIZE }, request.signal).then(
+      (answer) => { if (!request.signal.aborted) setResult(answer); },
+      (e: unknown) => { if (!request.signal.aborted) setError(e); },
+    );
+  }, [scope, q, tag, collection, sort, page, reconnected, edits]); // reconnected: the server answers again, so what failed meanwhile is asked again
 
   useEffect(() => {
     const t = setTimeout(load, 200); // debounce typing in the search box
-    return () => clearTimeout(t);
+    return () => {
+      clearTimeout(t);
+      listRequest.current?.abort(); // its filters are no longer the page's
+    };
   }, [load]);
+  const setPlotBusy = (id: string) => (kind: EditorBusy | null) => setBusy((current) => {
+    const next = new Map(current);
+    if (kind) next.set(id, kind);
+    else next.delete(id);
+    return next;
+  });
   const loadCollections = useCallback(() => {
     // Collections are their owner's: an anonymous visit asks for none (the API would answer 401).
     if (username) collectionsApi.list().then(setCollections, () => setCollections([]));
@@ -116,7 +138,8 @@ export function LibraryPage() {
             </div>
             {p.tags.length > 0 && <div className="tags">{p.tags.map((t) => <span key={t} className="tag" onClick={() => resetPage(setTag)(t)}>{t}</span>)}</div>}
             {p.owner === username && (editing === p.id
-              ? <PlotEditor plot={p} collections={collections} onDone={() => { setEditing(null); load(); loadCollections(); }} />
+              ? <PlotEditor plot={p} collections={collections} busy={busy.get(p.id) ?? null} onBusy={setPlotBusy(p.id)}
+                onDone={() => { setEditing(null); setEdits((n) => n + 1); loadCollections(); }} />
               : <button onClick={() => setEditing(p.id)}>Edit</button>)}
           </li>
         ))}

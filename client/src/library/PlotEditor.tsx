@@ -4,25 +4,30 @@ import type { Collection, PlotSummary, Visibility } from '@wpv/schema';
 import { plots } from '../api/endpoints';
 import { ErrorMessage } from '../pages/ErrorMessage';
 
-export function PlotEditor({ plot, collections, onDone }: { plot: PlotSummary; collections: Collection[]; onDone: () => void }) {
+/** The editor's request in flight: the form is disabled meanwhile, so a click is not taken for a lost one. */
+export type EditorBusy = 'saving' | 'deleting';
+
+/** `busy` and `onBusy`: the request in flight, held by the page, as the page may unmount the editor and mount a new one meanwhile. */
+export function PlotEditor({ plot, collections, busy, onBusy, onDone }: {
+  plot: PlotSummary; collections: Collection[]; busy: EditorBusy | null; onBusy: (busy: EditorBusy | null) => void; onDone: () => void;
+}) {
   const [name, setName] = useState(plot.name);
   const [description, setDescription] = useState(plot.description);
   const [visibility, setVisibility] = useState<Visibility>(plot.visibility);
   const [collection, setCollection] = useState(plot.collection ?? '');
   const [tags, setTags] = useState(plot.tags.join(', '));
   const [error, setError] = useState<unknown>(null);
-  /** The request in flight: the form is disabled meanwhile, so a click is not taken for a lost one. */
-  const [busy, setBusy] = useState<'saving' | 'deleting' | null>(null);
 
-  async function act(kind: 'saving' | 'deleting', request: () => Promise<unknown>) {
-    setBusy(kind);
+  async function act(kind: EditorBusy, request: () => Promise<unknown>) {
+    onBusy(kind);
     setError(null);
     try {
       await request();
+      onBusy(null);
       onDone();
     } catch (e) {
       setError(e);
-      setBusy(null);
+      onBusy(null);
     }
   }
   const save = () => act('saving', () => plots.patch(plot.id, {
