@@ -2,7 +2,7 @@
 import {
   ClusterCreated, ClusterEdits, ClusterKeysChanged, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, PlotTree, PlotTreeInfo, ReclusterStarted, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
-import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, ReclusterRequest, SelectionInput, TreeRoot } from '@wpv/schema';
+import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, ReclusterRequest, SelectionInput, TokenCreate, TreeRoot } from '@wpv/schema';
 import { z } from 'zod';
 import { api, apiBinary, apiRaw, uploadWithProgress } from './http';
 
@@ -11,7 +11,7 @@ export const auth = {
   login: (c: Credentials) => api('/auth/login', Me, { method: 'POST', json: c }),
   register: (c: Credentials) => api('/auth/register', null, { method: 'POST', json: c }),
   logout: () => api('/auth/logout', null, { method: 'POST' }),
-  createToken: (c: Credentials & { name?: string }) => api('/auth/token', TokenCreated, { method: 'POST', json: c }),
+  createToken: (c: z.input<typeof TokenCreate>) => api('/auth/token', TokenCreated, { method: 'POST', json: c }),
   tokens: () => api('/auth/tokens', z.array(TokenInfo)),
   revokeToken: (id: string) => api(`/auth/tokens/${encodeURIComponent(id)}`, null, { method: 'DELETE' }),
 };
