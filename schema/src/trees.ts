@@ -39,10 +39,15 @@ export type PlotTree = z.infer<typeof PlotTree>;
 export const PlotTreeInfo = PlotTree.omit({ nodes: true });
 export type PlotTreeInfo = z.infer<typeof PlotTreeInfo>;
 
-/** Clades of a cut: for each, its node; per node, the clade it falls in (-1 above the cut). */
+/**
+ * Clades of a cut: for each, its node; per node, the clade it falls in (-1 above the cut and in
+ * outliers); the leaves left out as outliers, in pieces under `minSize` leaves.
+ */
 export interface TreeCut {
   clades: number[];
   cladeOf: Int32Array;
+  outlierLeaves: number;
+  minSize: number;
 }
 
 /** Children per node (nodes in preorder). */
@@ -60,43 +65,76 @@ function childCounts(parent: readonly number[]): Int32Array {
 }
 
 /**
- * Distance of every node from the root: the sum of branch lengths when every branch has one
- * (negative lengths, which neighbour joining can give, count as 0), else the count of branches.
+ * The smallest clade of a cut into k: smaller pieces split off a clade are outliers (left out of
+ * the k, drawn grey) rather than clades, so that lone reads on long branches (sequencing noise)
+ * do not use up the k. A tenth of the mean clade size (300 leaves cut into 7: 4 leaves).
  */
-export function rootDistances({ parent, length }: Pick<TreeNodes, 'parent' | 'length'>): Float64Array {
-  const useLengths = length.every((l, i) => i === 0 || l !== null);
-  const depth = new Float64Array(parent.length);
-  for (let i = 1; i < parent.length; i++) depth[i] = depth[parent[i]!]! + (useLengths ? Math.max(0, length[i]!) : 1);
-  return depth;
+function minCladeSize(leaves: number, k: number): number {
+  return Math.max(1, Math.floor(leaves / (10 * Math.max(1, k))));
 }
 
 /**
- * The tree cut into at least `k` clades by splitting the root-most internal nodes first
- * (least distance from the root, preorder breaking ties) until there are k or more: a split of
- * a node with c children adds c − 1 clades, so a multifurcation can overshoot k. Clades are
- * numbered in preorder of their nodes (so the numbering, and the colours, are stable as k grows
- * only where the splits allow). k ≤ 1 gives the whole tree as one clade.
+ * The tree cut into at least `k` clades by splitting, again and again, the widest clade: the one
+ * with the longest leaf-to-leaf path (in branch lengths when every branch has one, else the one
+ * with the most leaves). Its children of at least `minCladeSize` leaves become clades, smaller
+ * ones outliers, while the outliers stay within a tenth of the leaves (so that a ladder-like tree
+ * is not peeled leaf by leaf); after that small children are clades too. A split adding c clades
+ * adds c − 1, so a multifurcation can overshoot k. Clades are numbered in preorder of their nodes.
+ * k ≤ 1 gives the whole tree.
  */
 export function cutTree(nodes: Pick<TreeNodes, 'parent' | 'length'>, k: number): TreeCut {
-  const { parent } = nodes;
+  const { parent, length } = nodes;
   const n = parent.length;
-  const children = childCounts(parent);
-  const depth = rootDistances(nodes);
-  // Depth never decreases from parent to child, so splitting internal nodes in this order always
-  // splits a node whose parent is already split: every prefix of the order is a valid cut.
-  const order = Int32Array.from({ length: n }, (_, i) => i).filter((i) => children[i]! > 0).sort((a, b) => depth[a]! - depth[b]! || a - b);
-  const split = new Uint8Array(n);
+  const useLengths = length.every((l, i) => i === 0 || l !== null);
+  // Children as first-child / next-sibling links; leaf counts and widths bottom-up (reverse preorder).
+  const firstChild = new Int32Array(n).fill(-1), nextSibling = new Int32Array(n).fill(-1);
+  const leafCount = new Int32Array(n), height = new Float64Array(n), second = new Float64Array(n), diameter = new Float64Array(n);
+  for (let i = n - 1; i >= 0; i--) {
+    if (firstChild[i] === -1) leafCount[i] = 1;
+    diameter[i] = Math.max(diameter[i]!, height[i]! + second[i]!);
+    const up = parent[i]!;
+    if (up < 0) continue;
+    nextSibling[i] = firstChild[up]!;
+    firstChild[up] = i;
+    leafCount[up]! += leafCount[i]!;
+    diameter[up] = Math.max(diameter[up]!, diameter[i]!);
+    const h = height[i]! + (useLengths ? Math.max(0, length[i]!) : 1);
+    if (h > height[up]!) { second[up] = height[up]!; height[up] = h; } else if (h > second[up]!) second[up] = h;
+  }
+  const width = useLengths ? diameter : leafCount;
+  const wider = (a: number, b: number) => width[a]! > width[b]! || (width[a] === width[b] && (leafCount[a]! > leafCount[b]! || (leafCount[a] === leafCount[b] && a < b)));
+  const heap = new MaxHeap(wider);
+  const minSize = minCladeSize(leafCount[0]!, k);
+  let outlierRoom = Math.floor(leafCount[0]! / 10);
+  const split = new Uint8Array(n), outlier = new Uint8Array(n);
+  heap.push(0);
   let count = 1;
-  for (const i of order) {
-    if (count >= k) break;
-    split[i] = 1;
-    count += children[i]! - 1;
+  while (count < k && heap.size > 0) {
+    const node = heap.pop();
+    let children = 0, kept = 0, small = 0;
+    for (let c = firstChild[node]!; c !== -1; c = nextSibling[c]!) {
+      children++;
+      if (leafCount[c]! >= minSize) kept++;
+      else small += leafCount[c]!;
+    }
+    const peel = small <= outlierRoom; // else its small children are clades too
+    const added = peel ? kept : children;
+    if (added === 0) continue; // only outliers below: it stays a clade
+    split[node] = 1;
+    count += added - 1;
+    if (peel) outlierRoom -= small;
+    for (let c = firstChild[node]!; c !== -1; c = nextSibling[c]!) {
+      if (peel && leafCount[c]! < minSize) outlier[c] = 1;
+      else if (firstChild[c] !== -1) heap.push(c);
+    }
   }
   const cladeOf = new Int32Array(n).fill(-1);
   const clades: number[] = [];
   for (let i = 0; i < n; i++) {
-    if (split[i]) continue; // above the cut
     const up = i === 0 ? -1 : parent[i]!;
+    if (split[i]) continue; // above the cut
+    if (up >= 0 && outlier[up]) outlier[i] = 1;
+    if (outlier[i]) continue;
     if (up === -1 || split[up]) {
       cladeOf[i] = clades.length;
       clades.push(i);
@@ -104,7 +142,43 @@ export function cutTree(nodes: Pick<TreeNodes, 'parent' | 'length'>, k: number):
       cladeOf[i] = cladeOf[up]!;
     }
   }
-  return { clades, cladeOf };
+  let outlierLeaves = 0;
+  for (let i = 0; i < n; i++) if (outlier[i] && firstChild[i] === -1) outlierLeaves++;
+  return { clades, cladeOf, outlierLeaves, minSize };
+}
+
+/** A binary max-heap of node indices under `before` (a before b: a comes out first). */
+class MaxHeap {
+  private items: number[] = [];
+  constructor(private readonly before: (a: number, b: number) => boolean) {}
+  get size(): number { return this.items.length; }
+  push(x: number): void {
+    const a = this.items;
+    let i = a.push(x) - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.before(a[i]!, a[p]!)) break;
+      [a[i], a[p]] = [a[p]!, a[i]!];
+      i = p;
+    }
+  }
+  pop(): number {
+    const a = this.items;
+    const top = a[0]!, last = a.pop()!;
+    if (a.length > 0) {
+      a[0] = last;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < a.length && this.before(a[l]!, a[m]!)) m = l;
+        if (r < a.length && this.before(a[r]!, a[m]!)) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m]!, a[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
 }
 
 /** The leaves under each node, as leaf node indices in preorder (each list a slice of one array). */

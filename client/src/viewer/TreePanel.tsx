@@ -66,7 +66,12 @@ export function TreePanel({ tree, view, update, canEdit, onSelect }: {
           </label>
           {tree.clades && tree.clades.length !== view.clades && (
             <p className="muted" data-testid="tree-cut-note">
-              {tree.clades.length < view.clades ? `the tree has ${tree.clades.length} leaves` : `multifurcations split into ${tree.clades.length} clades`}
+              {tree.clades.length < view.clades ? `the tree splits into no more than ${tree.clades.length} clades` : `multifurcations split into ${tree.clades.length} clades`}
+            </p>
+          )}
+          {tree.outliers && tree.outliers.leaves > 0 && (
+            <p className="muted" data-testid="tree-outliers" title="Pieces split off a clade with fewer leaves than a tenth of the mean clade size are left out of the clades (lone reads on long branches, often sequencing noise)">
+              {tree.outliers.leaves === 1 ? '1 leaf is an outlier' : `${tree.outliers.leaves.toLocaleString()} leaves are outliers`} (in pieces under {tree.outliers.minSize} leaves), grey
             </p>
           )}
           {tree.clades && (

@@ -61,4 +61,19 @@ describe('a tree over the points', () => {
     expect([...closed.marks]).toEqual([5, 0, 0]);
     expect(leavesUnder(nodes.parent).leaves).toEqual(Int32Array.from([2, 3, 5, 6]));
   });
+
+  it('draws an outlier of the cut (a leaf in no clade) grey, its branch in the trunk colour', () => {
+    // The cut of (a,b) as one clade with c and d left out as outliers.
+    const cut = { clades: [1], cladeOf: Int32Array.from([-1, 0, 0, 0, -1, -1, -1]), outlierLeaves: 2, minSize: 2 };
+    const leafPoint = leafPoints(nodes, 0, null);
+    const colours = cladePointColors(model, cut, new Set(), leafPoint, 4);
+    const rgb = (p: number) => [...colours.subarray(4 * p, 4 * p + 3)];
+    expect(rgb(0)).toEqual([150, 150, 150]); // d
+    expect(rgb(1)).toEqual([150, 150, 150]); // c
+    expect(rgb(2)).not.toEqual([150, 150, 150]);
+    const lines = treeLines(nodes, nodePositions(nodes, leafPoint, positions), cut, new Set());
+    const colour = (segment: number) => [...lines.segmentColors.subarray(6 * segment, 6 * segment + 3)];
+    expect(colour(4)).toEqual(colour(3)); // c's branch in the trunk colour, like the one above it
+    expect(colour(4)).not.toEqual(colour(1)); // a's, in its clade's
+  });
 });

@@ -128,7 +128,7 @@ export function cladePoints(model: TreeModel, cut: TreeCut, clade: number, leafP
 
 /**
  * RGBA per point: its clade's colour, mixed towards the background in a collapsed clade; grey
- * for points that are no leaf of the tree.
+ * for points that are no leaf of the tree and for the cut's outliers.
  */
 export function cladePointColors(model: TreeModel, cut: TreeCut, collapsed: ReadonlySet<number>, leafPoint: Int32Array, points: number): Uint8Array {
   const out = new Uint8Array(4 * points);
@@ -140,8 +140,8 @@ export function cladePointColors(model: TreeModel, cut: TreeCut, collapsed: Read
     return Uint8Array.of(mix(c.r, BACKGROUND.r, dim), mix(c.g, BACKGROUND.g, dim), mix(c.b, BACKGROUND.b, dim), 255);
   });
   for (let i = 0; i < leafPoint.length; i++) {
-    const p = leafPoint[i]!;
-    if (p >= 0 && p < points) out.set(rgba[cut.cladeOf[i]!]!, 4 * p);
+    const p = leafPoint[i]!, clade = cut.cladeOf[i]!;
+    if (p >= 0 && p < points && clade >= 0) out.set(rgba[clade]!, 4 * p);
   }
   return out;
 }

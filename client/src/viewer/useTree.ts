@@ -16,6 +16,8 @@ export interface TreeController {
   tree: PlotTree | null;
   /** the clades of the cut (legend rows, in clade order) while the points are coloured by it */
   clades: LegendRow[] | null;
+  /** the cut's outliers: leaves in pieces under `minSize` leaves, grey and in no clade */
+  outliers: { leaves: number; minSize: number } | null;
   /** what the last upload matched (shown until another tree or none) */
   attached: PlotTreeInfo | null;
   busy: boolean;
@@ -115,5 +117,7 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
     return model && cut && f ? cladePoints(model, cut, clade, leafPoints(model.nodes, f.index, f.labels)) : [];
   }, [scene, model, cut]);
 
-  return { tree, clades, attached, busy, error, attach, remove, pointsOf, frameShown };
+  const outliers = useMemo(() => (cut ? { leaves: cut.outlierLeaves, minSize: cut.minSize } : null), [cut]);
+
+  return { tree, clades, outliers, attached, busy, error, attach, remove, pointsOf, frameShown };
 }

@@ -74,7 +74,7 @@ test('the cut at k = number of planted groups gives exactly the groups', () => {
   }
 });
 
-test('the cut without branch lengths counts branches; multifurcations may overshoot k', () => {
+test('the cut without branch lengths splits the clade with the most leaves; multifurcations may overshoot k', () => {
   const tree = parseNewick('((A,B),(C,D,E),F);');
   const names = (k: number) => {
     const { clades } = cutTree({ parent: tree.parent, length: tree.length }, k);
@@ -82,9 +82,36 @@ test('the cut without branch lengths counts branches; multifurcations may oversh
   };
   assert.deepEqual(names(1), [0]);
   assert.deepEqual(names(2), [1, 4, 'F'], 'the root splits in three');
-  assert.deepEqual(names(4), ['A', 'B', 4, 'F']);
-  assert.deepEqual(names(5), ['A', 'B', 'C', 'D', 'E', 'F']);
+  assert.deepEqual(names(4), [1, 'C', 'D', 'E', 'F'], '(C,D,E) before (A,B)');
   assert.deepEqual(names(99), ['A', 'B', 'C', 'D', 'E', 'F']);
+});
+
+test('outliers on long branches near the root are left out of the k clades, which are the planted groups', () => {
+  // Four planted groups of 20 leaves, wrapped in lone leaves on long branches, each a step nearer
+  // the root: splitting root-most nodes first (the cut before) gave o4, o3, o2 and everything else.
+  const planted = plantedTree([20, 20, 20, 20], 4);
+  const outliers = ['o1', 'o2', 'o3', 'o4'];
+  let newick = planted.newick.slice(0, -1);
+  for (const o of outliers) newick = `(${newick}:0.01,${o}:8)`;
+  const labels = [...planted.groups.flat(), ...outliers];
+  const { nodes } = matchLeaves(parseNewick(newick + ';'), labels, 'outliers.nwk');
+  const cut = cutTree(nodes, 4);
+  assert.equal(cut.minSize, 2, 'a tenth of the mean clade size, 84 / 4');
+  assert.equal(cut.outlierLeaves, 4);
+  const under = leavesUnder(nodes.parent);
+  const found = cut.clades.map((c) => [...under.leaves.subarray(under.start[c]!, under.end[c]!)].map((leaf) => labels[nodes.point[leaf]!]!).sort());
+  const sortGroups = (groups: string[][]) => groups.map((g) => [...g].sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
+  assert.deepEqual(sortGroups(found), sortGroups(planted.groups));
+  for (const o of outliers) assert.equal(cut.cladeOf[nodes.name.indexOf(o)], -1, `${o} is in no clade`);
+});
+
+test('a ladder-like tree is not peeled leaf by leaf: outliers stay within a tenth of the leaves', () => {
+  let newick = 'x0:1';
+  for (let i = 1; i < 100; i++) newick = `(${newick},x${i}:1):1`;
+  const tree = parseNewick(newick.slice(0, -2) + ';');
+  const cut = cutTree({ parent: tree.parent, length: tree.length }, 5);
+  assert.equal(cut.clades.length, 5);
+  assert.ok(cut.outlierLeaves <= 10, `${cut.outlierLeaves} outliers`);
 });
 
 test('leaves without a point are left out; a node left with one child is merged into it', () => {

@@ -1,7 +1,8 @@
 // Planted truth for tree tests: points in well-separated groups and a Newick tree whose clades
 // are exactly those groups, with a random binary topology among and within the groups.
-// Branches among the groups are short (0.01) and the branch into each group long (5), so the
-// groups' G − 1 splits are the tree's root-most: the cut at k = G must give the groups back.
+// Branches among the groups are short (0.01) and the branch into each group long (10), longer
+// than a group's leaf-to-leaf paths, so the groups' G − 1 splits are both the tree's root-most
+// and the ones between its widest clades: the cut at k = G must give the groups back.
 
 /** A small seeded generator (mulberry32): the same tree on every run. */
 export function random(seed: number): () => number {
@@ -39,7 +40,7 @@ export function plantedTree(sizes: number[], seed = 1): Planted {
   const rand = random(seed);
   const groups = sizes.map((size, g) => Array.from({ length: size }, (_, i) => `g${g}_s${i}`));
   const within = () => (0.1 + rand()).toFixed(3);
-  const groupRoots = groups.map((names) => ({ ...join(names.map((text) => ({ text, length: within() })), within, rand), length: '5' }));
+  const groupRoots = groups.map((names) => ({ ...join(names.map((text) => ({ text, length: within() })), within, rand), length: '10' }));
   const newick = join(groupRoots, () => '0.01', rand).text + ';';
   let points = '', idx = 0;
   groups.forEach((names, g) => {
