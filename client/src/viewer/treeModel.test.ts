@@ -59,6 +59,8 @@ describe('a tree over the points', () => {
     const closed = treeLines(nodes, placed, cut, new Set([1]));
     expect(closed.segments.length / 6).toBe(4); // c and d's branches go; the branch to their clade stays
     expect([...closed.marks]).toEqual([5, 0, 0]);
+    const marksOnly = treeLines(nodes, placed, cut, new Set([1]), false);
+    expect([marksOnly.segments.length, ...marksOnly.marks]).toEqual([0, 5, 0, 0]); // branches off: the mark stays
     expect(leavesUnder(nodes.parent).leaves).toEqual(Int32Array.from([2, 3, 5, 6]));
   });
 

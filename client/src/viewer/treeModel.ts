@@ -81,9 +81,10 @@ export interface TreeLines {
 /**
  * A branch per node with a parent, from the parent's position to its own, in its clade's colour
  * (light grey above the cut). A collapsed clade draws no branches inside it: a mark at its node.
+ * Without `branches` only the marks (they stand for the clades' points, not for branches).
  * Filled into arrays of the most room needed (a frame switch of a 100,000-leaf tree redraws it).
  */
-export function treeLines(nodes: TreeNodes, placed: ReturnType<typeof nodePositions>, cut: TreeCut | null, collapsed: ReadonlySet<number>): TreeLines {
+export function treeLines(nodes: TreeNodes, placed: ReturnType<typeof nodePositions>, cut: TreeCut | null, collapsed: ReadonlySet<number>, branches = true): TreeLines {
   const { xyz, present } = placed;
   const n = nodes.parent.length;
   const segments = new Float32Array(6 * n), segmentColors = new Float32Array(6 * n);
@@ -102,7 +103,7 @@ export function treeLines(nodes: TreeNodes, placed: ReturnType<typeof nodePositi
       markColors.set(colours[clade]!, 3 * m++);
     }
     const up = nodes.parent[i]!;
-    if (up < 0) continue;
+    if (up < 0 || !branches) continue;
     const colour = clade >= 0 ? colours[clade]! : trunk;
     for (let k = 0; k < 3; k++) {
       segments[6 * s + k] = xyz[3 * up + k]!;

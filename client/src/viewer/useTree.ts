@@ -70,8 +70,10 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
     const r = scene.renderer, f = scene.frame;
     if (!r || !f) return;
     const leafPoint = model && leafPoints(model.nodes, f.index, f.labels);
-    const placed = model && leafPoint && view.tree ? nodePositions(model.nodes, shownLeafPoints(leafPoint, f.clusters, view.hidden), f.positions) : null;
-    r.setTree(model && placed ? treeLines(model.nodes, placed, cut, collapsed) : null);
+    // Collapsed clades' marks are drawn with the branches off too: they stand for the points.
+    const marked = view.tree || (cut !== null && collapsed.size > 0);
+    const placed = model && leafPoint && marked ? nodePositions(model.nodes, shownLeafPoints(leafPoint, f.clusters, view.hidden), f.positions) : null;
+    r.setTree(model && placed ? treeLines(model.nodes, placed, cut, collapsed, view.tree) : null);
     if (model && leafPoint && cut) {
       r.setPointColors(cladePointColors(model, cut, collapsed, leafPoint, f.positions.length / 3));
       coloured.current = true;
