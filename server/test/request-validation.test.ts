@@ -52,6 +52,26 @@ test('an Authorization header of another scheme is told a bearer token is expect
   await expectReply(unknown, 401, undefined, 'bad_token');
 });
 
+test('a multipart field a form does not take (a misspelt name) is refused, naming it, and nothing is stored', async () => {
+  const before = await server.store.plots.countDocuments({});
+  const typo = await expectReply(await owner.upload('p.txt', '0 1 2 3 0\n', { nmae: 'typo' }), 400, 'nmae', 'bad_request');
+  assert.equal(typo.error.message, 'nmae: unknown field; the form takes file, name, description, visibility, collection, tags');
+  const job = new FormData();
+  job.set('type', 'vectors');
+  job.set('nmae', 'typo');
+  job.set('file', new Blob(['1,2\n3,4\n']), 'v.csv');
+  await expectReply(await owner.request('POST', '/jobs', job), 400, 'nmae');
+  const tree = new FormData();
+  tree.set('foo', 'bar');
+  tree.set('file', new Blob(['(a:1,b:1);']), 't.nwk');
+  await expectReply(await owner.request('PUT', `/plots/${plotId}/tree`, tree), 400, 'foo');
+  assert.equal(await server.store.plots.countDocuments({}), before);
+  assert.equal(await server.store.jobs.countDocuments({}), 0);
+  // The fields a form does take are still taken.
+  const taken = await owner.uploaded('p.txt', '0 1 2 3 0\n', { name: 'spelt right', description: 'd', visibility: 'private', tags: 'a,b' });
+  assert.equal((await owner.request('DELETE', `/plots/${taken.id}`)).status, 204);
+});
+
 test('a library query parameter the API does not know is refused, naming it', async () => {
   const refused = await expectReply(await owner.request('GET', '/plots?mine=maybe'), 400, 'mine', 'bad_request');
   assert.match(refused.error.message, /^mine: unknown key$/);

@@ -70,11 +70,19 @@ export function untilClientGone(res: Response): AbortSignal {
   return abort.signal;
 }
 
+/** What a route's form holds: its file parts and its text fields; anything else is refused. */
+export interface FormFields {
+  files: readonly string[];
+  fields: readonly string[];
+}
+
 /**
- * `fileFields`: the file parts accepted, each at most once, each up to `maxBytes`; `overLimit`: the
- * error for a part over it, when the limit is not the upload limit (a storage quota's room).
+ * `form.files`: the file parts accepted, each at most once, each up to `maxBytes`; `form.fields`: the
+ * text fields (a misspelt one is a 400 naming it, as an unknown query or JSON key is); `overLimit`:
+ * the error for a part over it, when the limit is not the upload limit (a storage quota's room).
  */
-export async function receiveUpload(req: Request, tmpDir: string, maxBytes: number, fileFields: readonly string[] = ['file'], overLimit?: (part: string) => ApiError): Promise<Upload> {
+export async function receiveUpload(req: Request, tmpDir: string, maxBytes: number, form: FormFields, overLimit?: (part: string) => ApiError): Promise<Upload> {
+  const fileFields = form.files;
   if (!req.is('multipart/form-data')) throw new ApiError(415, 'unsupported_media_type', 'send multipart/form-data with a "file" part');
   await mkdir(tmpDir, { recursive: true, mode: 0o700 });
   const tmpPaths: string[] = [];
@@ -105,6 +113,9 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
   let failure: ApiError | null = null;
 
   parser.on('field', (name, value, info) => {
+    if (!form.fields.includes(name) && !fileFields.includes(name)) {
+      failure ??= new ApiError(400, 'bad_request', `${name}: unknown field; the form takes ${[...fileFields, ...form.fields].join(', ')}`, name);
+    }
     if (info.valueTruncated) failure ??= new ApiError(413, 'too_large', `field ${name} is over ${MAX_FIELD_BYTES} bytes`, name);
     upload.fields[name] = value;
   });

@@ -1,6 +1,6 @@
 // /api/v1/jobs: submit (multipart), list, read, live events (SSE), logs, cancel, retry.
 import { Router, type Request } from 'express';
-import { JobLogsQuery, JobSubmitFiles } from '@wpv/schema';
+import { JobLogsQuery, JobSubmitFields, JobSubmitFiles } from '@wpv/schema';
 import type { Config } from '../config.ts';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
@@ -24,7 +24,7 @@ export function jobRoutes(config: Config, jobs: Jobs, quota: StorageQuota): Rout
     // The job's plot will count against the storage quota: inputs are held to the room left.
     const room = await quota.uploadLimit(userOf(req), declared, limit, 1024 * 1024);
     const signal = untilClientGone(res);
-    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, room.maxBytes, Object.keys(JobSubmitFiles), room.overLimit);
+    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, room.maxBytes, { files: Object.keys(JobSubmitFiles), fields: Object.keys(JobSubmitFields.shape) }, room.overLimit);
     try {
       res.status(202).json(await jobs.submit(userOf(req), upload, signal));
     } finally {

@@ -36,7 +36,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
     }
     const limit = await plots.quota.uploadLimit(userOf(req), declared, config.limits.uploadBytes, 1024 * 1024);
     const signal = untilClientGone(res);
-    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, limit.maxBytes, ['file'], limit.overLimit);
+    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, limit.maxBytes, { files: ['file'], fields: Object.keys(PlotUploadFields.shape) }, limit.overLimit);
     try {
       const { file } = upload.files;
       if (!file) throw new ApiError(400, 'bad_request', 'a "file" part is required', 'file');

@@ -22,7 +22,7 @@ export function treeRoutes(config: Config, plots: Plots, blobs: BlobStore): Rout
 
   router.put('/:id/tree', requireUser, async (req, res) => {
     const doc = await plots.owned(id(req), userOf(req));
-    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, MAX_TREE_BYTES);
+    const upload = await receiveUpload(req, `${config.dataDir}/tmp`, MAX_TREE_BYTES, { files: ['file'], fields: Object.keys(TreeUploadFields.shape) });
     try {
       const { file } = upload.files;
       if (!file) throw new ApiError(400, 'bad_request', 'file: a "file" part (the Newick tree) is required', 'file');
