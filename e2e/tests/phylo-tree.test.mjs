@@ -120,8 +120,10 @@ describe('a phylogenetic tree over the points', () => {
   test('an unrooted tree: cut from the file\'s root, one clade holds nearly all; rooted at its midpoint, the groups', async () => {
     await step(page, 'tree-midpoint', async () => {
       const counts = async () => (await page.locator('[data-testid=clade-row] .muted').allInnerTexts()).map(Number).sort((a, b) => a - b);
+      const replaced = [];
       const attach = async (midpoint) => {
         await page.setChecked('[data-testid=tree-midpoint]', midpoint);
+        page.once('dialog', (d) => { replaced.push(d.message()); void d.accept(); }); // a replacement is confirmed
         await page.setInputFiles('[data-testid=tree-file]', { name: 'fasttree.nwk', mimeType: 'text/plain', buffer: Buffer.from(UNROOTED) });
         await page.waitForFunction((m) => {
           const info = document.querySelector('[data-testid=tree-info]')?.textContent ?? '';
@@ -133,6 +135,7 @@ describe('a phylogenetic tree over the points', () => {
       assert.deepEqual(await counts(), [1, 1, 17]);
       await attach(true);
       assert.deepEqual(await counts(), [...SIZES].sort((a, b) => a - b));
+      assert.deepEqual(replaced, ['Replace planted.nwk by fasttree.nwk?', 'Replace fasttree.nwk by fasttree.nwk?']);
       await shot(page, 'tree-midpoint');
     });
   });

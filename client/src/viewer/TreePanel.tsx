@@ -20,7 +20,9 @@ export function TreePanel({ tree, view, update, canEdit, onSelect }: {
   onSelect(points: number[]): void;
 }) {
   const t = tree.tree;
-  const [midpoint, setMidpoint] = useState(false);
+  // For the next upload; until ticked or unticked, as the tree shown was rooted.
+  const [midpoint, setMidpoint] = useState<boolean | null>(null);
+  const rootAtMidpoint = midpoint ?? t?.root === 'midpoint';
   if (!t && !canEdit) return null;
   const cut = (k: number) => update({ clades: Math.min(MAX_CLADES, Math.max(0, Math.round(k) || 0)), colorBy: null, collapsed: [] });
   const toggle = (clade: number) => update({
@@ -39,18 +41,22 @@ export function TreePanel({ tree, view, update, canEdit, onSelect }: {
       )}
       {canEdit && (
         <>
-          <label className="row" title="FastTree, RAxML and IQ-TREE write unrooted trees, rooted at an arbitrary node: the cut into clades needs a real root">
-            <input type="checkbox" checked={midpoint} onChange={(e) => setMidpoint(e.target.checked)} data-testid="tree-midpoint" />
-            The tree is unrooted: root it at its midpoint
-          </label>
           <div className="row">
             <label className="linklike" title="A Newick file whose leaf names are the points' labels">
               {t ? 'Replace the tree…' : 'Attach a Newick tree…'}
               <input type="file" hidden accept=".nwk,.newick,.tree,.tre,.txt" data-testid="tree-file" disabled={tree.busy}
-                onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void tree.attach(f, midpoint ? 'midpoint' : 'file'); }} />
+                onChange={(e) => {
+                  const f = e.target.files?.[0];
+                  e.target.value = '';
+                  if (f && (!t || window.confirm(`Replace ${t.originalName} by ${f.name}?`))) void tree.attach(f, rootAtMidpoint ? 'midpoint' : 'file');
+                }} />
             </label>
             {t && <button onClick={() => void tree.remove()} disabled={tree.busy} data-testid="tree-remove">Remove</button>}
           </div>
+          <label className="row" title="FastTree, RAxML and IQ-TREE write unrooted trees, rooted at an arbitrary node: the cut into clades needs a real root">
+            <input type="checkbox" checked={rootAtMidpoint} onChange={(e) => setMidpoint(e.target.checked)} data-testid="tree-midpoint" />
+            Root at the midpoint (for unrooted trees: FastTree, RAxML, IQ-TREE)
+          </label>
         </>
       )}
       {t && (
