@@ -206,6 +206,14 @@ def test_tree(make_account, tmp_path: Path) -> None:
     with pytest.raises(WebPlotVizError) as caught:
         bob.plot(plot.id).delete_tree()
     assert caught.value.status == 403
+    # Newick text goes as newick=; a str source is a path, and Newick text there says so.
+    text = plot.set_tree(newick="((a1:1,a2:1):2,(b1:1,b2:1):2);", filename="text.nwk")
+    assert (text["matched"], text["originalName"]) == (4, "text.nwk")
+    assert plot.tree()["nodes"]["name"].count("a1") == 1  # type: ignore[index]
+    with pytest.raises(TypeError, match="newick="):
+        plot.set_tree("(a1:1,b1:1);")
+    with pytest.raises(TypeError, match="one of the two"):
+        plot.set_tree(newick, newick="(a1:1,b1:1);")
     plot.delete_tree()
     assert plot.tree() is None
 

@@ -302,7 +302,8 @@ class Plot:
 
     # -- phylogenetic tree --------------------------------------------------------------------
 
-    def set_tree(self, source: Union[str, "os.PathLike[str]", bytes], root: str = "file", filename: Optional[str] = None) -> Dict[str, Any]:
+    def set_tree(self, source: Union[str, "os.PathLike[str]", bytes, None] = None, root: str = "file", filename: Optional[str] = None,
+                 *, newick: Optional[str] = None) -> Dict[str, Any]:
         """Attaches a Newick tree whose leaf names are point labels (owner only; replaces one).
 
         Args:
@@ -310,10 +311,20 @@ class Plot:
             root: "file" keeps the file's root; "midpoint" roots an unrooted tree (FastTree,
                 RAxML, IQ-TREE) at the middle of its longest leaf-to-leaf path.
             filename: the name to store (default: the path's base name, or "tree.nwk").
+            newick: the tree as Newick text, instead of ``source``
+                (``plot.set_tree(newick="(a:1,b:1);")``).
 
         Returns what matched: leaves, matched, unmatched (the first 20 leaf names no point has;
         they are left out). A malformed file raises WebPlotVizError naming its line and column.
         """
+        if (source is None) == (newick is None):
+            raise TypeError("set_tree takes a file (source: a path or bytes) or newick= text, one of the two")
+        if newick is not None:
+            source = newick.encode("utf-8")
+        elif isinstance(source, str) and source.lstrip().startswith("(") and not os.path.exists(source):
+            # A path is never Newick text: say how to pass text rather than "no such file".
+            raise TypeError("set_tree's source is a file path; pass Newick text as newick=\"(a:1,b:1);\"")
+        assert source is not None
         name = filename or (os.path.basename(os.fspath(source)) if not isinstance(source, bytes) else "tree.nwk")
         return self._client.send_form(f"/plots/{self.id}/tree", [("root", root), ("file", file_part(name, source))], method="PUT")
 
