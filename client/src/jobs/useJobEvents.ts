@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import { Job } from '@wpv/schema';
 import { jobs } from '../api/endpoints';
+import { isOutage } from '../api/http';
 import { isActiveJob } from './jobProgress';
 
 export interface JobStream {
@@ -37,6 +38,10 @@ export function useJobEvents(id: string): JobStream {
         else setError(new Error('Unexpected job event: ' + parsed.error.message));
       });
       source.addEventListener('end', () => source?.close());
+      // The server cannot read the job (its database is down): a plain read meets the same 503,
+      // which raises the app's outage banner until the server answers again; the stream then
+      // sends the job again.
+      source.addEventListener('unavailable', () => { jobs.get(id).then(setJob, (e: unknown) => isOutage(e) || setError(e)); });
       // The browser reconnects by itself (with Last-Event-ID) unless the server refused the stream.
       source.onerror = () => {
         if (source?.readyState === EventSource.CONNECTING) setError(new Error('Live updates interrupted; reconnecting…'));

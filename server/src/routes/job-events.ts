@@ -1,14 +1,17 @@
 // A job's progress stream (Server-Sent Events): `event: job` with the whole job (id = its
 // revision) whenever the revision moves, then `event: end` once the job and its stages are
 // terminal. A reconnecting client sends Last-Event-ID and gets a snapshot only if something changed.
+// While the store cannot be read, `event: unavailable` (once, with the 503 error a request gets),
+// and a snapshot when it can again: the stream stays open, and the page says why nothing moves.
 // Streams are few per user, and all streams of one job share one store poll.
 import type { Request, Response } from 'express';
 import { isTerminalJob, type StageState } from '@wpv/jobs/model';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, storeUnavailable } from '../http/errors.ts';
 import { toJob, type Expectations, type Jobs } from '../services/jobs.ts';
 
 type JobDoc = Awaited<ReturnType<Jobs['owned']>>;
-type Listener = (doc: JobDoc | null) => void;
+/** A poll's read of the job: null when it is gone; 'unreadable' while the store is away. */
+type Listener = (doc: JobDoc | null | 'unreadable') => void;
 
 const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
@@ -49,12 +52,12 @@ export class JobPolls {
     while (this.watched.get(jobId) === listeners) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       if (this.watched.get(jobId) !== listeners) return;
-      let doc: JobDoc | null;
+      let doc: JobDoc | null | 'unreadable';
       try {
         doc = await this.load(jobId);
       } catch (err) {
         console.error(`polling job ${jobId}:`, err); // the store is away: try again at the next tick
-        continue;
+        doc = 'unreadable';
       }
       for (const listener of [...listeners]) listener(doc);
     }
@@ -115,8 +118,18 @@ export class JobStreams {
         res.off('close', finish);
         resolve();
       };
-      const show = (doc: JobDoc | null) => {
+      const down = storeUnavailable();
+      let unreadable = false;
+      const show = (doc: JobDoc | null | 'unreadable') => {
         if (done) return;
+        if (doc === 'unreadable') {
+          if (!unreadable) write(`event: unavailable\ndata: ${JSON.stringify({ error: { code: down.code, message: down.message } })}\n\n`);
+          else if (Date.now() - lastWrite > HEARTBEAT_MS) write(': heartbeat\n\n');
+          unreadable = true;
+          return;
+        }
+        if (unreadable) sent = -1; // read again: a snapshot tells the client the job is followed again
+        unreadable = false;
         if (!doc) return finish();
         if (doc.revision !== sent) {
           write(`id: ${doc.revision}\nevent: job\ndata: ${JSON.stringify(toJob(doc, expected))}\n\n`);
