@@ -73,6 +73,7 @@ describe('a phylogenetic tree over the points', () => {
       await page.check('[data-testid=tree-color]');
       await page.fill('[data-testid=tree-clades]', '3');
       await page.waitForFunction(() => document.querySelectorAll('[data-testid=clade-row]').length === 3);
+      assert.match(await page.innerText('[data-testid=cluster-colours-not-drawn]'), /clade's colour \(Tree panel\), not these cluster colours/);
       const counts = await page.locator('[data-testid=clade-row] .muted').allInnerTexts();
       assert.deepEqual(counts.map(Number), SIZES);
       await page.waitForFunction(() => new URL(location.href).searchParams.get('clades') === '3');
@@ -96,7 +97,7 @@ describe('a phylogenetic tree over the points', () => {
       await page.click('[data-testid=selection-panel] button:has-text("Clear")');
       const before = await countExactColors(page, await canvasShot(page), CLADE_RGB);
       await page.locator('[data-testid=clade-row]').nth(1).locator('[data-testid=clade-collapse]').click();
-      await page.waitForFunction(() => new URL(location.href).searchParams.get('collapse') === '1');
+      await page.waitForFunction(() => new URL(location.href).searchParams.get('collapse') === '2'); // clade 2, numbered as in the panel
       const after = await countExactColors(page, await canvasShot(page), CLADE_RGB);
       // Its points take its colour mixed 1:3 with the background (0x111418); the mark at its node keeps the colour.
       const dimmed = (await countExactColors(page, await canvasShot(page), [DIMMED_RGB]))[DIMMED_RGB];

@@ -29,7 +29,15 @@ export interface ClusterActions {
 
 const undoText = (edit: ClusterEdit) => `Undo ${edit.kind === 'make' ? 'making' : 'deleting'} “${edit.label}”`;
 
-export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; actions: ClusterActions }) {
+/** The colour inputs while the points wear other colours: faded, so that they are not read as the points'. */
+const FADED = { opacity: 0.25 };
+
+export function ClustersPanel({ styles, actions, coloursNotDrawn }: {
+  styles: ClusterStyle[];
+  actions: ClusterActions;
+  /** why the points do not wear the clusters' colours now (coloured by clade), said above the list */
+  coloursNotDrawn?: string;
+}) {
   const [sort, setSort] = useState<'file' | 'size' | 'label'>('file');
   const [filter, setFilter] = useState('');
   const [renaming, setRenaming] = useState<number | null>(null);
@@ -81,6 +89,7 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
             {actions.undo.what ? undoText(actions.undo.what) : 'Undo'}</button>
         )}
       </div>
+      {coloursNotDrawn && <p className="muted small" data-testid="cluster-colours-not-drawn">{coloursNotDrawn}</p>}
       <div className="filter">
         <input type="search" placeholder="filter: text, glob* or /regex/" value={filter} aria-label="filter clusters"
           aria-invalid={!!matcher.error} onChange={(e) => setFilter(e.target.value)} />
@@ -98,7 +107,7 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
         <button disabled={pickedStyles.length === 0} onClick={() => setPicked(new Set())}>Clear picks</button>
       </div>
       <div className="row wrap bulk">
-        <input type="color" title={`colour of ${scope}`} aria-label="colour of the targets"
+        <input type="color" style={coloursNotDrawn ? FADED : undefined} title={`colour of ${scope}`} aria-label="colour of the targets"
           onChange={(e) => styleTargets((s) => ({ color: { ...hexToRgba(e.target.value), a: s.color.a } }))} />
         <select aria-label="glyph of the targets" defaultValue="" onChange={(e) => { if (e.target.value) styleTargets(() => ({ shape: Number(e.target.value) })); e.target.value = ''; }}>
           <option value="" disabled>glyph…</option>
@@ -122,7 +131,7 @@ export function ClustersPanel({ styles, actions }: { styles: ClusterStyle[]; act
           <div className={`cluster-row${picked.has(s.key) ? ' picked' : ''}`} data-testid="cluster-row" data-key={s.key}
             onClick={(e) => { if (e.target === e.currentTarget || (e.target as HTMLElement).classList.contains('label')) pick(s.key, e); }}>
             <input type="checkbox" checked={s.visible} onChange={() => visibility(s.visible ? 'hide' : 'show', [s])} title="show / hide" aria-label={`show ${s.label}`} />
-            <input type="color" value={rgbaToHex(s.color).slice(0, 7)} title="colour"
+            <input type="color" style={coloursNotDrawn ? FADED : undefined} value={rgbaToHex(s.color).slice(0, 7)} title="colour"
               onChange={(e) => actions.override({ [s.key]: { color: { ...hexToRgba(e.target.value), a: s.color.a } } })} />
             <input type="range" min={0} max={255} value={s.color.a} title="opacity" className="alpha"
               onChange={(e) => actions.override({ [s.key]: { color: { ...s.color, a: Number(e.target.value) } } })} />

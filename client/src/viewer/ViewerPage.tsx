@@ -191,7 +191,8 @@ export function ViewerPage({ plotId }: { plotId: string }) {
             <ColorByPanel columns={plot.columns} state={columns} />
             <TreePanel tree={tree} view={view} update={update} canEdit={isOwner && labelsLoaded}
               onSelect={(indices) => select(indices, scene.frame?.index ?? 0)} />
-            <ClustersPanel styles={panelStyles} actions={clusterActions} />
+            <ClustersPanel styles={panelStyles} actions={clusterActions}
+              coloursNotDrawn={tree.clades ? 'The points wear their clade\'s colour (Tree panel), not these cluster colours.' : undefined} />
             {/* Always there for the owner (disabled without changes): appearing it moved the panels below. */}
             {isOwner && <button data-testid="save-styles" disabled={Object.keys(view.overrides).length === 0}
               onClick={() => void edits.saveStyles(styles).then((saved) => saved && update({ overrides: {} }))}>Save cluster styles to the plot</button>}

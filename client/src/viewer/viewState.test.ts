@@ -44,9 +44,9 @@ describe('view state in the URL', () => {
   });
   it('carries the tree cut and its collapsed clades; a collapsed clade past the cut or a bad cut is dropped', () => {
     const query = encodeViewState({ ...DEFAULT_VIEW, clades: 5, collapsed: [0, 3] });
-    expect(query.toString()).toBe('clades=5&collapse=0%2C3');
+    expect(query.toString()).toBe('clades=5&collapse=1%2C4'); // numbered from 1, as the panel's clades
     expect(encodeViewState({ ...DEFAULT_VIEW, clades: 0, collapsed: [2] }).toString()).toBe('');
-    expect(decodeViewState(new URLSearchParams('clades=3&collapse=1,7')).state).toMatchObject({ clades: 3, collapsed: [1] });
+    expect(decodeViewState(new URLSearchParams('clades=3&collapse=0,2,7')).state).toMatchObject({ clades: 3, collapsed: [1] });
     const { state, problems } = decodeViewState(new URLSearchParams('clades=x&tree=0'));
     expect([state.clades, state.tree, problems]).toEqual([0, false, ['clades: a number of clades, 0–200']]);
   });

@@ -172,7 +172,7 @@ export function encodeViewState(s: ViewState, defaults: ViewState = DEFAULT_VIEW
   if (s.fps !== defaults.fps) p.set('fps', String(s.fps));
   if (s.tree !== defaults.tree) p.set('tree', s.tree ? '1' : '0');
   if (s.clades) p.set('clades', String(s.clades));
-  if (s.clades && s.collapsed.length) p.set('collapse', encodeRanges(s.collapsed));
+  if (s.clades && s.collapsed.length) p.set('collapse', encodeRanges(s.collapsed.map((c) => c + 1))); // numbered from 1, as the panel's "clade 1"
   return p;
 }
 
@@ -240,6 +240,6 @@ export function decodeViewState(params: URLSearchParams, defaults: ViewState = D
     if (!/^\d+$/.test(v) || Number(v) > MAX_CLADES) throw new Error(`a number of clades, 0–${MAX_CLADES}`);
     s.clades = Number(v);
   });
-  field('collapse', (v) => { s.collapsed = decodeRanges(v).filter((c) => c < s.clades); });
+  field('collapse', (v) => { s.collapsed = decodeRanges(v).map((c) => c - 1).filter((c) => c >= 0 && c < s.clades); });
   return { state: s, problems };
 }
