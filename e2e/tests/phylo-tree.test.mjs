@@ -48,9 +48,16 @@ describe('a phylogenetic tree over the points', () => {
 
   test('a bad Newick file is refused in the panel, naming its line and column', async () => {
     await step(page, 'tree-bad-file', async () => {
+      const failed = [];
+      const onResponse = (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`); };
+      page.on('response', onResponse);
+      const treeAsked = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith(`/plots/${plot.id}/tree`));
       await page.goto(`${BASE_URL}/plots/${plot.id}`);
       await waitFirstFrame(page);
       await page.waitForSelector('[data-testid=plot-canvas][data-state=complete]');
+      assert.equal(await (await treeAsked).text(), 'null');
+      page.off('response', onResponse);
+      assert.deepEqual(failed, [], 'a plot without a tree: no failed request (GET /tree answers null)');
       await page.setInputFiles('[data-testid=tree-file]', { name: 'bad.nwk', mimeType: 'text/plain', buffer: Buffer.from('(a,b,\n  (c:0.1,d:x));') });
       const error = page.locator('[data-testid=tree-panel] [role=alert], [data-testid=tree-panel] .error');
       await error.first().waitFor();

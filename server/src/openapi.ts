@@ -120,7 +120,7 @@ const ops: Record<string, Record<string, Op>> = {
     delete: { summary: 'Delete a named selection (owner)', auth: true, ok: [204, null] },
   },
   [`${plotPath}/tree`]: {
-    get: { summary: 'The plot\'s phylogenetic tree: nodes in preorder, leaves at their points', ok: [200, api.PlotTree] },
+    get: { summary: 'The plot\'s phylogenetic tree: nodes in preorder, leaves at their points; null when the plot has none', ok: [200, api.PlotTree.nullable()] },
     put: {
       summary: 'Attach a Newick tree (owner): multipart `file` and optional `root`; leaves are matched to point labels of frame 0',
       description:

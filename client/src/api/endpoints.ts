@@ -85,7 +85,8 @@ export const plots = {
     }),
   deleteSelection: (id: string, name: string) =>
     api(`${plotPath(id)}/selections/${encodeURIComponent(name)}`, null, { method: 'DELETE' }),
-  tree: (id: string) => api(`${plotPath(id)}/tree`, PlotTree),
+  /** The plot's tree; null when it has none. */
+  tree: (id: string) => api(`${plotPath(id)}/tree`, PlotTree.nullable()),
   /** Attaches a Newick file (replacing the plot's tree): what matched the points. */
   putTree: (id: string, file: File, root: TreeRoot) => {
     const form = new FormData();

@@ -1,8 +1,8 @@
-// The plot's tree in the viewer: loaded with the plot (none: 404), attached and removed by the
+// The plot's tree in the viewer: loaded with the plot (none: null), attached and removed by the
 // owner, drawn over the points of the frame on screen (the page calls `frameShown` on every
 // frame switch), and, while the view asks for clades, the points coloured by the cut. Clade
 // colours and a metadata column's colours take turns: choosing one turns the other off.
-import { ApiError, cutTree, type PlotTree, type PlotTreeInfo, type TreeRoot } from '@wpv/schema';
+import { cutTree, type PlotTree, type PlotTreeInfo, type TreeRoot } from '@wpv/schema';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { plots } from '../api/endpoints';
 import type { LegendRow } from './metadata';
@@ -50,9 +50,7 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
   useEffect(() => {
     if (!ready) return;
     let live = true;
-    plots.tree(plotId).then((t) => { if (live) setTree(t); }, (e: unknown) => {
-      if (live && !(e instanceof ApiError && e.status === 404)) fail(e);
-    });
+    plots.tree(plotId).then((t) => { if (live) setTree(t); }, (e: unknown) => { if (live) fail(e); });
     return () => { live = false; };
   }, [plotId, ready, fail]);
 

@@ -29,9 +29,10 @@ export class Trees {
     private readonly blobs: BlobStore,
   ) {}
 
-  async get(doc: PlotDoc): Promise<PlotTree> {
+  /** The plot's tree, or null when it has none (an ordinary answer: the viewer asks for every plot). */
+  async get(doc: PlotDoc): Promise<PlotTree | null> {
     const info = await this.blobs.find(blobName(doc._id));
-    if (!info) throw notFound('tree');
+    if (!info) return null;
     return JSON.parse((await this.blobs.readAll(info)).toString('utf8'));
   }
 

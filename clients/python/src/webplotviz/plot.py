@@ -331,12 +331,8 @@ class Plot:
     def tree(self) -> Optional[Dict[str, Any]]:
         """The plot's tree, or None: its nodes in preorder as parallel lists ``parent`` (-1 for the
         root), ``length``, ``name`` and ``point`` (a leaf's point index in frame 0, else -1)."""
-        try:
-            return dict(self._client.request("GET", f"/plots/{self.id}/tree").json())
-        except WebPlotVizError as error:
-            if error.status == 404:
-                return None
-            raise
+        tree = self._client.request("GET", f"/plots/{self.id}/tree").json()
+        return None if tree is None else dict(tree)
 
     def delete_tree(self) -> None:
         """Removes the plot's tree (owner only)."""
