@@ -233,7 +233,9 @@ describe('bad input answers 4xx and stores nothing', () => {
     const big = new Uint8Array(5 * 1024 * 1024).fill(0x20);
     const res = await alice.upload('big.txt', big);
     assert.equal(res.status, 413);
-    assert.equal((await res.json()).error.code, 'too_large');
+    const { error } = await res.json();
+    assert.equal(error.code, 'too_large');
+    assert.match(error.message, /^file: the file is over the [\d.]+ (MB|kB) upload limit$/, 'a size people read, the field named once');
     assert.deepEqual(await storedCounts(), before);
   });
 

@@ -131,7 +131,7 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
     upload.files[name] = file;
     stream.on('data', (chunk: Buffer) => (file.bytes += chunk.length));
     stream.on('limit', () => {
-      failure ??= overLimit?.(name) ?? new ApiError(413, 'too_large', `the ${name} part is over the ${maxBytes}-byte upload limit`, name);
+      failure ??= overLimit?.(name) ?? overUploadLimit(name, maxBytes);
     });
     filesDone.push(pipeline(stream, createWriteStream(tmpPath, { mode: 0o600 })).then(() => null, (err: Error) => err));
   });
@@ -165,4 +165,17 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
     throw writeError; // the disk, not the client: a 500
   }
   return upload;
+}
+
+/** The 413 for a file part over the upload limit: "file: the file is over the 64 MB upload limit". */
+export function overUploadLimit(field: string, maxBytes: number): ApiError {
+  return new ApiError(413, 'too_large', `${field}: the file is over the ${humanBytes(maxBytes)} upload limit`, field);
+}
+
+/** A size as people read it: 64 MB, 1.5 kB, 300 bytes (binary units, as the limits are set). */
+function humanBytes(bytes: number): string {
+  const round = (v: number) => String(Number(v.toFixed(1)));
+  if (bytes >= 1 << 20) return `${round(bytes / (1 << 20))} MB`;
+  if (bytes >= 1 << 10) return `${round(bytes / (1 << 10))} kB`;
+  return `${bytes} bytes`;
 }

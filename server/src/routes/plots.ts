@@ -4,7 +4,7 @@ import { ClusterCreate, ClusterUndo, ExportQuery, PlotPatch, PlotQuery, PlotUplo
 import { z } from 'zod';
 import { requireUser, userOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
-import { receiveUpload, untilClientGone } from '../http/upload.ts';
+import { overUploadLimit, receiveUpload, untilClientGone } from '../http/upload.ts';
 import { jsonBody } from '../http/body.ts';
 import type { Config } from '../config.ts';
 import { ClusterEditor } from '../services/clusters.ts';
@@ -32,7 +32,7 @@ export function plotRoutes(config: Config, plots: Plots, blobs: BlobStore, expor
   router.post('/', requireUser, async (req, res) => {
     const declared = Number(req.headers['content-length']);
     if (declared > config.limits.uploadBytes + 1024 * 1024) {
-      throw new ApiError(413, 'too_large', `the upload is over the ${config.limits.uploadBytes}-byte limit`, 'file');
+      throw overUploadLimit('file', config.limits.uploadBytes);
     }
     const limit = await plots.quota.uploadLimit(userOf(req), declared, config.limits.uploadBytes, 1024 * 1024);
     const signal = untilClientGone(res);
