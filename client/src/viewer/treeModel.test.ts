@@ -45,7 +45,9 @@ describe('a tree over the points', () => {
     expect(cut.clades).toEqual([1, 4]);
     expect(cladePoints(model, cut, 0, leafPoint)).toEqual([2, 3]);
     expect(cladePoints(model, cut, 1, leafPoint)).toEqual([0, 1]);
-    expect(cladeLegend(model, cut).map((r) => [r.key, r.label, r.count])).toEqual([[0, 'clade 1', 2], [1, 'clade 2', 2]]);
+    expect(cladeLegend(model, cut, leafPoint).map((r) => [r.key, r.label, r.count])).toEqual([[0, 'clade 1', 2], [1, 'clade 2', 2]]);
+    // A later frame lacking b and d: each clade counts its leaves at points of that frame.
+    expect(cladeLegend(model, cut, leafPoints(nodes, 1, ['a', 'c'])).map((r) => r.count)).toEqual([1, 1]);
     const colours = cladePointColors(model, cut, new Set([1]), leafPoint, 5);
     const rgb = (p: number) => [...colours.subarray(4 * p, 4 * p + 3)];
     expect(rgb(2)).toEqual(rgb(3));

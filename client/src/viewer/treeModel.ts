@@ -148,14 +148,17 @@ export function cladePointColors(model: TreeModel, cut: TreeCut, collapsed: Read
 }
 
 /**
- * The clades as legend rows, in clade order: "clade 3" with its leaf count, or the leaf's name
- * for a clade of one leaf.
+ * The clades as legend rows, in clade order: "clade 3" with its count of leaves at a point of the
+ * frame (`leafPoint`; a later frame of a time series may lack some), or the leaf's name for a
+ * clade of one leaf.
  */
-export function cladeLegend(model: TreeModel, cut: TreeCut): LegendRow[] {
-  const { start, end } = model.under;
+export function cladeLegend(model: TreeModel, cut: TreeCut, leafPoint: Int32Array): LegendRow[] {
+  const { start, end, leaves } = model.under;
   return cut.clades.map((node, clade) => {
-    const count = end[node]! - start[node]!;
-    const label = count === 1 ? model.nodes.name[node]! : `clade ${clade + 1}`;
+    let count = 0;
+    for (let k = start[node]!; k < end[node]!; k++) if (leafPoint[leaves[k]!]! >= 0) count++;
+    const one = end[node]! - start[node]! === 1;
+    const label = one ? model.nodes.name[node]! : `clade ${clade + 1}`;
     return { key: clade, label, color: cladeColor(clade), count, visible: true, shape: 0, size: 1, plain: true };
   });
 }

@@ -57,7 +57,9 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
   const model = useMemo(() => (tree ? treeModel(tree) : null), [tree]);
   const cut = useMemo(() => (model && view.clades > 0 ? cutTree(model.nodes, view.clades) : null), [model, view.clades]);
   const collapsed = useMemo(() => new Set(view.collapsed), [view.collapsed]);
-  const clades = useMemo(() => (model && cut ? cladeLegend(model, cut) : null), [model, cut]);
+  /** the leaves' points in the frame on screen (set as it is drawn), for the clades' counts */
+  const [frameLeaves, setFrameLeaves] = useState<Int32Array | null>(null);
+  const clades = useMemo(() => (model && cut && frameLeaves?.length === model.nodes.parent.length ? cladeLegend(model, cut, frameLeaves) : null), [model, cut, frameLeaves]);
 
   /** whether the points on screen wear clade colours (to give the clusters' back when the cut goes) */
   const coloured = useRef(false);
@@ -73,13 +75,14 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
     const placed = model && leafPoint && marked ? nodePositions(model.nodes, shownLeafPoints(leafPoint, f.clusters, view.hidden), f.positions) : null;
     r.setTree(model && placed ? treeLines(model.nodes, placed, cut, collapsed, view.tree) : null);
     if (model && leafPoint && cut) {
+      setFrameLeaves(leafPoint);
       r.setPointColors(cladePointColors(model, cut, collapsed, leafPoint, f.positions.length / 3));
       coloured.current = true;
     } else if (coloured.current) {
       coloured.current = false;
       if (view.colorBy === null) r.setPointColors(null); // a column's colours, chosen meanwhile, stay
     }
-  }, [scene]);
+  }, [scene, setFrameLeaves]);
 
   // Declared after useColumns on the page, so this runs after its colours in the same commit.
   useEffect(() => { if (ready) frameShown(); }, [ready, labelsLoaded, model, cut, collapsed, view.tree, view.colorBy, view.hidden, frameShown]);
