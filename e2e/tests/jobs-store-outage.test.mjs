@@ -2,14 +2,11 @@
 // it cannot read the job, so the page shows the app's outage banner instead of a bar frozen without
 // a word, and follows the job again once the store is back.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BASE_URL, apiAs, launch, newPage, register, step, uniqueName } from '../lib/browser.mjs';
+import { skipWithoutStack, whileStoreDown } from '../lib/store.mjs';
 
-// The private stack e2e/run.sh's server uses (bench/with-stack.sh): absent against a server at WPV_URL.
-const STACK = process.env.WPV_TEST_DIR && path.join(process.env.WPV_TEST_DIR, 'stack');
 const SCREENSHOTS = process.env.JOB_SCREENSHOTS; // e.g. /tmp/s20/misc: the job page during the outage, 1400×900
 
 /** `rows` random 8-D vectors as CSV (a name column first): 3,000 run for several seconds. */
@@ -31,27 +28,21 @@ describe('a job page during a store outage', () => {
   });
   after(async () => { await browser?.close(); });
 
-  test('a running job shows the outage banner while the store is down, and goes on once it is back', { skip: !STACK && 'no private stack (WPV_TEST_DIR)' }, async () => {
+  test('a running job shows the outage banner while the store is down, and goes on once it is back', skipWithoutStack, async () => {
     const base64 = Buffer.from(vectors(3000)).toString('base64');
     const res = await apiAs(page, 'POST', '/jobs', { base64, filename: 'vectors.csv', fields: { type: 'vectors', name: 'e2e outage', params: '{"labelColumn":0}' } });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     await page.goto(`${BASE_URL}/jobs/${res.body.id}`);
     await page.waitForSelector('.job-stage[data-state=running]', { timeout: 120_000 });
 
-    const pid = Number(readFileSync(path.join(STACK, 'ferretdb.pid'), 'utf8'));
-    const ports = [new URL(process.env.MONGODB_URI).port, new URL(process.env.AMQP_URL).port];
-    process.kill(-pid, 'SIGTERM');
-    try {
-      while (isAlive(pid)) await new Promise((r) => setTimeout(r, 100));
+    await whileStoreDown(async () => {
       await step(page, 'jobs-outage-banner', async () => {
         // No reload: the open page learns it from its events stream.
         await page.waitForSelector('[data-testid=server-outage]:has-text("The server\'s database is unavailable; retrying…")', { timeout: 15_000 });
         assert.equal(await page.locator('[data-testid=job-state]').textContent(), 'running');
       });
       if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, 'job-store-outage.png') });
-    } finally {
-      execFileSync('bash', [path.resolve(import.meta.dirname, '../../scripts/stack.sh'), 'start', STACK, ...ports], { stdio: 'ignore' });
-    }
+    });
     await step(page, 'jobs-outage-over', async () => {
       await page.waitForSelector('[data-testid=server-outage]', { state: 'detached', timeout: 60_000 });
       await page.waitForSelector('[data-testid=job-state]:has-text("succeeded")', { timeout: 180_000 });
@@ -59,12 +50,3 @@ describe('a job page during a store outage', () => {
     assert.deepEqual(problems, []);
   });
 });
-
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

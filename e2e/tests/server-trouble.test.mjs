@@ -2,18 +2,14 @@
 // read is not shown as logged out but told why, and the page recovers by itself once the server
 // answers again; a 500 says whether to retry and keeps its request id; a lockout reads in minutes.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BASE_URL, apiAs, launch, newPage, register, step, uniqueName } from '../lib/browser.mjs';
+import { skipWithoutStack, whileStoreDown } from '../lib/store.mjs';
 
 const PASSWORD = 'correct horse battery';
 /** The library's list of plots (a glob's `?` would not match it literally). */
 const LIBRARY_LIST = (url) => url.pathname === '/api/v1/plots';
 const STORE_DOWN = { error: { code: 'store_unavailable', message: "the server's database is unavailable; try again in a few seconds" } };
-// The private stack e2e/run.sh's server uses (bench/with-stack.sh, scripts/test.sh): absent against a server at WPV_URL.
-const STACK = process.env.WPV_TEST_DIR && path.join(process.env.WPV_TEST_DIR, 'stack');
 
 describe('server trouble in the browser', () => {
   let browser, page, problems, user;
@@ -116,31 +112,16 @@ describe('server trouble in the browser', () => {
     }
   });
 
-  test('a real store outage: the signed-in user is told the database is down, and the page recovers when it is back', { skip: !STACK && 'no private stack (WPV_TEST_DIR)' }, async () => {
-    const pid = Number(readFileSync(path.join(STACK, 'ferretdb.pid'), 'utf8'));
-    const ports = [new URL(process.env.MONGODB_URI).port, new URL(process.env.AMQP_URL).port];
+  test('a real store outage: the signed-in user is told the database is down, and the page recovers when it is back', skipWithoutStack, async () => {
     await page.goto(`${BASE_URL}/`);
     await page.waitForSelector('[data-testid=plot-card]:has-text("kept plot")');
-    process.kill(-pid, 'SIGTERM');
-    try {
-      while (isAlive(pid)) await new Promise((r) => setTimeout(r, 100));
+    await whileStoreDown(async () => {
       await step(page, 'trouble-store-down', async () => {
         await page.reload();
         await assertUnknownSession("The server's database is unavailable; retrying…");
       });
-    } finally {
-      execFileSync('bash', [path.resolve(import.meta.dirname, '../../scripts/stack.sh'), 'start', STACK, ...ports], { stdio: 'ignore' });
-    }
+    });
     await step(page, 'trouble-store-back', assertRecovered);
     assert.deepEqual(problems, []);
   });
 });
-
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
