@@ -14,13 +14,26 @@ bash "$WPV_ROOT/scripts/supervisor.sh" stop
 # directory), and only the local backend's (WPV_SLOTS in their environment, session
 # leaders): a Slurm job's wrapper belongs to the cluster.
 jobs_dir="${JOBS_DIR:-$DATA_DIR/jobs}"
-stopped=0
+sessions=()
 for pid in $(pgrep -f "hpc-bridge/bin/run-stage.sh $jobs_dir/" || true); do
   [[ "$(ps -o sid= -p "$pid" | tr -d ' ')" == "$pid" ]] || continue
   tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -q '^WPV_SLOTS=' || continue
   kill -KILL "$pid" 2>/dev/null || continue
   pkill -KILL -s "$pid" 2>/dev/null || true
-  stopped=$((stopped + 1))
+  sessions+=("$pid")
 done
+# A killed process ends only once it is next scheduled, which on a busy machine can be after
+# this script would have returned: wait (10 s at most) until none but zombies is left.
+session_alive() { ps -o stat= -s "$1" 2>/dev/null | grep -qv '^Z'; }
+for _ in $(seq 100); do
+  left=0
+  for sid in "${sessions[@]}"; do
+    session_alive "$sid" && { pkill -KILL -s "$sid" 2>/dev/null; left=1; }
+  done
+  ((left)) || break
+  sleep 0.1
+done
+((left == 0)) || say "warning: analysis programs of a killed stage still run after 10 s (sessions ${sessions[*]})"
+stopped=${#sessions[@]}
 ((stopped == 0)) || say "stopped $stopped analysis program(s); their stages run again on the next start"
 say "stopped"
