@@ -74,7 +74,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   api.use('/plots', plotRoutes(config, plots, blobs, new Exporter(blobs), reclusterer));
   api.use('/plots', selectionRoutes(plots, blobs));
   api.use('/plots', treeRoutes(config, plots, blobs));
-  api.use('/jobs', jobRoutes(config, jobs, plots.quota));
+  api.use('/jobs', jobRoutes(config, jobs, plots.quota, storeWatch));
   api.use(collectionRoutes(new Collections(store, plots)));
   api.use(docsRoutes());
   api.use((req) => {

@@ -38,9 +38,9 @@ export function useJobEvents(id: string): JobStream {
         else setError(new Error('Unexpected job event: ' + parsed.error.message));
       });
       source.addEventListener('end', () => source?.close());
-      // The server cannot read the job (its database is down): a plain read meets the same 503,
-      // which raises the app's outage banner until the server answers again; the stream then
-      // sends the job again.
+      // The server cannot read the job (its database is down; said again every few seconds while
+      // it lasts): a plain read meets the same 503, which raises the app's outage banner until the
+      // server answers again; the stream then sends the job again.
       source.addEventListener('unavailable', () => { jobs.get(id).then(setJob, (e: unknown) => isOutage(e) || setError(e)); });
       // The browser reconnects by itself (with Last-Event-ID) unless the server refused the stream.
       source.onerror = () => {

@@ -1,20 +1,29 @@
 // A job's progress stream (Server-Sent Events): `event: job` with the whole job (id = its
 // revision) whenever the revision moves, then `event: end` once the job and its stages are
 // terminal. A reconnecting client sends Last-Event-ID and gets a snapshot only if something changed.
-// While the store cannot be read, `event: unavailable` (once, with the 503 error a request gets),
-// and a snapshot when it can again: the stream stays open, and the page says why nothing moves.
+// While the store cannot be read, `event: unavailable` (with the 503 error a request gets, again
+// every UNAVAILABLE_REPEAT_MS), and a snapshot when it can again: the stream stays open, and the
+// page says why nothing moves.
 // Streams are few per user, and all streams of one job share one store poll.
 import type { Request, Response } from 'express';
 import { isTerminalJob, type StageState } from '@wpv/jobs/model';
 import { ApiError, storeUnavailable } from '../http/errors.ts';
 import { toJob, type Expectations, type Jobs } from '../services/jobs.ts';
+import { isStoreUnreachable, type StoreWatch } from '../storage/reachability.ts';
 
 type JobDoc = Awaited<ReturnType<Jobs['owned']>>;
 /** A poll's read of the job: null when it is gone; 'unreadable' while the store is away. */
 type Listener = (doc: JobDoc | null | 'unreadable') => void;
 
+const isStoreOutage = (err: unknown) => isStoreUnreachable(err) || (err instanceof ApiError && err.code === 'store_unavailable');
+
 const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
+/**
+ * A store shutting down answers some reads after failing others: a page that checked the session
+ * then was told all is well, and a single `unavailable` left it silent for the rest of the outage.
+ */
+const UNAVAILABLE_REPEAT_MS = 5000;
 /**
  * How long the stream waits, after the job is terminal, for its stages to be: a cancelled job's
  * running programs are recorded cancelled by the bridge once it has stopped them (its state
@@ -56,7 +65,8 @@ export class JobPolls {
       try {
         doc = await this.load(jobId);
       } catch (err) {
-        console.error(`polling job ${jobId}:`, err); // the store is away: try again at the next tick
+        // The store is away: try again at the next tick. (An outage is said once, by the store watch.)
+        if (!isStoreOutage(err)) console.error(`polling job ${jobId}:`, err);
         doc = 'unreadable';
       }
       for (const listener of [...listeners]) listener(doc);
@@ -71,8 +81,14 @@ export class JobStreams {
   constructor(
     private readonly jobs: Jobs,
     private readonly maxPerUser: number,
+    storeWatch: StoreWatch,
   ) {
-    this.polls = new JobPolls((jobId) => jobs.repo.get(jobId));
+    // While the store is known to be down, a ping bounded to 1 s answers for it: the driver's own
+    // read would wait out its 10 s server selection, and the page would stay silent that long.
+    this.polls = new JobPolls(async (jobId) => {
+      if ((await storeWatch.reachable()) !== null) throw storeUnavailable();
+      return jobs.repo.get(jobId);
+    });
   }
 
   async stream(req: Request, res: Response, jobId: string, owner: string): Promise<void> {
@@ -123,8 +139,9 @@ export class JobStreams {
       const show = (doc: JobDoc | null | 'unreadable') => {
         if (done) return;
         if (doc === 'unreadable') {
-          if (!unreadable) write(`event: unavailable\ndata: ${JSON.stringify({ error: { code: down.code, message: down.message } })}\n\n`);
-          else if (Date.now() - lastWrite > HEARTBEAT_MS) write(': heartbeat\n\n');
+          if (!unreadable || Date.now() - lastWrite > UNAVAILABLE_REPEAT_MS) {
+            write(`event: unavailable\ndata: ${JSON.stringify({ error: { code: down.code, message: down.message } })}\n\n`);
+          }
           unreadable = true;
           return;
         }

@@ -7,13 +7,14 @@ import { ApiError } from '../http/errors.ts';
 import { receiveUpload, untilClientGone } from '../http/upload.ts';
 import type { Jobs } from '../services/jobs.ts';
 import type { StorageQuota } from '../services/storage-quota.ts';
+import type { StoreWatch } from '../storage/reachability.ts';
 import { JobStreams } from './job-events.ts';
 
-export function jobRoutes(config: Config, jobs: Jobs, quota: StorageQuota): Router {
+export function jobRoutes(config: Config, jobs: Jobs, quota: StorageQuota, storeWatch: StoreWatch): Router {
   const router = Router();
   router.use(requireUser);
   const id = (req: Request) => String(req.params.id);
-  const streams = new JobStreams(jobs, config.limits.eventStreams);
+  const streams = new JobStreams(jobs, config.limits.eventStreams, storeWatch);
 
   router.post('/', async (req, res) => {
     const limit = jobs.config.maxInputBytes;

@@ -22,6 +22,20 @@ async function timed(url: string, cookie = ''): Promise<{ status: number; body: 
   return { status: res.status, body, retryAfter: res.headers.get('retry-after'), seconds: (Date.now() - started) / 1000 };
 }
 
+/** The events of an SSE stream until it ends, each with the time it arrived. */
+async function eventTimes(url: string, cookie: string): Promise<{ event: string; at: number }[]> {
+  const res = await fetch(url, { headers: { cookie } });
+  const seen: { event: string; at: number }[] = [];
+  const decoder = new TextDecoder();
+  let pending = '';
+  for await (const chunk of res.body!) {
+    const lines = (pending + decoder.decode(chunk as Uint8Array, { stream: true })).split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) if (line.startsWith('event: ')) seen.push({ event: line.slice(7), at: Date.now() });
+  }
+  return seen;
+}
+
 describe('a store outage', () => {
   let gw: Gateway;
   let broker: JobBroker;
@@ -65,7 +79,10 @@ describe('a store outage', () => {
     const client = await signedIn(gw.url);
     const { id } = await (await submit(client, 'sequence-clustering', 'x.fasta', FASTA)).json();
     await waitForJob(client, id, (j) => stage(j, 'swg').state === 'running');
+    const events = eventTimes(`${gw.url}/api/v1/jobs/${id}/events`, client.cookie);
+    await sleep(500); // connected
     await testStore.stop();
+    const stoppedAt = Date.now();
     try {
       // An advance arriving meanwhile (the sweeper's, the bridge's) used to fail at once, then after each
       // 10 s server selection: dead-lettered on its sixth delivery (~60 s), it failed the job.
@@ -79,6 +96,18 @@ describe('a store outage', () => {
     for (const s of job.stages) assert.equal(s.state, 'succeeded', s.name);
     assert.match(gw.logOf('worker0'), /waiting out an outage: .*; the message is kept and handled again in \d+ s/);
     assert.match(gw.logOf('worker0'), /handled once the outage was over/);
+    // Its progress stream said so within seconds, and again every few seconds (a page whose check met
+    // the store's last answers learns it again), then followed the job to its end.
+    const seen = await events;
+    const unavailable = seen.filter((e) => e.event === 'unavailable').map((e) => (e.at - stoppedAt) / 1000);
+    assert.ok(unavailable.length >= 10, `${unavailable.length} unavailable events in 75 s`);
+    assert.ok(unavailable[0]! < 3, `first said ${unavailable[0]} s after the stop`);
+    const gaps = unavailable.slice(1).map((t, i) => t - unavailable[i]!);
+    assert.ok(Math.max(...gaps) < 8, `said again after ${Math.max(...gaps)} s`);
+    const names = seen.map((e) => e.event);
+    const afterOutage = names.slice(names.lastIndexOf('unavailable') + 1);
+    assert.equal(afterOutage[0], 'job', 'a snapshot once it is back');
+    assert.equal(afterOutage.at(-1), 'end');
   });
 });
 
