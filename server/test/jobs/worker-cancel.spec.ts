@@ -89,7 +89,7 @@ describe('cancelling a job while its distances stage runs in a worker process', 
   // 4,000 vectors of 250 features: 8 million pairs, seconds of the worker's time.
   const rows = Array.from({ length: 4000 }, (_, i) => Array.from({ length: 250 }, (_, k) => Math.sin(i * 0.7 + k).toFixed(4)).join(','));
 
-  test('the stage stops within a second or two, ends with the job, writes no matrix; the worker serves the next job', async () => {
+  test('the stage stops within seconds, ends with the job, writes no matrix; the worker serves the next job', async () => {
     const client = await signedIn(gw.url);
     const { id } = await (await submit(client, 'vectors', 'v.csv', rows.join('\n'), { header: false })).json();
     await waitForJob(client, id, (j) => stage(j, 'distances').state === 'running', 60_000);
@@ -100,14 +100,14 @@ describe('cancelling a job while its distances stage runs in a worker process', 
     assert.equal(answer.state, 'cancelled');
     assert.equal(stage(answer, 'distances').state, 'running', 'the worker is stopping it');
     const job = await waitForJob(client, id, (j) => stage(j, 'distances').state === 'cancelled', 10_000);
+    // The worker probes every 250 ms; the rest is the loaded CI machine (one core runs the emulated AVX-512 suite).
     const stopSeconds = (Date.now() - cancelledAt) / 1000;
-    assert.ok(stopSeconds < 3, `stopped ${stopSeconds} s after the cancel`);
+    assert.ok(stopSeconds < 5, `stopped ${stopSeconds} s after the cancel`);
     await assertCancelled(gw, client, job, 'distances');
     for (const name of ['mds', 'pwc', 'assemble']) assert.equal(stage(job, name).startedAt, null, name);
-    // The job page's "stopping…": a snapshot with the job ended and the stage still running, then the stage cancelled.
+    // The stream goes on until the stage is stopped. (Whether a snapshot falls inside the short
+    // "stopping…" window is chance here; the held assemble test below shows one for certain.)
     const snapshots = await events;
-    const stopping = snapshots.findIndex((s) => s.state === 'cancelled' && stage(s, 'distances').state === 'running');
-    assert.ok(stopping >= 0, 'a snapshot shows the stage stopping');
     assert.equal(stage(snapshots.at(-1), 'distances').state, 'cancelled', 'the stream ends once it is stopped');
     // The job directory is left as for any cancelled job (its input, for a retry); no matrix, labels or temporary file.
     const left = readdirSync(path.join(gw.env.DATA_DIR!, 'jobs', id));
@@ -233,7 +233,10 @@ describe('cancelling a job while its assemble stage stores the plot', () => {
     const job = await waitForJob(client, id, (j) => stage(j, 'assemble').state === 'cancelled', 10_000);
     await assertCancelled(gw, client, job, 'assemble');
     assert.deepEqual(job.stages.map((s: any) => s.state), ['succeeded', 'succeeded', 'succeeded', 'cancelled']);
+    // The job page's "stopping…": a snapshot with the job ended and the stage still running (held
+    // for a second, longer than the stream's poll), then the stage cancelled.
     const snapshots = await events;
+    assert.ok(snapshots.some((s) => s.state === 'cancelled' && stage(s, 'assemble').state === 'running'), 'a snapshot shows the stage stopping');
     assert.equal(stage(snapshots.at(-1), 'assemble').state, 'cancelled', 'the stream ends once it is stopped');
 
     const next = await (await submit(client, 'sequence-clustering', 'y.fasta', FASTA)).json();
