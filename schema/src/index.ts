@@ -178,7 +178,7 @@ export const PlotUploadFields = z.object({
 });
 
 /** A cluster's name as a user gives it (a rename, a new cluster): a name that shows, not blank. */
-export const ClusterLabel = z.string().trim().min(1, 'a cluster needs a name').max(200);
+export const ClusterLabel = z.string().trim().min(1, 'a cluster needs a name').max(200).regex(...NO_CONTROL_CHARACTERS);
 
 export const ClusterPatch = Cluster.omit({ count: true }).partial().extend({ key: Cluster.shape.key, label: ClusterLabel.optional() }).strict();
 

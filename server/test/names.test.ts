@@ -81,3 +81,12 @@ test('a collection or token name with a control character is a 400 naming the fi
   await expectReply(await owner.request('POST', '/auth/token', { username: 'nadia', password: 'correct horse battery', name: 'line\nbreak' }), 400, 'name');
   assert.equal(await server.store.tokens.countDocuments({ username: 'nadia' }), 0);
 });
+
+test('a cluster name with a control character is a 400 naming the field: rename and a new cluster', async () => {
+  const plot = await owner.uploaded('clusters.txt', TEXT, { name: 'clustered' });
+  const key = plot.clusters[0].key;
+  await expectReply(await owner.request('PATCH', `/plots/${plot.id}`, { clusters: [{ key, label: 'two\nlines' }] }), 400, 'clusters.0.label');
+  await expectReply(await owner.request('POST', `/plots/${plot.id}/clusters`, { label: 'esc\u001b[31m', points: [0] }), 400, 'label');
+  assert.equal((await owner.json('GET', `/plots/${plot.id}`)).clusters.length, plot.clusters.length, 'no cluster made');
+  assert.equal((await owner.json('PATCH', `/plots/${plot.id}`, { clusters: [{ key, label: 'Ωmega «x»' }] })).clusters[0].label, 'Ωmega «x»');
+});
