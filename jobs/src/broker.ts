@@ -200,7 +200,8 @@ export class JobBroker {
       await this.throughOutages(queue, message, delivery, handler);
       settle(() => channel.ack(msg));
     } catch (err) {
-      this.log(`${queue}: handler failed (delivery ${delivery.deliveryCount + 1}): ${(err as Error).stack ?? err}`);
+      // The message (a job's id) names the log line: a failed job's owner is told to report its id.
+      this.log(`${queue}: handler failed on ${JSON.stringify(message).slice(0, 200)} (delivery ${delivery.deliveryCount + 1}): ${(err as Error).stack ?? err}`);
       await sleep(REQUEUE_PAUSE_MS);
       settle(() => channel.nack(msg, false, true));
     }

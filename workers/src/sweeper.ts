@@ -54,7 +54,8 @@ export class Sweeper {
       this.log(`dropped a dead-lettered message without a job id: ${JSON.stringify(message)}`);
       return;
     }
-    const error = `the gateway gave up on this job after ${DELIVERY_LIMIT + 1} failed deliveries of its message; see the worker logs`;
+    // Said to the job's owner, who cannot read the worker logs: what to do, and what the log is found by.
+    const error = `the gateway gave up on this job after ${DELIVERY_LIMIT + 1} failed attempts at its next step (a server error, logged by the workers under the job's id); retry it, and report the job's id if it fails again`;
     // Its running stages end with it: a worker stage's worker gave up on this very message, and the
     // bridge stops the program of an MPI stage that has ended.
     if (await this.repo.fail(jobId, error, { endRunning: true })) this.log(`${jobId}: failed (dead-lettered message)`);

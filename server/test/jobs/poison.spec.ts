@@ -51,7 +51,7 @@ describe('poison messages', () => {
     const { id } = await res.json();
     const job = await waitForJob(client, id, isTerminal, 60_000);
     assert.equal(job.state, 'failed');
-    assert.match(job.error, new RegExp(`gave up on this job after ${DELIVERY_LIMIT + 1} failed deliveries`));
+    assert.match(job.error, new RegExp(`gave up on this job after ${DELIVERY_LIMIT + 1} failed attempts at its next step .*; retry it`));
     assert.deepEqual(
       job.history.filter((h: any) => h.stage === null).map((h: any) => [h.from, h.to]),
       [['', 'queued'], ['queued', 'failed']],
@@ -61,6 +61,9 @@ describe('poison messages', () => {
     assert.equal(deliveries.get(id)!.length, DELIVERY_LIMIT + 1, 'not delivered again once dead-lettered');
     assert.deepEqual(await queueDepths(), { pipeline: 0, dead: 0 }, 'nothing left behind in either queue');
     assert.ok(logged.some((line) => line.includes(`${id}: failed (dead-lettered message)`)), logged.join('\n'));
+    // The error tells the owner to report the job's id: each failed attempt's log line names it.
+    const failures = logged.filter((line) => line.startsWith(`${broker.queues.pipeline}: handler failed on {"jobId":"${id}"`));
+    assert.equal(failures.length, DELIVERY_LIMIT + 1, logged.join('\n'));
   });
 
   test('a body that is not JSON is rejected without redelivery and dropped from the dead-letter queue', async () => {
