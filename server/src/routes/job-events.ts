@@ -9,7 +9,7 @@ import type { Request, Response } from 'express';
 import { isTerminalJob, type StageState } from '@wpv/jobs/model';
 import { ApiError, storeUnavailable } from '../http/errors.ts';
 import { toJob, type Expectations, type Jobs } from '../services/jobs.ts';
-import { isStoreUnreachable, type StoreWatch } from '../storage/reachability.ts';
+import { isStoreUnreachable, within, type StoreWatch } from '../storage/reachability.ts';
 
 type JobDoc = Awaited<ReturnType<Jobs['owned']>>;
 /** A poll's read of the job: null when it is gone; 'unreadable' while the store is away. */
@@ -24,6 +24,8 @@ const HEARTBEAT_MS = 15_000;
  * then was told all is well, and a single `unavailable` left it silent for the rest of the outage.
  */
 const UNAVAILABLE_REPEAT_MS = 5000;
+/** A job's read takes milliseconds; one that takes this long is the store going away. */
+const READ_TIMEOUT_MS = 2000;
 /**
  * How long the stream waits, after the job is terminal, for its stages to be: a cancelled job's
  * running programs are recorded cancelled by the bridge once it has stopped them (its state
@@ -83,11 +85,14 @@ export class JobStreams {
     private readonly maxPerUser: number,
     storeWatch: StoreWatch,
   ) {
-    // While the store is known to be down, a ping bounded to 1 s answers for it: the driver's own
-    // read would wait out its 10 s server selection, and the page would stay silent that long.
+    // While the store is known to be down, a ping bounded to 1 s answers for it, and a read gives up
+    // after READ_TIMEOUT_MS: the driver retries a read that met the store going away, and that retry
+    // waits out its 10 s server selection; the page would stay silent that long.
     this.polls = new JobPolls(async (jobId) => {
       if ((await storeWatch.reachable()) !== null) throw storeUnavailable();
-      return jobs.repo.get(jobId);
+      return within(READ_TIMEOUT_MS, jobs.repo.get(jobId), () => {
+        throw storeUnavailable();
+      });
     });
   }
 

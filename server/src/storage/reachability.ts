@@ -37,17 +37,31 @@ export class StoreWatch {
         (err: Error) => err.message,
       )
       .finally(() => (this.probe = null));
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<string>((resolve) => (timer = setTimeout(resolve, PING_TIMEOUT_MS, `no answer within ${PING_TIMEOUT_MS} ms`)));
-    try {
-      return await Promise.race([this.probe, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return within(PING_TIMEOUT_MS, this.probe, () => `no answer within ${PING_TIMEOUT_MS} ms`);
   }
 
   /** Null when the store is up (known, or a ping says so), else why not. */
   async reachable(): Promise<string | null> {
     return this.down ? this.ping() : null;
+  }
+}
+
+/** What `work` gives, or what `late` gives (or throws) once `ms` have passed first; work that ends later is let go. */
+export async function within<T>(ms: number, work: Promise<T>, late: () => T): Promise<T> {
+  work.catch(() => {}); // a late failure is no unhandled rejection
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(late());
+      } catch (err) {
+        reject(err);
+      }
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }

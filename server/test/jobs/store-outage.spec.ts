@@ -95,13 +95,21 @@ describe('a store outage', () => {
     assert.equal(job.state, 'succeeded', job.error);
     for (const s of job.stages) assert.equal(s.state, 'succeeded', s.name);
     assert.match(gw.logOf('worker0'), /waiting out an outage: .*; the message is kept and handled again in \d+ s/);
+    // The held message's next try comes up to 15 s after the store is back; the job may end before it.
+    for (let i = 0; i < 100 && !/handled once the outage was over/.test(gw.logOf('worker0')); i++) await sleep(200);
     assert.match(gw.logOf('worker0'), /handled once the outage was over/);
+    // The bridge says the outage once, not every poll of every stage with the driver's stack.
+    const bridgeLog = gw.logOf('bridge');
+    assert.doesNotMatch(bridgeLog, /Mongo(ServerSelection|Network)Error/);
+    const saidDown = bridgeLog.match(/the store is unreachable/g)?.length ?? 0;
+    assert.ok(saidDown <= 1, `said ${saidDown} times`);
+    if (saidDown) assert.match(bridgeLog, /the store is unreachable[^]*the store answers again/);
     // Its progress stream said so within seconds, and again every few seconds (a page whose check met
     // the store's last answers learns it again), then followed the job to its end.
     const seen = await events;
     const unavailable = seen.filter((e) => e.event === 'unavailable').map((e) => (e.at - stoppedAt) / 1000);
     assert.ok(unavailable.length >= 10, `${unavailable.length} unavailable events in 75 s`);
-    assert.ok(unavailable[0]! < 3, `first said ${unavailable[0]} s after the stop`);
+    assert.ok(unavailable[0]! < 4, `first said ${unavailable[0]} s after the stop`);
     const gaps = unavailable.slice(1).map((t, i) => t - unavailable[i]!);
     assert.ok(Math.max(...gaps) < 8, `said again after ${Math.max(...gaps)} s`);
     const names = seen.map((e) => e.event);
