@@ -12,6 +12,7 @@ import type { JobConfig } from '@wpv/jobs/config';
 import { isTerminalJob, type JobDoc, type JobState, type StageCommand, type StageName, type StageState } from '@wpv/jobs/model';
 import { stopReason, type JobRepo, type StageStates } from '@wpv/jobs/repository';
 import { exitError } from '@wpv/jobs/messages';
+import { isStoreUnreachable } from '@wpv/server/storage/reachability';
 import { STAGE_FILES, exists, stageDir, tailOf } from '@wpv/jobs/workdir';
 import type { Backend, BackendState, Handle, Submission } from './backends/backend.ts';
 import { ProgressReader } from './progress.ts';
@@ -53,6 +54,8 @@ export class Bridge {
   private pollRunning = false;
   private pollAgain = false;
   private stopped = false;
+  /** A poll met a store outage, and no read has succeeded since. */
+  private storeDown = false;
 
   constructor(
     private readonly repo: JobRepo,
@@ -178,7 +181,7 @@ export class Bridge {
     }
     this.pollRunning = true;
     this.polling = this.pollOnce()
-      .catch((err) => this.log(`poll failed: ${(err as Error).stack ?? err}`))
+      .catch((err) => this.failed('poll failed', err))
       .finally(() => {
         this.pollRunning = false;
         const again = this.pollAgain;
@@ -201,15 +204,26 @@ export class Bridge {
     await Promise.all(
       all.map(async (t) => {
         const state = states.get(t.handle.id) ?? { state: 'running' };
-        await this.follow(t, state).catch((err) => this.log(`${t.jobId}/${t.stage}: ${(err as Error).stack ?? err}`));
+        await this.follow(t, state).catch((err) => this.failed(`${t.jobId}/${t.stage}`, err));
       }),
     );
+  }
+
+  /** Logs a poll's error. A store outage is said once, not for every stage at every poll with its stack, and so is its end. */
+  private failed(where: string, err: unknown): void {
+    if (!isStoreUnreachable(err)) return this.log(`${where}: ${(err as Error).stack ?? err}`);
+    if (!this.storeDown) this.log(`the store is unreachable (${(err as Error).message}); the ${this.tracked.size} running stage(s) are followed again once it answers`);
+    this.storeDown = true;
   }
 
   private async follow(t: Tracked, state: BackendState): Promise<void> {
     // Always when the program ended (a stage of a cancelled job is recorded cancelled), else every STATE_CHECK_MS.
     const now = state.state !== 'running' || Date.now() - t.checkedAt >= STATE_CHECK_MS ? await this.repo.states(t.jobId, t.stage) : null;
     if (now) t.checkedAt = Date.now();
+    if (now && this.storeDown) {
+      this.storeDown = false;
+      this.log('the store answers again');
+    }
     const why = now && mustStop(now);
     if (why) {
       // The job is being cancelled, or failed elsewhere (or the stage is no longer ours): stop the program.
