@@ -57,6 +57,10 @@ prepare_rabbitmq() {
   fi
   local password
   password="$(cat "$state/rabbitmq/password")"
+  # A worker holds a job's message, unacknowledged, while its stage runs (up to the stage time
+  # limit) and through a store outage. The broker's default closes the channel after 30 minutes
+  # and hands the message out again: a second worker would take up the stage the first still runs.
+  local consumer_timeout_ms=$(((${JOB_STAGE_TIME_LIMIT:-86400} + 3600) * 1000))
   # Erlang distribution (remote code execution for whoever has the cookie) on loopback only, as AMQP.
   cat >"$state/rabbitmq/rabbitmq.conf" <<CONF
 listeners.tcp.1 = 127.0.0.1:$amqp_port
@@ -64,6 +68,7 @@ distribution.listener.interface = 127.0.0.1
 default_user = wpv
 default_pass = $password
 loopback_users = none
+consumer_timeout = $consumer_timeout_ms
 CONF
   chmod 600 "$state/rabbitmq/rabbitmq.conf" # an older one, rewritten, keeps its mode
   echo '[].' >"$state/rabbitmq/enabled_plugins"

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { loadJobConfig } from '@wpv/jobs/config';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true });
@@ -70,4 +71,10 @@ test('the server gets the same variables the local scripts set, pointing at the 
 
 test('no default broker password: compose refuses to start without one', () => {
   assert.match(services.rabbitmq.environment.RABBITMQ_DEFAULT_PASS, /\$\{RABBITMQ_PASSWORD:\?/);
+});
+
+test('the broker lets a worker hold a job\'s message for the whole stage time limit, as scripts/stack.sh configures it', () => {
+  const args = services.rabbitmq.environment.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS ?? '';
+  const ms = Number(/-rabbit consumer_timeout (\d+)/.exec(args)?.[1]);
+  assert.ok(ms > loadJobConfig('/tmp', {}).stageTimeLimitSeconds * 1000, `consumer_timeout: ${args}`);
 });

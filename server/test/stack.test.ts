@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { loadJobConfig } from '@wpv/jobs/config';
 import { freePort } from './jobs/supervision.ts';
 
 const run = promisify(execFile);
@@ -62,6 +63,13 @@ describe('scripts/stack.sh', () => {
       assert.equal(await mode(path.join(state, file)), '600', file);
     }
     assert.match(await readFile(path.join(state, 'rabbitmq/rabbitmq.conf'), 'utf8'), /^default_pass = /m);
+  });
+
+  test('the broker lets a worker hold a job\'s message for the whole stage time limit (its default was 30 minutes)', async () => {
+    const cookie = await readFile(path.join(state, 'rabbitmq/home/.erlang.cookie'), 'utf8');
+    const { stdout } = await run('rabbitmqctl', ['--erlang-cookie', cookie.trim(), '-n', `wpv${ports.amqp}@localhost`, 'eval', 'application:get_env(rabbit, consumer_timeout).'], { env: env(), timeout: 60_000 });
+    const ms = Number(/^\{ok,(\d+)\}/m.exec(stdout)?.[1]);
+    assert.ok(ms > loadJobConfig('/tmp', {}).stageTimeLimitSeconds * 1000, `consumer_timeout ${stdout.trim()}`);
   });
 
   test('FerretDB, AMQP, Erlang distribution and the port mapper listen on loopback only', async () => {
