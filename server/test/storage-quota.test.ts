@@ -1,5 +1,6 @@
 // Each user's storage quota (USER_STORAGE_BYTES): uploads over what is left are refused with a 413
-// quota_exceeded naming the file, by their declared length, while they stream, or once parsed.
+// quota_exceeded naming the file, by their declared length, while they stream, or once parsed; and
+// uploads made together are held to it together.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -66,4 +67,16 @@ test('a user over the quota (it was lowered) can store nothing, however small', 
   const refused = await expectReply(await user.upload('tiny.txt', points(1)), 413, 'file', 'quota_exceeded');
   assert.match(refused.error.message, /over the 0 bytes left/);
   assert.equal(await server.store.plots.countDocuments({ owner: 'full' }), 1);
+});
+
+test('uploads made together are held to the quota together: those that fit only alone are not all stored', async () => {
+  const user = await signedIn(server.url, 'together');
+  // Each about 38 KB stored: two fit in the 100 KB, four do not.
+  const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => user.upload(`part${i}.txt`, points(1000))));
+  const stored = answers.filter((res) => res.status === 201).length;
+  for (const res of answers.filter((r) => r.status !== 201)) await expectReply(res, 413, 'file', 'quota_exceeded');
+  assert.ok(stored >= 1 && stored <= 2, `${stored} of 4 stored`);
+  const docs = await server.store.plots.find({ owner: 'together' }).toArray();
+  assert.equal(docs.length, stored, 'the refused ones left nothing');
+  assert.ok(docs.reduce((sum, d) => sum + d.storedBytes!, 0) <= QUOTA);
 });

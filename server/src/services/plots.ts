@@ -99,7 +99,7 @@ export class Plots {
     const needed = (file.bytes ?? 0) + parsed.frames.reduce((sum, frame) => sum + frame.clusterKeys.length * 16, 0);
     const room = await this.quota.room(owner);
     if (needed > room) throw this.quota.exceeded('storing this plot', room, needed);
-    return this.ingestParsed(owner, parsed, fields, { format, originalName: file.originalName, file }, undefined, signal);
+    return this.ingestParsed(owner, parsed, fields, { format, originalName: file.originalName, file, reserveBytes: needed }, undefined, signal);
   }
 
   /**
@@ -108,12 +108,15 @@ export class Plots {
    * `id`: a plot id chosen by the caller (a job's plot), which makes the ingest idempotent: a ready
    * plot of that id is returned as it is, the leftover of an ingest cut short is removed first.
    * `signal`: when it aborts before the plot is ready, what was stored is removed and its reason thrown.
+   * `reserveBytes` (an upload): counted against the owner's quota from the moment the plot exists,
+   * then replaced by what its blobs take; if the owner's plots then take more than the quota
+   * (uploads made together), it is refused and removed.
    */
   async ingestParsed(
     owner: string,
     parsed: ParsedPlot,
     fields: PlotFields,
-    { format, originalName, file }: { format: FormatName; originalName: string; file?: UploadedFile },
+    { format, originalName, file, reserveBytes }: { format: FormatName; originalName: string; file?: UploadedFile; reserveBytes?: number },
     id?: string,
     signal?: AbortSignal,
   ): Promise<PlotCreated> {
@@ -154,6 +157,7 @@ export class Plots {
       thumbnailDrawn: thumbnail !== null,
       ...(parsed.display && { display: parsed.display }),
       ...(parsed.parent && { parent: parsed.parent }),
+      ...(reserveBytes !== undefined && { storedBytes: reserveBytes }),
     };
     const details: PlotDetails = {
       clusters,
@@ -164,9 +168,15 @@ export class Plots {
     const detailsJson = this.detailsJson(details);
     await this.store.plots.insertOne(doc);
     try {
+      if (reserveBytes !== undefined) await this.quota.holds(owner, reserveBytes);
       await this.blobs.startPlot(doc._id);
       await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
       const storedBytes = await this.storeBlobs(doc._id, parsed, columns, thumbnail, file);
+      if (reserveBytes !== undefined) {
+        // The reservation was a lower bound: held to the quota again with what the plot takes.
+        await this.store.plots.updateOne({ _id: doc._id }, { $set: { storedBytes } });
+        await this.quota.holds(owner, storedBytes);
+      }
       signal?.throwIfAborted(); // the last moment to abandon: the plot is visible once ready
       await this.store.plots.updateOne({ _id: doc._id }, { $set: { state: 'ready', storedBytes } });
       this.recent.delete(doc._id);

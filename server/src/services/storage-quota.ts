@@ -1,8 +1,10 @@
 // Each user's storage quota (USER_STORAGE_BYTES): the bytes of their plots' blobs as stored.
 // An upload is held to it before its body is read (its declared length), while it streams (its
-// file part's limit) and once parsed (what storing it takes, before anything is written). Checked,
-// not reserved: uploads made together may each fit alone. A job's plot counts once stored; job
-// directories (inputs and stage outputs, removed with the job) are not counted.
+// file part's limit) and once parsed (what storing it takes, before anything is written). Then the
+// new plot's document holds that many bytes, and the quota is checked again with it counted:
+// of uploads made together that each fit alone, those over the quota together are refused. A
+// job's plot counts once stored; job directories (inputs and stage outputs, removed with the
+// job) are not counted.
 import type { Collection } from 'mongodb';
 import { ApiError } from '../http/errors.ts';
 import type { PlotDoc } from '../storage/documents.ts';
@@ -37,6 +39,12 @@ export class StorageQuota {
     if (declared > room + slack) throw this.exceeded('the upload', room, declared);
     if (room >= maxBytes) return { maxBytes };
     return { maxBytes: room, overLimit: (part) => this.exceeded(`the ${part} part`, room, undefined, part) };
+  }
+
+  /** Throws the 413 when the user's plots, one of them holding `reservedBytes` being stored, take more than the quota. */
+  async holds(owner: string, reservedBytes: number): Promise<void> {
+    const used = await this.used(owner);
+    if (used > this.limitBytes) throw this.exceeded('storing this plot', Math.max(0, this.limitBytes - (used - reservedBytes)), reservedBytes);
   }
 
   /** A 413 naming `field`: `what` needs `needed` bytes (when known) where `room` are left. */
