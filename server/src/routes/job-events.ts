@@ -67,7 +67,7 @@ export class JobPolls {
       try {
         doc = await this.load(jobId);
       } catch (err) {
-        // The store is away: try again at the next tick. (An outage is said once, by the store watch.)
+        // The store is away: try again at the next tick. (/health reports an outage; each tick of each stream need not.)
         if (!isStoreOutage(err)) console.error(`polling job ${jobId}:`, err);
         doc = 'unreadable';
       }

@@ -168,8 +168,8 @@ export class Plots {
     const detailsJson = this.detailsJson(details);
     await this.store.plots.insertOne(doc);
     try {
+      await this.blobs.startPlot(doc._id); // first: a plot removed before it would be looked for blob by blob
       if (reserveBytes !== undefined) await this.quota.holds(owner, reserveBytes);
-      await this.blobs.startPlot(doc._id);
       await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
       const storedBytes = await this.storeBlobs(doc._id, parsed, columns, thumbnail, file);
       if (reserveBytes !== undefined) {
