@@ -34,24 +34,24 @@ test('an upload over the room left is a 413 quota_exceeded naming the file, and 
   const stored = await storedCount();
   // Parsed, it would take more than is left: refused before anything is written.
   const parsed = await expectReply(await owner.upload('more.txt', points(2500)), 413, 'file', 'quota_exceeded');
-  assert.match(parsed.error.message, /^storing this plot takes \d+ bytes, over the \d+ bytes left of your 100000-byte storage quota/);
+  assert.match(parsed.error.message, /^storing this plot takes [\d.]+ kB, over the [\d.]+ kB left of your 97.7 kB storage quota/);
   // A file longer than the room is cut off while it streams.
   const streamed = await expectReply(await owner.upload('long.txt', `# ${'x'.repeat(QUOTA)}\n${points(3)}`), 413, 'file', 'quota_exceeded');
-  assert.match(streamed.error.message, /^the file part is over the \d+ bytes left/);
+  assert.match(streamed.error.message, /^the file part is over the [\d.]+ kB left/);
   // A declared length far over it is refused before the body is read.
   const form = new FormData();
   form.set('file', new Blob([points(100_000)]), 'huge.txt');
   const encoded = new Response(form); // a body of known length: sent with Content-Length
   const body = new Uint8Array(await encoded.arrayBuffer());
   const declared = await expectReply(await owner.request('POST', '/plots', body, { 'content-type': encoded.headers.get('content-type')! }), 413, 'file', 'quota_exceeded');
-  assert.match(declared.error.message, /^the upload takes \d+ bytes/);
+  assert.match(declared.error.message, /^the upload takes [\d.]+ MB/);
   assert.equal(await storedCount(), stored);
   // A job's input too: its plot will count.
   const job = new FormData();
   job.set('type', 'sequence-clustering');
   job.set('file', new Blob([`>s1\n${'ACGT'.repeat(QUOTA / 4)}\n`]), 'reads.fasta');
   const jobRefused = await expectReply(await owner.request('POST', '/jobs', job), 413, 'file', 'quota_exceeded');
-  assert.match(jobRefused.error.message, /^the file part is over the \d+ bytes left/);
+  assert.match(jobRefused.error.message, /^the file part is over the [\d.]+ kB left/);
   assert.deepEqual((await owner.json('GET', '/jobs')).items, []);
   // Deleting makes room again.
   await owner.json('DELETE', `/plots/${first.id}`, undefined, 204);

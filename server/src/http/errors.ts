@@ -22,6 +22,15 @@ export const unauthorized = () => new ApiError(401, 'unauthorized', 'log in or s
 /** At most this much of a message goes back: messages quote input (a line, a field, a path), which may be megabytes. */
 export const MAX_MESSAGE_CHARS = 300;
 
+/** A size as people read it in a message: 20 GB, 64 MB, 1.5 kB, 300 bytes (binary units, as the limits are set). */
+export function humanBytes(bytes: number): string {
+  const round = (v: number) => String(Number(v.toFixed(1)));
+  if (bytes >= 2 ** 30) return `${round(bytes / 2 ** 30)} GB`;
+  if (bytes >= 2 ** 20) return `${round(bytes / 2 ** 20)} MB`;
+  if (bytes >= 2 ** 10) return `${round(bytes / 2 ** 10)} kB`;
+  return `${bytes} bytes`;
+}
+
 export function clip(text: string, max = MAX_MESSAGE_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }

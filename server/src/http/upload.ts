@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
-import { ApiError } from './errors.ts';
+import { ApiError, humanBytes } from './errors.ts';
 
 export interface UploadedPart {
   path: string;
@@ -170,12 +170,4 @@ export async function receiveUpload(req: Request, tmpDir: string, maxBytes: numb
 /** The 413 for a file part over the upload limit: "file: the file is over the 64 MB upload limit". */
 export function overUploadLimit(field: string, maxBytes: number): ApiError {
   return new ApiError(413, 'too_large', `${field}: the file is over the ${humanBytes(maxBytes)} upload limit`, field);
-}
-
-/** A size as people read it: 64 MB, 1.5 kB, 300 bytes (binary units, as the limits are set). */
-function humanBytes(bytes: number): string {
-  const round = (v: number) => String(Number(v.toFixed(1)));
-  if (bytes >= 1 << 20) return `${round(bytes / (1 << 20))} MB`;
-  if (bytes >= 1 << 10) return `${round(bytes / (1 << 10))} kB`;
-  return `${bytes} bytes`;
 }

@@ -6,7 +6,7 @@
 // job's plot counts once stored; job directories (inputs and stage outputs, removed with the
 // job) are not counted.
 import type { Collection } from 'mongodb';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, humanBytes } from '../http/errors.ts';
 import type { PlotDoc } from '../storage/documents.ts';
 
 /** Positions (3 × float32) and cluster keys (uint32) per point: most of a plot stored before its bytes were counted. */
@@ -49,8 +49,8 @@ export class StorageQuota {
 
   /** A 413 naming `field`: `what` needs `needed` bytes (when known) where `room` are left. */
   exceeded(what: string, room: number, needed?: number, field = 'file'): ApiError {
-    const takes = needed === undefined ? 'is over' : `takes ${needed} bytes, over`;
+    const takes = needed === undefined ? 'is over' : `takes ${humanBytes(needed)}, over`;
     return new ApiError(413, 'quota_exceeded',
-      `${what} ${takes} the ${room} bytes left of your ${this.limitBytes}-byte storage quota (USER_STORAGE_BYTES); delete some plots to make room`, field);
+      `${what} ${takes} the ${humanBytes(room)} left of your ${humanBytes(this.limitBytes)} storage quota (USER_STORAGE_BYTES); delete some plots to make room`, field);
   }
 }
