@@ -11,13 +11,3 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # port_open PORT: true when something accepts TCP connections on 127.0.0.1:PORT.
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# wait_port PORT SECONDS NAME
-wait_port() {
-  local i
-  for ((i = 0; i < $2 * 4; i++)); do
-    port_open "$1" && return 0
-    sleep 0.25
-  done
-  return 1
-}

@@ -8,8 +8,11 @@
 # STATE_DIR/env (and the broker's password and config); `run` runs one service in
 # the foreground, for a process supervisor (scripts/supervisor.sh).
 # DIST_PORT is the broker's Erlang distribution port (default AMQP_PORT + 20000).
-# Every port listens on 127.0.0.1 only (epmd too, where this broker starts it), and
-# STATE_DIR is its owner's alone: it holds the store's files and the broker's password.
+# MONGO_PORT `unix`: the store listens on no port but on STATE_DIR/ferretdb.sock, which
+# only its owner can open (FerretDB over SQLite has no authentication; any local user
+# can reach a loopback port). Every port listens on 127.0.0.1 only (epmd too, where this
+# broker starts it), and STATE_DIR is its owner's alone: it holds the store's files and
+# the broker's password.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # Files made here and by the services (store, broker, logs): readable by their owner only.
@@ -40,10 +43,26 @@ fail_with_log() {
 
 pid_alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
+store_socket="$state/ferretdb.sock"
+# store_open: the store accepts connections (on its socket, or its port).
+store_open() {
+  if [[ "$mongo_port" == unix ]]; then
+    python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$store_socket" 2>/dev/null
+  else
+    port_open "$mongo_port"
+  fi
+}
+
 # exec_ferretdb / exec_rabbitmq: become the service, in the foreground.
 exec_ferretdb() {
-  port_open "$mongo_port" && die "port $mongo_port is taken by another program; set MONGO_PORT or MONGODB_URI"
   [[ -x "$FERRETDB_BIN" ]] || die "FerretDB is not built; run scripts/install.sh"
+  if [[ "$mongo_port" == unix ]]; then
+    ((${#store_socket} <= 107)) || die "the store's socket path $store_socket is over 107 bytes: use a shorter DATA_DIR, or MONGO_PORT=27017"
+    store_open && die "$store_socket is served by another program"
+    rm -f "$store_socket" # left by a killed FerretDB, which would not listen on it again
+    exec "$FERRETDB_BIN" -listen "" -listen-unix "$store_socket" -data "$state/ferretdb"
+  fi
+  port_open "$mongo_port" && die "port $mongo_port is taken by another program; set MONGO_PORT or MONGODB_URI"
   exec "$FERRETDB_BIN" -listen "127.0.0.1:$mongo_port" -data "$state/ferretdb"
 }
 
@@ -95,20 +114,28 @@ exec_rabbitmq() {
     exec "$rmq"
 }
 
-# start_service NAME PORT SECONDS: runs `stack.sh run NAME` in a session of its own,
-# unless it already runs; waits for its port.
+# start_service NAME SECONDS OPEN: runs `stack.sh run NAME` in a session of its own, unless
+# it already runs; waits until the command OPEN succeeds (it accepts connections).
 start_service() {
-  if pid_alive "$state/$1.pid" && port_open "$2"; then return; fi
+  if pid_alive "$state/$1.pid" && $3; then return; fi
   setsid bash "${BASH_SOURCE[0]}" run "$1" "$state" "$mongo_port" "$amqp_port" "$dist_port" \
     >>"$state/$1.log" 2>&1 </dev/null &
   echo $! >"$state/$1.pid"
-  wait_port "$2" "$3" || fail_with_log "$1 did not start" "$state/$1.log"
+  local i
+  for ((i = 0; i < $2 * 4; i++)); do
+    $3 && return
+    sleep 0.25
+  done
+  fail_with_log "$1 did not start" "$state/$1.log"
 }
 
 write_env() {
   prepare_rabbitmq
+  local store_address="127.0.0.1:$mongo_port"
+  # The driver takes a socket's path, URL-encoded, for the host.
+  [[ "$mongo_port" == unix ]] && store_address="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$store_socket")"
   cat >"$state/env" <<ENV
-export MONGODB_URI='mongodb://127.0.0.1:$mongo_port/webplotviz'
+export MONGODB_URI='mongodb://$store_address/webplotviz'
 export AMQP_URL='amqp://wpv:$(cat "$state/rabbitmq/password")@127.0.0.1:$amqp_port'
 ENV
   chmod 600 "$state/env" # holds the broker's password
@@ -128,8 +155,8 @@ stop_one() {
 
 case "$cmd" in
   start)
-    start_service ferretdb "$mongo_port" 30
-    start_service rabbitmq "$amqp_port" 90
+    start_service ferretdb 30 store_open
+    start_service rabbitmq 90 "port_open $amqp_port"
     write_env
     ;;
   env) write_env ;;

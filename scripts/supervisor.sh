@@ -30,7 +30,7 @@ write_conf() {
   {
     envsubst '${DATA_DIR} ${WPV_ROOT}' <"$templates/supervisord.conf.template"
     if (($# == 2)); then
-      [[ "$1$2" =~ ^[0-9]+$ ]] || die "ports must be numbers: $1 $2"
+      [[ "$1" =~ ^([0-9]+|unix)$ && "$2" =~ ^[0-9]+$ ]] || die "ports must be numbers (the store's may be 'unix'): $1 $2"
       # Started first (lower priority); the Node services wait for them and reconnect.
       program ferretdb 10 2 15 "bash scripts/stack.sh run ferretdb $DATA_DIR/stack $1 $2"
       program rabbitmq 20 5 60 "bash scripts/stack.sh run rabbitmq $DATA_DIR/stack $1 $2"

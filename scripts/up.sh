@@ -4,8 +4,10 @@
 # the hpc-bridge and (unless MONGODB_URI and AMQP_URL point elsewhere) the embedded
 # FerretDB and RabbitMQ under a project-local supervisord that restarts whatever
 # crashes (scripts/supervisor.sh); loads the demos and prints the URL.
-# Settings: PORT, DATA_DIR, MONGO_PORT, AMQP_PORT, DIST_PORT (the embedded services'
-# ports), KERNELS_BIN (prebuilt analytics programs: nothing is built), DEMOS=0 (no demo plots).
+# Settings: PORT, DATA_DIR, AMQP_PORT, DIST_PORT (the embedded broker's ports), MONGO_PORT
+# (the embedded store's port; by default it has none, only a socket in $DATA_DIR/stack that
+# no other local user can open), KERNELS_BIN (prebuilt analytics programs: nothing is built),
+# DEMOS=0 (no demo plots).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$WPV_ROOT"
@@ -21,9 +23,10 @@ bash scripts/supervisor.sh ctl pid >/dev/null 2>&1 && supervised=true
 
 stack_ports=()
 if [[ -z "${MONGODB_URI:-}" || -z "${AMQP_URL:-}" ]]; then
-  stack_ports=("${MONGO_PORT:-27017}" "${AMQP_PORT:-5672}")
+  stack_ports=("${MONGO_PORT:-unix}" "${AMQP_PORT:-5672}")
   if ! $supervised; then
     for port in "${stack_ports[@]}"; do
+      [[ "$port" == unix ]] && continue
       port_open "$port" && die "port $port is taken by another program; set MONGO_PORT and AMQP_PORT, or MONGODB_URI and AMQP_URL"
     done
   fi

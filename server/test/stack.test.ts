@@ -3,10 +3,11 @@
 // open, Erlang's distribution port and port mapper included, listens on loopback only.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { MongoClient } from 'mongodb';
 import { loadJobConfig } from '@wpv/jobs/config';
 import { freePort } from './jobs/supervision.ts';
 
@@ -32,32 +33,42 @@ async function listeningOn(port: number): Promise<string[]> {
 }
 const LOOPBACK = new Set(['127.0.0.1', `${'0'.repeat(31)}1`]);
 
-describe('scripts/stack.sh', () => {
-  let dir: string;
-  let state: string;
+/** A stack of its own (scripts/stack.sh) on free ports, the store on a port or (`unix`) on its socket; stopped after the suite. */
+function privateStack(store: 'port' | 'unix') {
   const ports = { mongo: 0, amqp: 0, dist: 0, epmd: 0 };
-  // A port mapper of its own: the host's shared one (port 4369) may have been started by another broker.
-  const env = () => ({ ...process.env, ERL_EPMD_PORT: String(ports.epmd) });
-  const stack = (cmd: string) =>
-    run('bash', [path.join(ROOT, 'scripts/stack.sh'), cmd, state, String(ports.mongo), String(ports.amqp), String(ports.dist)], { env: env(), timeout: 180_000 });
-
+  const it = {
+    state: '',
+    ports,
+    // A port mapper of its own: the host's shared one (port 4369) may have been started by another broker.
+    env: () => ({ ...process.env, ERL_EPMD_PORT: String(ports.epmd) }),
+    stack: (cmd: string) =>
+      run('bash', [path.join(ROOT, 'scripts/stack.sh'), cmd, it.state, store === 'unix' ? 'unix' : String(ports.mongo), String(ports.amqp), String(ports.dist)], { env: it.env(), timeout: 180_000 }),
+  };
+  let dir = '';
   before(async () => {
     dir = await mkdtemp(path.join(process.env.WPV_TEST_DIR ?? '/tmp', 'stack-'));
-    state = path.join(dir, 'stack');
-    for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
+    it.state = path.join(dir, 'stack');
+    for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = store === 'unix' && name === 'mongo' ? 0 : await freePort();
     // A state dir as an older version left it, readable by everyone.
-    await mkdir(path.join(state, 'rabbitmq'), { recursive: true, mode: 0o755 });
-    await writeFile(path.join(state, 'env'), '', { mode: 0o644 });
-    await writeFile(path.join(state, 'rabbitmq/rabbitmq.conf'), '', { mode: 0o644 });
-    await stack('start');
+    await mkdir(path.join(it.state, 'rabbitmq'), { recursive: true, mode: 0o755 });
+    await writeFile(path.join(it.state, 'env'), '', { mode: 0o644 });
+    await writeFile(path.join(it.state, 'rabbitmq/rabbitmq.conf'), '', { mode: 0o644 });
+    await it.stack('start');
   });
   after(async () => {
-    await stack('stop').catch(() => {});
-    await run('epmd', ['-kill'], { env: env() }).catch(() => {});
+    await it.stack('stop').catch(() => {});
+    await run('epmd', ['-kill'], { env: it.env() }).catch(() => {});
     await rm(dir, { recursive: true, force: true });
   });
+  return it;
+}
+
+describe('scripts/stack.sh', () => {
+  const stack = privateStack('port');
+  const { ports } = stack;
 
   test('the state dir and the files holding the broker password are private, older ones made so', async () => {
+    const { state } = stack;
     assert.equal(await mode(state), '700');
     for (const file of ['env', 'rabbitmq/rabbitmq.conf', 'rabbitmq/password', 'ferretdb.log', 'rabbitmq.log']) {
       assert.equal(await mode(path.join(state, file)), '600', file);
@@ -66,8 +77,8 @@ describe('scripts/stack.sh', () => {
   });
 
   test('the broker lets a worker hold a job\'s message for the whole stage time limit (its default was 30 minutes)', async () => {
-    const cookie = await readFile(path.join(state, 'rabbitmq/home/.erlang.cookie'), 'utf8');
-    const { stdout } = await run('rabbitmqctl', ['--erlang-cookie', cookie.trim(), '-n', `wpv${ports.amqp}@localhost`, 'eval', 'application:get_env(rabbit, consumer_timeout).'], { env: env(), timeout: 60_000 });
+    const cookie = await readFile(path.join(stack.state, 'rabbitmq/home/.erlang.cookie'), 'utf8');
+    const { stdout } = await run('rabbitmqctl', ['--erlang-cookie', cookie.trim(), '-n', `wpv${ports.amqp}@localhost`, 'eval', 'application:get_env(rabbit, consumer_timeout).'], { env: stack.env(), timeout: 60_000 });
     const ms = Number(/^\{ok,(\d+)\}/m.exec(stdout)?.[1]);
     assert.ok(ms > loadJobConfig('/tmp', {}).stageTimeLimitSeconds * 1000, `consumer_timeout ${stdout.trim()}`);
   });
@@ -77,6 +88,41 @@ describe('scripts/stack.sh', () => {
       const addresses = await listeningOn(port);
       assert.ok(addresses.length > 0, `nothing listens on the ${name} port ${port}`);
       assert.deepEqual(addresses.filter((a) => !LOOPBACK.has(a)), [], `${name} port ${port}`);
+    }
+  });
+});
+
+/** The inodes of the TCP sockets listening on any port. */
+async function listeningInodes(): Promise<Set<string>> {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of (await readFile(table, 'utf8')).split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[3] === '0A') inodes.add(fields[9]!);
+    }
+  }
+  return inodes;
+}
+
+describe('scripts/stack.sh with the store on its socket (MONGO_PORT unset in up.sh)', () => {
+  const stack = privateStack('unix');
+
+  test('the store listens on no TCP port, on a socket only its owner can open, which the env file\'s MONGODB_URI reaches', async () => {
+    const socket = path.join(stack.state, 'ferretdb.sock');
+    const info = await stat(socket);
+    assert.ok(info.isSocket());
+    assert.equal((info.mode & 0o777).toString(8), '700');
+    const pid = (await readFile(path.join(stack.state, 'ferretdb.pid'), 'utf8')).trim();
+    const listening = await listeningInodes();
+    const fds = await readdir(`/proc/${pid}/fd`);
+    const sockets = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+    assert.deepEqual(sockets.filter((target) => listening.has(/^socket:\[(\d+)\]$/.exec(target)?.[1] ?? '')), [], 'FerretDB listens on a TCP port');
+    const uri = /MONGODB_URI='([^']+)'/.exec(await readFile(path.join(stack.state, 'env'), 'utf8'))![1]!;
+    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+    try {
+      assert.deepEqual(await client.db().command({ ping: 1 }), { ok: 1 });
+    } finally {
+      await client.close();
     }
   });
 });

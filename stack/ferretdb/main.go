@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,7 +18,9 @@ import (
 )
 
 func main() {
-	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
+	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on (empty: none)")
+	// A socket in a directory only its owner can enter: FerretDB over SQLite has no authentication.
+	listenUnix := flag.String("listen-unix", "", "Unix socket to listen on (empty: none)")
 	dataDir := flag.String("data", "data/ferretdb", "directory for the SQLite files")
 	logLevel := flag.String("log-level", "warn", "debug, info, warn or error")
 	flag.Parse()
@@ -37,7 +40,7 @@ func main() {
 	}
 
 	db, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: *listen},
+		Listener:  ferretdb.ListenerConfig{TCP: *listen, Unix: *listenUnix},
 		Logger:    logger,
 		Handler:   "sqlite",
 		SQLiteURL: "file:" + abs + "/",
@@ -48,7 +51,7 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(os.Stderr, "ferretdb-embedded: listening on %s, data in %s\n", *listen, abs)
+	fmt.Fprintf(os.Stderr, "ferretdb-embedded: listening on %s, data in %s\n", strings.Trim(*listen+" "+*listenUnix, " "), abs)
 	go indexIDsEvery(ctx, abs, time.Second, logger)
 	if err := db.Run(ctx); err != nil && ctx.Err() == nil {
 		fail("%v", err)

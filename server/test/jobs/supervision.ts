@@ -23,9 +23,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-const accepts = (port: number) =>
+const accepts = (address: { port: number; host: string } | { path: string }) =>
   new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
+    const socket = connect(address, () => {
       socket.end();
       resolve(true);
     }).on('error', () => resolve(false));
@@ -45,12 +45,12 @@ export class SupervisedPlatform {
   static async up(env: Record<string, string>, parent = process.env.WPV_TEST_DIR ?? '/tmp'): Promise<SupervisedPlatform> {
     const dataDir = await mkdtemp(path.join(parent, 'supervised-'));
     const port = await freePort();
-    const { MONGODB_URI, AMQP_URL, ...inherited } = process.env; // its own embedded store and broker
+    // Its own embedded store (on its socket, as up.sh runs it by default) and broker.
+    const { MONGODB_URI, AMQP_URL, MONGO_PORT, ...inherited } = process.env;
     const platform = new SupervisedPlatform(`http://127.0.0.1:${port}`, dataDir, {
       ...inherited,
       DATA_DIR: dataDir,
       PORT: String(port),
-      MONGO_PORT: String(await freePort()),
       AMQP_PORT: String(await freePort()),
       DIST_PORT: String(await freePort()),
       DEMOS: '0', // one of them is a job of real programs: not what a test or the fault suite measures
@@ -71,9 +71,9 @@ export class SupervisedPlatform {
     return Number(stdout.trim());
   }
 
-  /** The MongoDB URI of its embedded store. */
+  /** The MongoDB URI of its embedded store (on its socket: MONGO_PORT unset, as up.sh runs it by default). */
   get mongodbUri(): string {
-    return `mongodb://127.0.0.1:${this.env.MONGO_PORT}/webplotviz`;
+    return /MONGODB_URI='([^']+)'/.exec(readFileSync(path.join(this.dataDir, 'stack/env'), 'utf8'))![1]!;
   }
 
   /**
@@ -85,9 +85,9 @@ export class SupervisedPlatform {
       case 'api':
         return (await fetch(`${this.url}/api/v1/health`).catch(() => null))?.status === 200;
       case 'ferretdb':
-        return accepts(Number(this.env.MONGO_PORT));
+        return accepts({ path: path.join(this.dataDir, 'stack/ferretdb.sock') });
       case 'rabbitmq':
-        return accepts(Number(this.env.AMQP_PORT));
+        return accepts({ port: Number(this.env.AMQP_PORT), host: '127.0.0.1' });
       default: {
         const file = path.join(this.dataDir, 'supervisor', `${program}.ready`);
         return existsSync(file) && Number(readFileSync(file, 'utf8')) === pid;
