@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { loadJobConfig } from '@wpv/jobs/config';
-import { freePort } from './jobs/supervision.ts';
+import { freePort, stackMongodbUri } from './jobs/supervision.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -117,8 +117,7 @@ describe('scripts/stack.sh with the store on its socket (MONGO_PORT unset in up.
     const fds = await readdir(`/proc/${pid}/fd`);
     const sockets = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
     assert.deepEqual(sockets.filter((target) => listening.has(/^socket:\[(\d+)\]$/.exec(target)?.[1] ?? '')), [], 'FerretDB listens on a TCP port');
-    const uri = /MONGODB_URI='([^']+)'/.exec(await readFile(path.join(stack.state, 'env'), 'utf8'))![1]!;
-    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+    const client = new MongoClient(stackMongodbUri(stack.state), { serverSelectionTimeoutMS: 10_000 });
     try {
       assert.deepEqual(await client.db().command({ ping: 1 }), { ok: 1 });
     } finally {

@@ -297,7 +297,7 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
  * A program's progress line names its files by absolute path (`output`, `options.input`, ...);
  * users see no server path: a file in the job's directory by its path there, any other by its name.
  */
-export function withoutServerPaths(value: unknown, workdir: string): unknown {
+function withoutServerPaths(value: unknown, workdir: string): unknown {
   if (typeof value === 'string' && path.isAbsolute(value)) {
     const inJob = path.relative(workdir, value);
     return inJob.startsWith('..') || path.isAbsolute(inJob) ? path.basename(value) : inJob;

@@ -31,6 +31,11 @@ const accepts = (address: { port: number; host: string } | { path: string }) =>
     }).on('error', () => resolve(false));
   });
 
+/** The MONGODB_URI that scripts/stack.sh wrote to the env file of its state dir `stackDir`. */
+export function stackMongodbUri(stackDir: string): string {
+  return /MONGODB_URI='([^']+)'/.exec(readFileSync(path.join(stackDir, 'env'), 'utf8'))![1]!;
+}
+
 /** Running (a zombie left for init to reap has exited). */
 export const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 
@@ -73,7 +78,7 @@ export class SupervisedPlatform {
 
   /** The MongoDB URI of its embedded store (on its socket: MONGO_PORT unset, as up.sh runs it by default). */
   get mongodbUri(): string {
-    return /MONGODB_URI='([^']+)'/.exec(readFileSync(path.join(this.dataDir, 'stack/env'), 'utf8'))![1]!;
+    return stackMongodbUri(path.join(this.dataDir, 'stack'));
   }
 
   /**
