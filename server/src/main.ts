@@ -23,7 +23,7 @@ const amqp = new AmqpLink(config.amqpUrl);
 await amqp.start();
 const { app, plots, users, loginLimits } = createApp({ config, store, amqp });
 // Crash leftovers, expired sessions and login counters: now, then every 10 minutes.
-const housekeeping = startHousekeeping({ plots, users, loginLimits });
+const housekeeping = startHousekeeping({ plots, blobs: store.blobs, users, loginLimits });
 await housekeeping.sweep();
 const moved = await plots.moveChildLists();
 if (moved) console.log(`moved the re-clustering lists of ${moved} plots to links`);

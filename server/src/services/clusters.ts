@@ -13,7 +13,7 @@ import {
 import type { z } from 'zod';
 import { defaultCluster } from '../formats/reader.ts';
 import { ApiError } from '../http/errors.ts';
-import { frameBlobName, type BlobInfo, type BlobStore } from '../storage/blobs.ts';
+import { frameBlobName, type BlobStore, type ReplacedBlob } from '../storage/blobs.ts';
 import type { ClusterEditRecord, PlotDetails, PlotDoc } from '../storage/documents.ts';
 import { clusterNameTaken, toPlot, type Plots } from './plots.ts';
 
@@ -174,7 +174,7 @@ export class ClusterEditor {
    */
   private async moveKeys(doc: PlotDoc, details: PlotDetails, table: Cluster[], plan: MovePlan, knownFrame = -1, known?: FrameKeys): Promise<{ before: KeyChange[]; after: KeyChange[] }> {
     const byKey = new Map(details.clusters.map((c) => [c.key, c]));
-    const done: { change: KeyChange; replaced: BlobInfo | null }[] = [];
+    const done: { change: KeyChange; replaced: ReplacedBlob | null }[] = [];
     const after: KeyChange[] = [];
     try {
       for (let frame = 0; frame < doc.frames; frame++) {
@@ -237,7 +237,7 @@ export class ClusterEditor {
   }
 
   /** Old versions' chunks, unreferenced since the switch: a failure here leaves only garbage. */
-  private async discardAll(versions: BlobInfo[]): Promise<void> {
+  private async discardAll(versions: ReplacedBlob[]): Promise<void> {
     try {
       for (const version of versions) await this.blobs.discard(version);
     } catch (err) {

@@ -1,6 +1,7 @@
 // The API's periodic clean-up: what TTL indexes would remove (FerretDB has none) and what a
 // crash leaves behind. A supervised API may run for months, so none of it waits for a restart.
 import type { LoginLimits } from '../http/rate-limits.ts';
+import type { BlobStore } from '../storage/blobs.ts';
 import type { Plots } from './plots.ts';
 import type { Users } from './users.ts';
 
@@ -16,9 +17,10 @@ export interface Housekeeping {
 }
 
 /** Sweeps every `everyMs` (the first run after that long: start-up runs `sweep()` itself). */
-export function startHousekeeping(services: { plots: Plots; users: Users; loginLimits: LoginLimits }, everyMs = HOUSEKEEPING_EVERY_MS): Housekeeping {
+export function startHousekeeping(services: { plots: Plots; blobs: BlobStore; users: Users; loginLimits: LoginLimits }, everyMs = HOUSEKEEPING_EVERY_MS): Housekeeping {
   const sweeps: [string, () => Promise<number>][] = [
     ['plots left half-written by a crash', () => services.plots.sweepAbandoned(ABANDONED_INGEST_MS)],
+    ['blob replacements cut short by a crash', () => services.blobs.sweepReplacements(ABANDONED_INGEST_MS)],
     ['expired sessions', () => services.users.sweepExpiredSessions()],
     ['expired failed-login counters', () => services.loginLimits.sweep()],
   ];

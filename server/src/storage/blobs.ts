@@ -4,6 +4,8 @@
 // scanning every chunk of every file (reads slowed linearly with the data stored).
 // Here every lookup is by _id, which MongoDB and FerretDB both answer directly.
 // A blob's metadata is written after all its chunks, so a blob is either whole or absent.
+// A replacement is journalled until the old version's chunks are gone: whatever a crash cuts
+// short, the sweep deletes the version that is not current (sweepReplacements).
 // Names are built from ids the server generated, never from user input.
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -46,6 +48,22 @@ export interface BlobInfo {
 interface ChunkDoc {
   _id: string; // `${name}@${version}/${n}`
   data: Binary;
+}
+
+/** A replacement under way: the version being written, and the one it replaces until that one's chunks are deleted. */
+interface ReplacementDoc {
+  _id: string; // `${name}@${version}`
+  name: string;
+  version: string;
+  previous: { version: string; chunks: number };
+  startedAt: Date;
+}
+
+/** A version that a newer one replaced, whose chunks are still stored until `discard`. */
+export interface ReplacedBlob {
+  info: BlobInfo;
+  /** The journal entry (ReplacementDoc) that discard closes. */
+  replacement: string;
 }
 
 const chunkId = (info: Pick<BlobInfo, '_id' | 'version'>, n: number) => `${info._id}@${info.version}/${n}`;
@@ -94,6 +112,7 @@ class BlobCache {
 export class BlobStore {
   readonly meta: Collection<BlobInfo>;
   private readonly chunks: Collection<ChunkDoc>;
+  private readonly replacements: Collection<ReplacementDoc>;
   private readonly cache = new BlobCache(CACHE_BYTES);
   private readonly current = new Recent<BlobInfo>(META_CACHE_MS);
   /** Each plot's blob names, so deletePlot looks them up by _id (blob-directory.ts). */
@@ -102,6 +121,7 @@ export class BlobStore {
   constructor(db: Db) {
     this.meta = db.collection<BlobInfo>('blobs');
     this.chunks = db.collection<ChunkDoc>('blob_chunks');
+    this.replacements = db.collection<ReplacementDoc>('blob_replacements');
     this.directory = new BlobDirectory(db);
   }
 
@@ -123,13 +143,31 @@ export class BlobStore {
    * Replaces a blob like putBuffer but leaves the old version's chunks to `discard` later:
    * an edit that replaces many blobs (a cluster over every frame) deletes after replying.
    */
-  async replaceBuffer(plotId: string, name: string, data: Uint8Array, contentType: string): Promise<BlobInfo | null> {
+  async replaceBuffer(plotId: string, name: string, data: Uint8Array, contentType: string): Promise<ReplacedBlob | null> {
     return (await this.put(plotId, name, contentType, [Buffer.from(data.buffer, data.byteOffset, data.byteLength)])).previous;
   }
 
-  /** Deletes the chunks of a version no longer current (from replaceBuffer). */
-  discard(previous: BlobInfo): Promise<void> {
-    return this.deleteChunks(previous);
+  /** Deletes the chunks of a version no longer current (from replaceBuffer), then its journal entry. */
+  async discard(previous: ReplacedBlob): Promise<void> {
+    await this.deleteChunks(previous.info);
+    await this.replacements.deleteOne({ _id: previous.replacement });
+  }
+
+  /**
+   * Finishes the replacements started over `ageMs` ago that a crash cut short: of the new version
+   * and the old, the one not current loses its chunks (both, when a third version or none is
+   * current). No replacement takes that long: blobs replaced whole are a plot's small ones
+   * (cluster keys, thumbnail, tree, selection). The number finished.
+   */
+  async sweepReplacements(ageMs: number): Promise<number> {
+    const stale = await this.replacements.find({ startedAt: { $lt: new Date(Date.now() - ageMs) } }).toArray();
+    for (const { _id, name, version, previous } of stale) {
+      const current = (await this.meta.findOne({ _id: name }, { projection: { version: 1 } }))?.version;
+      if (current !== version) await this.deleteUncounted({ _id: name, version });
+      if (current !== previous.version) await this.deleteChunks({ _id: name, ...previous });
+      await this.replacements.deleteOne({ _id });
+    }
+    return stale.length;
   }
 
   /**
@@ -164,12 +202,18 @@ export class BlobStore {
   }
 
   /** Writes the chunks, then the metadata; returns the replaced version, whose chunks the caller removes after, and the length written. */
-  private async put(plotId: string, name: string, contentType: string, source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<{ previous: BlobInfo | null; length: number }> {
-    const previous = await this.meta.findOne({ _id: name });
+  private async put(plotId: string, name: string, contentType: string, source: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<{ previous: ReplacedBlob | null; length: number }> {
+    const current = await this.meta.findOne({ _id: name });
     const info: BlobInfo = { _id: name, plotId, version: randomBytes(8).toString('hex'), length: 0, chunks: 0, contentType, uploadedAt: new Date() };
-    // A new blob is listed with its version; a replacement is not (a page per edit of every frame would be too many
-    // to read back), so a crash while one is written leaves that version's chunks behind.
-    if (!previous) await this.directory.add(plotId, [{ name, version: info.version }]);
+    // A new blob is listed with its version (deletePlot finds what a crash left); a replacement is
+    // journalled instead (a directory page per edit of every frame would be too many to read back).
+    let previous: ReplacedBlob | null = null;
+    if (current) {
+      previous = { info: current, replacement: `${name}@${info.version}` };
+      await this.replacements.insertOne({ _id: previous.replacement, name, version: info.version, previous: { version: current.version, chunks: current.chunks }, startedAt: new Date() });
+    } else {
+      await this.directory.add(plotId, [{ name, version: info.version }]);
+    }
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     const flush = async (final: boolean) => {
@@ -193,6 +237,7 @@ export class BlobStore {
       this.current.delete(name);
     } catch (err) {
       await this.deleteChunks(info);
+      if (previous) await this.replacements.deleteOne({ _id: previous.replacement });
       throw err;
     }
     return { previous, length: info.length };
