@@ -54,7 +54,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   const plots = new Plots(store, config.limits);
   // The job gateway publishes through its own broker link (confirm channel), opened on first use.
   const jobConfig = loadJobConfig(config.dataDir);
-  const jobs = new Jobs(new JobReads(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings), config.limits.frames);
+  const jobs = new Jobs(new JobReads(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings), config.limits.frames, plots.quota);
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));

@@ -1,9 +1,12 @@
 // Each user's storage quota (USER_STORAGE_BYTES): uploads over what is left are refused with a 413
 // quota_exceeded naming the file, by their declared length, while they stream, or once parsed; and
-// uploads made together are held to it together.
+// uploads made together are held to it together. A job that would keep a distance matrix over what
+// is left is refused at submission.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
+import { loadJobConfig } from '@wpv/jobs/config';
 import { expectReply, signedIn, startServer, type Client, type TestServer } from './harness.ts';
 
 const QUOTA = 100_000;
@@ -27,6 +30,7 @@ test('a plot records the bytes its blobs take, which count against the quota', a
   assert.equal(doc!.storedBytes, blobs.reduce((sum, b) => sum + b.length, 0));
   assert.ok(doc!.storedBytes! > 100 * 16);
   await owner.json('DELETE', `/plots/${plot.id}`, undefined, 204);
+  await server.plots.removalsDone(); // its data goes after the answer: the next test counts the plots stored
 });
 
 test('an upload over the room left is a 413 quota_exceeded naming the file, and stores nothing', async () => {
@@ -79,4 +83,27 @@ test('uploads made together are held to the quota together: those that fit only 
   const docs = await server.store.plots.find({ owner: 'together' }).toArray();
   assert.equal(docs.length, stored, 'the refused ones left nothing');
   assert.ok(docs.reduce((sum, d) => sum + d.storedBytes!, 0) <= QUOTA);
+});
+
+test('a job whose kept distance matrix (2·N² bytes) is over the room left is refused; one that fits, or only aligns a sample all-pairs, is queued', async () => {
+  const fasta = (n: number) => Array.from({ length: n }, (_, i) => `>read${i}\nGATTACA${[...i.toString(4).padStart(5, '0')].map((d) => 'ACGT'[+d]).join('')}\n`).join('');
+  const submit = (n: number, params: Record<string, unknown> = {}) => {
+    const form = new FormData();
+    form.set('type', 'sequence-clustering');
+    form.set('params', JSON.stringify(params));
+    form.set('file', new Blob([fasta(n)]), 'reads.fasta');
+    return owner.request('POST', '/jobs', form);
+  };
+  const jobs = () => server.store.jobs.countDocuments({ owner: 'quota' });
+  const jobDirs = () => readdir(loadJobConfig(server.config.dataDir).jobsDir).catch(() => []);
+  const [before, dirsBefore] = [await jobs(), await jobDirs()];
+  // 240 reads: a 112.5 kB matrix, over the room left of the 97.7 kB quota, though the file is 5 kB.
+  const refused = await expectReply(await submit(240), 413, 'file', 'quota_exceeded');
+  assert.match(refused.error.message, /^the 240 × 240 distance matrix this job keeps for re-clustering takes 112\.5 kB, over the [\d.]+ kB left/);
+  assert.equal(await jobs(), before, 'nothing is queued');
+  assert.deepEqual(await jobDirs(), dirsBefore, 'its job directory is removed');
+  // 100 reads: 20 kB; 240 reads interpolated from a sample of 100: no N×N matrix is kept.
+  await expectReply(await submit(100), 202);
+  await expectReply(await submit(240, { sampleSize: 100 }), 202);
+  assert.equal(await jobs(), before + 2);
 });

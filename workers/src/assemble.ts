@@ -1,6 +1,7 @@
 // The `assemble` stage: the job type's module builds the plot (ParsedPlot: frames,
 // clusters, labels) from the stage outputs, and it is stored through the platform's
 // plot ingest, as an upload would be, and linked from the job.
+import { stat } from 'node:fs/promises';
 import { JOB_MODULES } from '@wpv/server/jobtypes/index';
 import { ApiError } from '@wpv/server/http/errors';
 import { jobPlotId, type JobDoc } from '@wpv/jobs/model';
@@ -32,11 +33,14 @@ async function assemble(plots: Plots, job: JobDoc, signal: AbortSignal): Promise
   const parsed = await JOB_MODULES[job.type].toPlot(job);
   signal.throwIfAborted();
   const points = parsed.frames[0]?.labels.length ?? 0;
+  // The matrix stays as long as the plot, for re-clustering: the owner's storage quota counts it.
+  const matrix = JOB_MODULES[job.type].matrix?.(job).file;
+  const keptBytes = matrix ? await stat(matrix).then((s) => s.size, () => 0) : 0;
   const plot = await plots.ingestParsed(job.owner, parsed, {
     name: job.name,
     description: `${job.type} job ${job._id}: ${parsed.frames.length > 1 ? `${parsed.frames.length} frames, ` : ''}${points} points, ${parsed.clusters.length} clusters`,
     visibility: 'private',
     tags: ['job', job.type],
-  }, { format: 'pviz', originalName: `${job.name}.pviz` }, jobPlotId(job._id), signal);
+  }, { format: 'pviz', originalName: `${job.name}.pviz`, keptBytes }, jobPlotId(job._id), signal);
   return { plotId: plot.id, warnings: parsed.warnings };
 }

@@ -87,7 +87,7 @@ async function loadStockDemo(): Promise<void> {
   const name = STOCK_DEMO;
   if (await store.plots.countDocuments({ owner: DEMO_USER, name, state: 'ready' }, { limit: 1 })) return;
   const jobConfig = loadJobConfig(config.dataDir);
-  const jobs = new Jobs(new JobReads(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings), config.limits.frames);
+  const jobs = new Jobs(new JobReads(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings), config.limits.frames, plots.quota);
   try {
     const csv = await writeDemo('market.csv', stockMarketCsv(240, 3 * 252));
     const { id } = await jobs.submit(DEMO_USER, {

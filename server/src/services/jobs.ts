@@ -8,6 +8,7 @@ import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import { newId } from '../storage/ids.ts';
 import type { Upload } from '../http/upload.ts';
+import type { StorageQuota } from './storage-quota.ts';
 import type { JobReads, ShownJobDoc } from '../storage/job-reads.ts';
 import { type JobBroker } from '@wpv/jobs/broker';
 import type { JobConfig } from '@wpv/jobs/config';
@@ -32,6 +33,8 @@ export class Jobs {
     private readonly timings: StageTimings,
     /** Frames a job's plot may have (MAX_FRAMES), as an upload's. */
     private readonly maxFrames: number,
+    /** The owners' storage quota, which a job's kept matrix counts against. */
+    private readonly quota: StorageQuota,
   ) {}
 
   /** A job as the API shows it. */
@@ -93,6 +96,7 @@ export class Jobs {
     const params = this.withThreads(requested, points);
     // Beyond sampleSize points only a sample gets the full pipeline (the type's interpolatedStages).
     if (module.contract.interpolatedStages && points > params.sampleSize) input.sample = params.sampleSize;
+    await this.checkKeptMatrix(owner, fields.type, input, workdir);
     if (weights) {
       await moveFile(weights.path, path.join(workdir, partName('weights')));
       input.weights = { originalName: weights.originalName, bytes: weights.bytes, file: partName('weights') };
@@ -114,6 +118,7 @@ export class Jobs {
       await rm(workdir, { recursive: true, force: true });
       throw err;
     });
+    await this.checkKeptMatrix(owner, type, input, workdir);
     return this.enqueue(this.newRecord(id, owner, type, name, this.withThreads(params, input.points), input, workdir, null));
   }
 
@@ -172,6 +177,19 @@ export class Jobs {
       tailOf(path.join(dir, STAGE_FILES.stderr), LOG_TAIL_BYTES),
     ]);
     return { stage: name, stdout, stderr };
+  }
+
+  /**
+   * Refuses a job whose distance matrix, kept with its plot for re-clustering (2·N² bytes; none
+   * when only a sample is aligned all-pairs), is over the room left in the owner's storage quota.
+   */
+  private async checkKeptMatrix(owner: string, type: JobType, input: JobInput, workdir: string): Promise<void> {
+    if (!JOB_MODULES[type].matrix || input.sample !== undefined) return;
+    const needed = 2 * input.points ** 2;
+    const room = await this.quota.room(owner);
+    if (needed <= room) return;
+    await rm(workdir, { recursive: true, force: true });
+    throw this.quota.exceeded(`the ${input.points} × ${input.points} distance matrix this job keeps for re-clustering`, room, needed);
   }
 
   /** One program's ranks × threads (threads named or not) must fit the backend: more would only oversubscribe it. */

@@ -110,13 +110,14 @@ export class Plots {
    * `signal`: when it aborts before the plot is ready, what was stored is removed and its reason thrown.
    * `reserveBytes` (an upload): counted against the owner's quota from the moment the plot exists,
    * then replaced by what its blobs take; if the owner's plots then take more than the quota
-   * (uploads made together), it is refused and removed.
+   * (uploads made together), it is refused and removed. `keptBytes` (a job's plot): the bytes of the
+   * job's files kept as long as the plot (its distance matrix), counted with its blobs.
    */
   async ingestParsed(
     owner: string,
     parsed: ParsedPlot,
     fields: PlotFields,
-    { format, originalName, file, reserveBytes }: { format: FormatName; originalName: string; file?: UploadedFile; reserveBytes?: number },
+    { format, originalName, file, reserveBytes, keptBytes = 0 }: { format: FormatName; originalName: string; file?: UploadedFile; reserveBytes?: number; keptBytes?: number },
     id?: string,
     signal?: AbortSignal,
   ): Promise<PlotCreated> {
@@ -171,7 +172,7 @@ export class Plots {
       await this.blobs.startPlot(doc._id); // first: a plot removed before it would be looked for blob by blob
       if (reserveBytes !== undefined) await this.quota.holds(owner, reserveBytes);
       await this.store.plotDetails.insertOne({ _id: doc._id, json: detailsJson });
-      const storedBytes = await this.storeBlobs(doc._id, parsed, columns, thumbnail, file);
+      const storedBytes = keptBytes + (await this.storeBlobs(doc._id, parsed, columns, thumbnail, file));
       if (reserveBytes !== undefined) {
         // The reservation was a lower bound: held to the quota again with what the plot takes.
         await this.store.plots.updateOne({ _id: doc._id }, { $set: { storedBytes } });

@@ -3,8 +3,10 @@
 // file part's limit) and once parsed (what storing it takes, before anything is written). Then the
 // new plot's document holds that many bytes, and the quota is checked again with it counted:
 // of uploads made together that each fit alone, those over the quota together are refused. A
-// job's plot counts once stored; job directories (inputs and stage outputs, removed with the
-// job) are not counted.
+// job's plot counts once stored, with the distance matrix its job keeps for re-clustering (as
+// long as the plot); a job that would keep one is refused at submission when its estimate
+// (2·N² bytes) is over the room left. Other files of job directories (inputs, logs, stage
+// outputs until JOB_CLEANUP) are not counted.
 import type { Collection } from 'mongodb';
 import { ApiError, humanBytes } from '../http/errors.ts';
 import type { PlotDoc } from '../storage/documents.ts';

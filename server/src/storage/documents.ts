@@ -70,7 +70,10 @@ export interface PlotDoc {
   display?: DisplaySettings;
   /** A re-clustering's plot: the plot whose points it re-clusters. */
   parent?: string;
-  /** Bytes of its blobs when stored (frames, columns, thumbnail, original file); absent on plots stored before they were counted. */
+  /**
+   * Bytes of its blobs when stored (frames, columns, thumbnail, original file) and of the distance matrix
+   * its job keeps for re-clustering; absent on plots stored before they were counted.
+   */
   storedBytes?: number;
 }
 

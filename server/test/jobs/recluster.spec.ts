@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '../harness.ts';
@@ -149,6 +149,10 @@ describe('re-clustering a cluster with the real kernels (local backend)', () => 
     assert.ok(child, 'needs the first test\'s re-clustering');
     const childMatrix = path.join(jobsDir(), child.id, 'dist.bin');
     assert.ok(existsSync(childMatrix), 'JOB_CLEANUP keeps a re-clusterable job\'s matrix');
+    // The kept matrix counts against the owner's storage quota, with the plot's blobs.
+    const blobs = await gw.store.blobs.meta.find({ plotId: child.plotId }).toArray();
+    const stored = (await gw.store.plots.findOne({ _id: child.plotId }))?.storedBytes;
+    assert.equal(stored, blobs.reduce((sum, blob) => sum + blob.length, 0) + (await stat(childMatrix)).size);
     await alice.request('PUT', `/plots/${child.plotId}/selections/firsts`, { frame: 0, indices: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] });
     const start = await alice.request('POST', `/plots/${child.plotId}/recluster`, { selection: 'firsts', maxClusters: 2, name: 'ten of them' });
     assert.equal(start.status, 202, await start.clone().text());
