@@ -1,5 +1,6 @@
 // The library page (QA pass 2, items 4, 8, 9, 11): a new user's empty library, collections renamed
-// and deleted (a duplicate name refused), the sort going back to page 1, and a delete's busy state.
+// and deleted (a duplicate name refused), the sort going back to page 1, a delete's busy state, and
+// the storage meter.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -150,7 +151,7 @@ describe('the library page', () => {
       assert.ok(nameBox.x >= cardBox.x && nameBox.x + nameBox.width <= cardBox.x + cardBox.width, JSON.stringify({ cardBox, nameBox }));
       assert.ok(nameBox.y + nameBox.height <= metaBox.y, JSON.stringify({ nameBox, metaBox }));
       assert.ok(await card.locator('.plot-name').evaluate((b) => b.scrollWidth <= b.clientWidth && b.scrollHeight > b.clientHeight), 'wrapped, and cut');
-      assert.match(await page.locator('[data-testid=plot-card]:has-text("one point") .meta').textContent(), /· 1 point$/);
+      assert.match(await page.locator('[data-testid=plot-card]:has-text("one point") .meta').textContent(), /· 1 point · \d+ bytes$/);
       await shot('long-name');
     });
   });
@@ -199,6 +200,39 @@ describe('the library page', () => {
       release();
       await card.waitFor({ state: 'detached' });
       await page.unroute('**/api/v1/plots/*');
+    });
+  });
+
+  test('the storage meter says what the user\'s plots take; "largest plots" lists them by size; a delete frees room', async () => {
+    await step(page, 'library-storage', async () => {
+      const bigger = await apiAs(page, 'POST', '/plots', {
+        base64: Buffer.from(Array.from({ length: 3000 }, (_, i) => `${i} ${i} ${i % 7} 1 ${i % 5}\n`).join('')).toString('base64'),
+        filename: 'big.txt', fields: { name: 'the largest' },
+      });
+      assert.equal(bigger.status, 201, JSON.stringify(bigger.body));
+      const used = async () => (await apiAs(page, 'GET', '/storage')).body;
+      const before = await used();
+      await page.goto(`${BASE_URL}/`);
+      const meter = page.locator('[data-testid=storage-meter]');
+      await meter.waitFor();
+      assert.match(await meter.textContent(), /^Storage: [\d.]+ (bytes|KB|MB) of [\d.]+ (MB|GB) used/);
+      assert.equal(Number(await meter.locator('[role=meter]').getAttribute('aria-valuenow')), before.usedBytes);
+      const bySize = page.waitForResponse((r) => r.url().includes('/api/v1/plots?') && r.url().includes('sort=size') && r.url().includes('scope=mine'));
+      await meter.locator('button:has-text("largest plots")').click();
+      await bySize;
+      assert.equal(await page.locator('select[aria-label=sort]').inputValue(), 'size');
+      const first = page.locator('[data-testid=plot-card]').first();
+      await first.locator('text=the largest').waitFor();
+      assert.match(await first.locator('.meta').textContent(), / · [\d.]+ KB$/);
+      await shot('storage-meter');
+      const dialog = nextDialog(true);
+      await first.locator('button:has-text("Edit")').click();
+      await first.locator('button:has-text("Delete")').click();
+      await dialog;
+      await page.locator('[data-testid=plot-card]:has-text("the largest")').waitFor({ state: 'detached' });
+      const after = await used();
+      assert.ok(after.usedBytes < before.usedBytes);
+      await page.waitForFunction((bytes) => document.querySelector('[data-testid=storage-meter] [role=meter]')?.getAttribute('aria-valuenow') === String(bytes), after.usedBytes);
     });
   });
 });

@@ -31,6 +31,12 @@ export type Me = z.infer<typeof Me>;
 /** GET /auth/session: Me when signed in, `{ username: null }` for an anonymous visitor. */
 export const SessionInfo = z.object({ username: z.string().nullable(), csrfToken: z.string().optional() });
 export type SessionInfo = z.infer<typeof SessionInfo>;
+/** GET /storage: what the caller's plots take of their storage quota. */
+export const StorageUse = z.object({
+  usedBytes: z.number().int().describe('bytes the caller\'s plots take: their blobs, original files and kept distance matrices'),
+  limitBytes: z.number().int().describe('the storage quota (USER_STORAGE_BYTES)'),
+});
+export type StorageUse = z.infer<typeof StorageUse>;
 
 /** What a token may do: everything its user may (`full`), or only read (`read`: a notebook's, a dashboard's). */
 export const TokenScope = z.enum(['full', 'read']);
@@ -125,6 +131,7 @@ export const Plot = z.object({
   columns: z.array(PlotColumn).default([]).describe('metadata columns: extra per-point values beside label and cluster'),
   parent: z.string().optional().describe('the plot this one re-clusters some points of (POST /plots/{id}/recluster), when you may read it'),
   children: z.array(z.string()).optional().describe('the re-clusterings of this plot\'s points that you may read (their plot ids), oldest first; absent when there are none'),
+  storedBytes: z.number().int().optional().describe('bytes it takes of its owner\'s storage quota (blobs, original file, the distance matrix its job keeps); absent on plots stored before sizes were counted'),
 });
 export type Plot = z.infer<typeof Plot>;
 
@@ -259,7 +266,7 @@ export const PlotQuery = z.object({
   collection: z.string().optional(),
   owner: z.string().optional(),
   scope: z.enum(['all', 'mine', 'public']).default('all'),
-  sort: z.enum(['updated', 'created', 'name', 'points']).default('updated'),
+  sort: z.enum(['updated', 'created', 'name', 'points', 'size']).default('updated').describe('size: the largest first (storedBytes)'),
   page: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(24),
 }).strict(); // a parameter it does not know (mine=yes) would otherwise be ignored without a word

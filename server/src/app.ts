@@ -16,6 +16,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { plotRoutes } from './routes/plots.ts';
 import { selectionRoutes } from './routes/selections.ts';
+import { storageRoutes } from './routes/storage.ts';
 import { treeRoutes } from './routes/trees.ts';
 import { Exporter } from './services/export.ts';
 import { Jobs } from './services/jobs.ts';
@@ -76,6 +77,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   api.use('/plots', treeRoutes(config, plots, blobs));
   api.use('/jobs', jobRoutes(config, jobs, plots.quota, storeWatch));
   api.use(collectionRoutes(new Collections(store, plots)));
+  api.use(storageRoutes(plots.quota));
   api.use(docsRoutes());
   api.use((req) => {
     throw new ApiError(404, 'not_found', `no route ${req.method} ${API_PREFIX}${req.path}`);

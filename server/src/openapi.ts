@@ -22,6 +22,7 @@ const ops: Record<string, Record<string, Op>> = {
   '/auth/session': { get: { summary: 'Who is signed in: as /auth/me, or {"username": null} for anonymous visitors (no 401)', ok: [200, api.SessionInfo] } },
   '/auth/token': { post: { summary: 'Create a bearer API token', body: api.TokenCreate, ok: [201, api.TokenCreated] } },
   '/auth/tokens': { get: { summary: 'List your API tokens', auth: true, ok: [200, z.array(api.TokenInfo)] } },
+  '/storage': { get: { summary: 'What your plots take of your storage quota', auth: true, ok: [200, api.StorageUse] } },
   '/auth/tokens/{id}': { delete: { summary: 'Revoke an API token', auth: true, ok: [204, null] } },
   '/plots': {
     get: { summary: 'List your plots and public plots', query: api.PlotQuery, ok: [200, api.PlotPage] },

@@ -107,3 +107,19 @@ test('a job whose kept distance matrix (2·N² bytes) is over the room left is r
   await expectReply(await submit(240, { sampleSize: 100 }), 202);
   assert.equal(await jobs(), before + 2);
 });
+
+test('GET /storage says what the caller\'s plots take of the quota (a deleted one no longer); the library sorts by size, the largest first', async () => {
+  const user = await signedIn(server.url, 'sizes');
+  assert.deepEqual(await user.json('GET', '/storage'), { usedBytes: 0, limitBytes: QUOTA });
+  const small = await user.uploaded('small.txt', points(10));
+  const large = await user.uploaded('large.txt', points(500));
+  const { items } = await user.json('GET', '/plots?scope=mine&sort=size');
+  assert.deepEqual(items.map((p: { id: string }) => p.id), [large.id, small.id]);
+  const stored = await server.store.plots.find({ owner: 'sizes' }).toArray();
+  assert.deepEqual(items.map((p: { storedBytes: number }) => p.storedBytes), [large.id, small.id].map((id) => stored.find((d) => d._id === id)!.storedBytes));
+  assert.deepEqual(await user.json('GET', '/storage'), { usedBytes: stored.reduce((sum, d) => sum + d.storedBytes!, 0), limitBytes: QUOTA });
+  assert.equal((await fetch(`${server.url}/api/v1/storage`)).status, 401, 'signed-in users only');
+  // A delete makes room at once, while its data is still being removed.
+  await user.json('DELETE', `/plots/${large.id}`, undefined, 204);
+  assert.equal((await user.json('GET', '/storage')).usedBytes, stored.find((d) => d._id === small.id)!.storedBytes);
+});

@@ -1,6 +1,6 @@
 // Typed calls to every /api/v1 endpoint the client uses.
 import {
-  ClusterCreated, ClusterEdits, ClusterKeysChanged, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, PlotTree, PlotTreeInfo, ReclusterStarted, SearchResult, Selection, SelectionInfo, SessionInfo, TagCount, TokenCreated, TokenInfo,
+  ClusterCreated, ClusterEdits, ClusterKeysChanged, Collection, Edge, encodeSelectionMask, Job, JobCreated, JobLogs, JobPage, Me, Plot, PlotCreated, PlotPage, PlotTree, PlotTreeInfo, ReclusterStarted, SearchResult, Selection, SelectionInfo, SessionInfo, StorageUse, TagCount, TokenCreated, TokenInfo,
 } from '@wpv/schema';
 import type { ClusterCreate, Credentials, PlotPatch, PlotQuery, ReclusterRequest, SelectionInput, TokenCreate, TreeRoot } from '@wpv/schema';
 import { z } from 'zod';
@@ -111,6 +111,8 @@ export const collections = {
 const collectionPath = (id: string) => `/collections/${encodeURIComponent(id)}`;
 
 export const tags = { list: () => api('/tags', z.array(TagCount)) };
+
+export const storage = { use: () => api('/storage', StorageUse) };
 
 const jobPath = (id: string) => `/jobs/${encodeURIComponent(id)}`;
 

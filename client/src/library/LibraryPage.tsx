@@ -1,10 +1,10 @@
 // The plot library: my / public plots, search, tag and collection filters, sort, paging, upload.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Collection, PlotPage, PlotQuery, PlotSummary } from '@wpv/schema';
-import { collections as collectionsApi, plots, tags as tagsApi } from '../api/endpoints';
+import type { Collection, PlotPage, PlotQuery, PlotSummary, StorageUse } from '@wpv/schema';
+import { collections as collectionsApi, plots, storage, tags as tagsApi } from '../api/endpoints';
 import { isOutage } from '../api/http';
 import { linkClick, navigate } from '../app/router';
-import { formatCount } from '../app/format';
+import { formatBytes, formatCount } from '../app/format';
 import { useSession } from '../app/session';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import { LoginPrompt } from '../pages/LoginPrompt';
@@ -20,6 +20,21 @@ function Thumbnail({ plot }: { plot: PlotSummary }) {
   const [missing, setMissing] = useState(!plot.hasThumbnail);
   if (missing) return <div className="thumb empty">{formatCount(plot.points, 'point')}</div>;
   return <img className="thumb" alt="" loading="lazy" src={plots.thumbnailUrl(plot.id, plot.updatedAt)} onError={() => setMissing(true)} />;
+}
+
+/** What the user's plots take of their storage quota, as a bar; the largest plots are a sort away. */
+function StorageMeter({ use, onShowLargest }: { use: StorageUse; onShowLargest: () => void }) {
+  const share = use.limitBytes > 0 ? Math.min(1, use.usedBytes / use.limitBytes) : 1;
+  const level = share >= 0.95 ? 'full' : share >= 0.8 ? 'high' : 'ok';
+  return (
+    <div className={`storage-meter ${level}`} data-testid="storage-meter">
+      <span>Storage: {formatBytes(use.usedBytes)} of {formatBytes(use.limitBytes)} used</span>
+      <span className="bar" role="meter" aria-label="storage used" aria-valuemin={0} aria-valuemax={use.limitBytes} aria-valuenow={use.usedBytes}>
+        <span style={{ width: `${(share * 100).toFixed(1)}%` }} />
+      </span>
+      {use.usedBytes > 0 && <button className="link" onClick={onShowLargest}>largest plots</button>}
+    </div>
+  );
 }
 
 /** Why the list is empty: nothing matches the filters, or there is nothing yet (and how to make a plot). */
@@ -55,6 +70,7 @@ export function LibraryPage() {
   /** The list request in flight: a newer one aborts it, so an older answer landing late never replaces a newer one. */
   const listRequest = useRef<AbortController | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [storageUse, setStorageUse] = useState<StorageUse | null>(null);
   // Its own: a list reload (debounced after typing) clears `error`, and took a collection's 409 with it.
   const [collectionError, setCollectionError] = useState<unknown>(null);
 
@@ -88,6 +104,11 @@ export function LibraryPage() {
     else setCollections([]);
   }, [username]);
   useEffect(() => {
+    // Signed-in users only; asked again after each edit (a delete makes room).
+    if (username) storage.use().then(setStorageUse, () => setStorageUse(null));
+    else setStorageUse(null);
+  }, [username, edits, reconnected]);
+  useEffect(() => {
     if (username === undefined) return; // the session is still loading: its answer runs this again
     loadCollections();
     tagsApi.list().then(setTagList, () => setTagList([]));
@@ -100,6 +121,7 @@ export function LibraryPage() {
     <main className="page">
       {username && <UploadPanel collections={collections} onUploaded={(p) => navigate(`/plots/${encodeURIComponent(p.id)}`)} />}
       {username === null && <LoginPrompt to="to upload plots and see your own. Public plots:" />}
+      {storageUse && <StorageMeter use={storageUse} onShowLargest={() => { setScope('mine'); setSort('size'); setPage(1); }} />}
       <div className="filters row">
         {username && (['all', 'mine', 'public'] as const).map((s) => (
           <button key={s} className={scope === s ? 'active' : ''} onClick={() => resetPage(setScope)(s)}>
@@ -120,6 +142,7 @@ export function LibraryPage() {
         <select value={sort} onChange={(e) => resetPage(setSort)(e.target.value as Sort)} aria-label="sort">
           <option value="updated">recently updated</option><option value="created">recently created</option>
           <option value="name">name</option><option value="points">points</option>
+          {username && <option value="size">size</option>}
         </select>
       </div>
       <ErrorMessage error={collectionError} />
@@ -135,6 +158,7 @@ export function LibraryPage() {
             </a>
             <div className="meta">
               {p.owner} · {p.visibility} · {formatCount(p.points, 'point')}{p.frames > 1 ? ` · ${formatCount(p.frames, 'frame')}` : ''}
+              {p.owner === username && p.storedBytes !== undefined ? ` · ${formatBytes(p.storedBytes)}` : ''}
             </div>
             {p.tags.length > 0 && <div className="tags">{p.tags.map((t) => <span key={t} className="tag" onClick={() => resetPage(setTag)(t)}>{t}</span>)}</div>}
             {p.owner === username && (editing === p.id

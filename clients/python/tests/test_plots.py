@@ -154,6 +154,15 @@ def test_listing_updates_export_and_delete(make_account, tmp_path: Path) -> None
     original = plot.export(tmp_path / "orig.csv", format="original")
     assert Path(original).read_text().startswith("x,y,z\n")
 
+    # Sizes: each plot's, the largest first, and their sum as the quota counts it.
+    larger = alice.upload_points(points(2000), name="larger probe")
+    by_size = alice.plots(mine=True, sort="size")
+    assert {p.id for p in by_size} == {larger.id, reupload.id, plot.id} and by_size[0].id == larger.id
+    sizes = [p.stored_bytes for p in by_size]
+    assert all(size is not None and size > 0 for size in sizes) and sizes == sorted(sizes, reverse=True)
+    use = alice.storage()
+    assert use["usedBytes"] == sum(sizes) and use["limitBytes"] > use["usedBytes"]
+
     plot.delete()
     with pytest.raises(WebPlotVizError) as caught:
         alice.plot(plot.id)

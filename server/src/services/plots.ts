@@ -61,6 +61,7 @@ const SORTS: Record<PlotQuery['sort'], Record<string, 1 | -1>> = {
   created: { createdAt: -1 },
   name: { sortName: 1 },
   points: { points: -1 },
+  size: { storedBytes: -1 },
 };
 
 export class Plots {
@@ -434,9 +435,12 @@ export class Plots {
     return (await this.store.plots.findOne({ _id: id }, { projection: { state: 1 } }))?.state === 'ready';
   }
 
-  /** A half-deleted plot is never served: it is `ingesting` before any of its data goes; its re-clustering links go with it. */
+  /**
+   * A half-deleted plot is never served: it is `ingesting` before any of its data goes; its re-clustering
+   * links go with it. It no longer counts against the quota (`deleting`): a delete makes room at once.
+   */
   private async hide(id: string): Promise<void> {
-    await this.store.plots.updateOne({ _id: id }, { $set: { state: 'ingesting' } });
+    await this.store.plots.updateOne({ _id: id }, { $set: { state: 'ingesting', deleting: true } });
     this.recent.delete(id);
     await this.links.removeAll(id); // its re-clusterings keep their `parent`: a deleted one is not shown
   }

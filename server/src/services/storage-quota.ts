@@ -20,9 +20,9 @@ export class StorageQuota {
     readonly limitBytes: number,
   ) {}
 
-  /** The bytes the user's plots take, any state (a half-written one's blobs are stored too). */
+  /** The bytes the user's plots take, any state (a half-written one's blobs are stored too) but being deleted. */
   async used(owner: string): Promise<number> {
-    const docs = await this.plots.find({ owner }, { projection: { storedBytes: 1, points: 1, frames: 1 } }).toArray();
+    const docs = await this.plots.find({ owner, deleting: { $ne: true } }, { projection: { storedBytes: 1, points: 1, frames: 1 } }).toArray();
     return docs.reduce((sum, doc) => sum + (doc.storedBytes ?? doc.points * doc.frames * BYTES_PER_POINT), 0);
   }
 

@@ -75,6 +75,8 @@ export interface PlotDoc {
    * its job keeps for re-clustering; absent on plots stored before they were counted.
    */
   storedBytes?: number;
+  /** Its data is being removed (a delete, or the sweep of an ingest cut short): no longer counted against the quota. */
+  deleting?: true;
 }
 
 /** The large per-plot parts: read and written whole, never queried by field. */

@@ -102,6 +102,10 @@ class Client:
             return None
         return str(self.request("GET", "/auth/me").json()["username"])
 
+    def storage(self) -> Dict[str, int]:
+        """What your plots take of your storage quota: ``{"usedBytes": ..., "limitBytes": ...}``."""
+        return {key: int(value) for key, value in self.request("GET", "/storage").json().items()}
+
     # -- plots --------------------------------------------------------------------------------
 
     def upload(
@@ -194,7 +198,7 @@ class Client:
             mine: only your own plots.
             collection: a collection id.
             owner: a username.
-            sort: ``"updated"``, ``"created"``, ``"name"`` or ``"points"``.
+            sort: ``"updated"``, ``"created"``, ``"name"``, ``"points"`` or ``"size"`` (the largest first).
             limit: at most this many plots (default: all, fetched 100 per page).
         """
         query: Dict[str, Any] = {"q": q, "tag": tag, "collection": collection, "owner": owner, "sort": sort}

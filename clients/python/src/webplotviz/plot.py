@@ -72,6 +72,12 @@ class Plot:
         return str(self._data["visibility"])
 
     @property
+    def stored_bytes(self) -> Optional[int]:
+        """Bytes it takes of its owner's storage quota (None for plots stored before sizes were counted)."""
+        value = self._data.get("storedBytes")
+        return None if value is None else int(value)
+
+    @property
     def tags(self) -> List[str]:
         return list(self._data["tags"])
 
