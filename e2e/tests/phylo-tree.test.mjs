@@ -1,6 +1,6 @@
 // A Newick tree over a plot's points, as a biologist uses it: attach it to planted groups of
-// points, colour by clade (the cut at 3 gives the 3 groups), select a clade, collapse one, and
-// find all of it again in the link. Screenshots (1400×900) go to TREE_SHOTS when set.
+// points, colour by clade (the cut at 3 gives the 3 groups), select a clade, collapse one, cut
+// at a width, and find all of it again in the link. Screenshots (1400×900) go to TREE_SHOTS when set.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -122,6 +122,39 @@ describe('a phylogenetic tree over the points', () => {
       assert.equal(await page.inputValue('[data-testid=tree-clades]'), '3');
       assert.deepEqual(await page.locator('[data-testid=clade-row]').evaluateAll((rows) => rows.map((r) => r.dataset.collapsed)), ['0', '1', '0']);
       assert.equal(await page.innerText('[data-testid=clade-row] >> nth=1 >> [data-testid=clade-collapse]'), 'expand');
+    });
+  });
+
+  test('cut at a width: switching keeps the clades (the widest 4.1 wide); a narrower width splits the widest group; the link keeps it', async () => {
+    await step(page, 'tree-width', async () => {
+      await page.selectOption('[data-testid=tree-cut-by]', 'width');
+      // The groups are caterpillars; the widest (9 leaves) has a 4.1-long leaf-to-leaf path (0.3 + 0.2 + … + 0.8 + 0.3).
+      await page.waitForFunction(() => new URL(location.href).searchParams.get('cladewidth') === '4.1');
+      assert.equal(linkParams(page).get('clades'), null);
+      assert.equal(await page.inputValue('[data-testid=tree-clade-width]'), '4.1');
+      assert.match(await page.innerText('[data-testid=tree-cut-note]'), /^3 clades, the widest 4\.1 /);
+      assert.deepEqual((await page.locator('[data-testid=clade-row] .muted').allInnerTexts()).map(Number), SIZES);
+      await page.fill('[data-testid=tree-clade-width]', '2');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=clade-row]').length > 3);
+      const note = await page.innerText('[data-testid=tree-cut-note]');
+      const [, count, widest] = note.match(/^(\d+) clades, the widest ([\d.]+) /);
+      assert.equal(Number(count), await page.locator('[data-testid=clade-row]').count());
+      assert.ok(Number(widest) <= 2, note);
+      const counts = (await page.locator('[data-testid=clade-row] .muted').allInnerTexts()).map(Number);
+      assert.equal(counts.reduce((a, b) => a + b, 0), SIZES.reduce((a, b) => a + b, 0), 'every point in a clade: no outliers');
+      await shot(page, 'tree-width');
+
+      await page.waitForFunction(() => new URL(location.href).searchParams.get('cladewidth') === '2'); // the link follows after 250 ms
+      await page.goto(page.url());
+      await waitFirstFrame(page);
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid=clade-row]').length === n, Number(count));
+      assert.equal(await page.inputValue('[data-testid=tree-cut-by]'), 'width');
+      assert.equal(await page.inputValue('[data-testid=tree-clade-width]'), '2');
+      // Back to a cut into k, as the later tests expect.
+      await page.selectOption('[data-testid=tree-cut-by]', 'count');
+      await page.waitForFunction(() => new URL(location.href).searchParams.has('clades'));
+      await page.fill('[data-testid=tree-clades]', '3');
+      await page.waitForFunction(() => new URL(location.href).searchParams.get('clades') === '3' && !new URL(location.href).searchParams.has('cladewidth'));
     });
   });
 

@@ -321,7 +321,7 @@ export { ApiError } from './errors.ts';
 export { columnArray, columnText, columnValue, ColumnKind, float32Text, PlotColumn } from './columns.ts';
 export { decodeSelectionMask, encodeSelectionMask, SelectionMaskError } from './selectionMask.ts';
 export { Selection, SelectionInfo, SelectionInput, SelectionName, SelectionQuery } from './selections.ts';
-export { cutTree, leavesUnder, PlotTree, PlotTreeInfo, treeChildren, TreeNodes, TreeRoot, TreeUploadFields, type TreeCut } from './trees.ts';
+export { cutTree, cutTreeByWidth, hasBranchLengths, leavesUnder, PlotTree, PlotTreeInfo, treeChildren, TreeNodes, TreeRoot, TreeUploadFields, type TreeCut } from './trees.ts';
 
 // ---------------------------------------------------------------------------
 // Analytics job gateway (issue 4): job submission parameters and job documents.

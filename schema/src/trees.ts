@@ -48,6 +48,8 @@ export interface TreeCut {
   cladeOf: Int32Array;
   outlierLeaves: number;
   minSize: number;
+  /** the widest clade's longest leaf-to-leaf path (in branch lengths; without them, its leaf count) */
+  widest: number;
 }
 
 /** Children per node (nodes in preorder). */
@@ -73,6 +75,11 @@ function minCladeSize(leaves: number, k: number): number {
   return Math.max(1, Math.floor(leaves / (10 * Math.max(1, k))));
 }
 
+/** Whether every branch but the root's has a length: the widths of clades are then path lengths. */
+export function hasBranchLengths(nodes: Pick<TreeNodes, 'length'>): boolean {
+  return nodes.length.every((l, i) => i === 0 || l !== null);
+}
+
 /**
  * The tree cut into at least `k` clades by splitting, again and again, the widest clade: the one
  * with the longest leaf-to-leaf path (in branch lengths when every branch has one, else the one
@@ -83,9 +90,29 @@ function minCladeSize(leaves: number, k: number): number {
  * k ≤ 1 gives the whole tree.
  */
 export function cutTree(nodes: Pick<TreeNodes, 'parent' | 'length'>, k: number): TreeCut {
+  return splitWidest(nodes, (count) => count >= k, (leaves) => minCladeSize(leaves, k));
+}
+
+/**
+ * The tree cut so that no clade is wider than `maxWidth`: its longest leaf-to-leaf path, in branch
+ * lengths (negative ones count as 0), is at most that. The widest clade is split until none is
+ * wider, which leaves exactly the largest clades within the width, whatever the order: clades as
+ * OTUs at a distance threshold (TreeCluster's max-clade criterion). Every piece is a clade, a lone
+ * leaf included: no outliers. Without a length on every branch (hasBranchLengths) widths are leaf counts.
+ */
+export function cutTreeByWidth(nodes: Pick<TreeNodes, 'parent' | 'length'>, maxWidth: number): TreeCut {
+  const within = maxWidth + 1e-9 * Math.max(1, Math.abs(maxWidth)); // a width equal but for rounding is within
+  return splitWidest(nodes, (_count, widest) => widest <= within, () => 1);
+}
+
+/**
+ * Splits the widest clade until `done(clades so far, the widest one's width)`; children under
+ * `minSize(leaves)` leaves are outliers while those stay within a tenth of the leaves.
+ */
+function splitWidest(nodes: Pick<TreeNodes, 'parent' | 'length'>, done: (count: number, widest: number) => boolean, minSize: (leaves: number) => number): TreeCut {
   const { parent, length } = nodes;
   const n = parent.length;
-  const useLengths = length.every((l, i) => i === 0 || l !== null);
+  const useLengths = hasBranchLengths(nodes);
   // Children as first-child / next-sibling links; leaf counts and widths bottom-up (reverse preorder).
   const firstChild = new Int32Array(n).fill(-1), nextSibling = new Int32Array(n).fill(-1);
   const leafCount = new Int32Array(n), height = new Float64Array(n), second = new Float64Array(n), diameter = new Float64Array(n);
@@ -104,17 +131,17 @@ export function cutTree(nodes: Pick<TreeNodes, 'parent' | 'length'>, k: number):
   const width = useLengths ? diameter : leafCount;
   const wider = (a: number, b: number) => width[a]! > width[b]! || (width[a] === width[b] && (leafCount[a]! > leafCount[b]! || (leafCount[a] === leafCount[b] && a < b)));
   const heap = new MaxHeap(wider);
-  const minSize = minCladeSize(leafCount[0]!, k);
+  const smallest = minSize(leafCount[0]!);
   let outlierRoom = Math.floor(leafCount[0]! / 10);
   const split = new Uint8Array(n), outlier = new Uint8Array(n);
   heap.push(0);
   let count = 1;
-  while (count < k && heap.size > 0) {
+  while (heap.size > 0 && !done(count, width[heap.peek()]!)) {
     const node = heap.pop();
     let children = 0, kept = 0, small = 0;
     for (let c = firstChild[node]!; c !== -1; c = nextSibling[c]!) {
       children++;
-      if (leafCount[c]! >= minSize) kept++;
+      if (leafCount[c]! >= smallest) kept++;
       else small += leafCount[c]!;
     }
     const peel = small <= outlierRoom; // else its small children are clades too
@@ -124,7 +151,7 @@ export function cutTree(nodes: Pick<TreeNodes, 'parent' | 'length'>, k: number):
     count += added - 1;
     if (peel) outlierRoom -= small;
     for (let c = firstChild[node]!; c !== -1; c = nextSibling[c]!) {
-      if (peel && leafCount[c]! < minSize) outlier[c] = 1;
+      if (peel && leafCount[c]! < smallest) outlier[c] = 1;
       else if (firstChild[c] !== -1) heap.push(c);
     }
   }
@@ -144,7 +171,8 @@ export function cutTree(nodes: Pick<TreeNodes, 'parent' | 'length'>, k: number):
   }
   let outlierLeaves = 0;
   for (let i = 0; i < n; i++) if (outlier[i] && firstChild[i] === -1) outlierLeaves++;
-  return { clades, cladeOf, outlierLeaves, minSize };
+  const widest = clades.reduce((most, node) => Math.max(most, width[node]!), 0);
+  return { clades, cladeOf, outlierLeaves, minSize: smallest, widest };
 }
 
 /** A binary max-heap of node indices under `before` (a before b: a comes out first). */
@@ -152,6 +180,7 @@ class MaxHeap {
   private items: number[] = [];
   constructor(private readonly before: (a: number, b: number) => boolean) {}
   get size(): number { return this.items.length; }
+  peek(): number { return this.items[0]!; }
   push(x: number): void {
     const a = this.items;
     let i = a.push(x) - 1;

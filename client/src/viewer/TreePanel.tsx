@@ -1,15 +1,27 @@
 // The plot's tree: the owner attaches a Newick file (its leaves named like the points' labels)
 // or removes it; anyone who can read the plot draws its branches, colours the points by the
-// clades of a cut into k clades, and selects or collapses a clade from the list.
+// clades of a cut (into k clades, or with none wider than a width: OTUs at a distance threshold),
+// and selects or collapses a clade from the list.
 import { useState } from 'react';
 import type { Rgba } from '@wpv/schema';
 import { ErrorMessage } from '../pages/ErrorMessage';
 import type { TreeController } from './useTree';
-import { MAX_CLADES, type ViewState } from './viewState';
+import { MAX_CLADES, cladesShown, type ViewState } from './viewState';
 
 /** The cut a first "Colour by clade" asks for. */
 const FIRST_CUT = 4;
 const css = ({ r, g, b }: Rgba) => `rgb(${r}, ${g}, ${b})`;
+/**
+ * A width rounded up to the 6 significant digits the link keeps (viewState's `num`): the cut is the
+ * same after a reload, and a widest clade's exact width still holds it.
+ */
+function roundUp(width: number): number {
+  if (!(width > 0)) return 0;
+  const rounded = Number(width.toPrecision(6));
+  return rounded >= width ? rounded : Number((rounded + 10 ** (Math.floor(Math.log10(width)) - 5)).toPrecision(6));
+}
+/** A branch-length width with 3 significant digits. */
+const formatWidth = (width: number) => Number(width.toPrecision(3)).toString();
 
 export function TreePanel({ tree, view, update, canEdit, onSelect }: {
   tree: TreeController;
@@ -24,7 +36,10 @@ export function TreePanel({ tree, view, update, canEdit, onSelect }: {
   const [midpoint, setMidpoint] = useState<boolean | null>(null);
   const rootAtMidpoint = midpoint ?? t?.root === 'midpoint';
   if (!t && !canEdit) return null;
-  const cut = (k: number) => update({ clades: Math.min(MAX_CLADES, Math.max(0, Math.round(k) || 0)), colorBy: null, collapsed: [] });
+  const cut = (k: number) => update({ clades: Math.min(MAX_CLADES, Math.max(0, Math.round(k) || 0)), cladeWidth: null, colorBy: null, collapsed: [] });
+  // The width of the cut on screen: switching from "into k" keeps its clades, widened to the widest.
+  const cutAt = (width: number) => update({ clades: 0, cladeWidth: roundUp(width), colorBy: null, collapsed: [] });
+  const byWidth = view.cladeWidth !== null;
   const toggle = (clade: number) => update({
     collapsed: view.collapsed.includes(clade) ? view.collapsed.filter((c) => c !== clade) : [...view.collapsed, clade].sort((a, b) => a - b),
   });
@@ -64,13 +79,28 @@ export function TreePanel({ tree, view, update, canEdit, onSelect }: {
           <label className="row">
             <input type="checkbox" checked={view.tree} onChange={(e) => update({ tree: e.target.checked })} data-testid="tree-lines" /> Draw branches
           </label>
-          <label className="row">
-            <input type="checkbox" checked={view.clades > 0} onChange={(e) => cut(e.target.checked ? FIRST_CUT : 0)} data-testid="tree-color" />
-            Colour by clade, cut into
-            <input type="number" min={1} max={MAX_CLADES} value={view.clades || FIRST_CUT} disabled={view.clades === 0} className="clade-count"
-              onChange={(e) => cut(Number(e.target.value))} data-testid="tree-clades" aria-label="clades" />
-          </label>
-          {tree.clades && tree.clades.length !== view.clades && (
+          <div className="row">
+            <label>
+              <input type="checkbox" checked={cladesShown(view)} onChange={(e) => cut(e.target.checked ? FIRST_CUT : 0)} data-testid="tree-color" /> Colour by clade,
+            </label>
+            <select value={byWidth ? 'width' : 'count'} disabled={!cladesShown(view)} aria-label="cut by" data-testid="tree-cut-by"
+              onChange={(e) => (e.target.value === 'width' ? cutAt(tree.widest ?? 0) : cut(tree.clades?.length ?? FIRST_CUT))}>
+              <option value="count">cut into</option>
+              <option value="width" disabled={!tree.lengths} title={tree.lengths ? undefined : 'needs a length on every branch'}>none wider than</option>
+            </select>
+            {byWidth
+              ? <input type="number" min={0} step="any" value={view.cladeWidth ?? 0} className="clade-count clade-width"
+                onChange={(e) => { if (e.target.value !== '' && Number.isFinite(Number(e.target.value))) cutAt(Number(e.target.value)); }}
+                data-testid="tree-clade-width" aria-label="clade width" title="the longest leaf-to-leaf path within a clade, in branch lengths (substitutions per site for most trees: 0.03 ≈ 97 % identity)" />
+              : <input type="number" min={1} max={MAX_CLADES} value={view.clades || FIRST_CUT} disabled={view.clades === 0} className="clade-count"
+                onChange={(e) => cut(Number(e.target.value))} data-testid="tree-clades" aria-label="clades" />}
+          </div>
+          {byWidth && tree.clades && (
+            <p className="muted" data-testid="tree-cut-note">
+              {tree.clades.length.toLocaleString()} {tree.clades.length === 1 ? 'clade' : 'clades'}, the widest {formatWidth(tree.widest ?? 0)} (longest leaf-to-leaf path)
+            </p>
+          )}
+          {!byWidth && tree.clades && tree.clades.length !== view.clades && (
             <p className="muted" data-testid="tree-cut-note">
               {tree.clades.length < view.clades ? `the tree splits into no more than ${tree.clades.length} clades` : `multifurcations split into ${tree.clades.length} clades`}
             </p>

@@ -68,7 +68,7 @@ describe('a tree over the points', () => {
 
   it('draws an outlier of the cut (a leaf in no clade) grey, its branch in the trunk colour', () => {
     // The cut of (a,b) as one clade with c and d left out as outliers.
-    const cut = { clades: [1], cladeOf: Int32Array.from([-1, 0, 0, 0, -1, -1, -1]), outlierLeaves: 2, minSize: 2 };
+    const cut = { clades: [1], cladeOf: Int32Array.from([-1, 0, 0, 0, -1, -1, -1]), outlierLeaves: 2, minSize: 2, widest: 2 };
     const leafPoint = leafPoints(nodes, 0, null);
     const colours = cladePointColors(model, cut, new Set(), leafPoint, 4);
     const rgb = (p: number) => [...colours.subarray(4 * p, 4 * p + 3)];

@@ -2,15 +2,15 @@
 // owner, drawn over the points of the frame on screen (the page calls `frameShown` on every
 // frame switch), and, while the view asks for clades, the points coloured by the cut. Clade
 // colours and a metadata column's colours take turns: choosing one turns the other off.
-import { cutTree, type PlotTree, type PlotTreeInfo, type TreeRoot } from '@wpv/schema';
+import { cutTree, cutTreeByWidth, hasBranchLengths, type PlotTree, type PlotTreeInfo, type TreeRoot } from '@wpv/schema';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { plots } from '../api/endpoints';
 import type { LegendRow } from './metadata';
 import type { Scene } from './scene';
 import { cladeLegend, cladePointColors, cladePoints, leafPoints, nodePositions, shownLeafPoints, treeLines, treeModel } from './treeModel';
-import type { ViewState } from './viewState';
+import { cladesShown, type ViewState } from './viewState';
 
-type TreeView = Pick<ViewState, 'tree' | 'clades' | 'collapsed' | 'colorBy' | 'hidden'>;
+type TreeView = Pick<ViewState, 'tree' | 'clades' | 'cladeWidth' | 'collapsed' | 'colorBy' | 'hidden'>;
 
 export interface TreeController {
   tree: PlotTree | null;
@@ -18,6 +18,10 @@ export interface TreeController {
   clades: LegendRow[] | null;
   /** the cut's outliers: leaves in pieces under `minSize` leaves, grey and in no clade */
   outliers: { leaves: number; minSize: number } | null;
+  /** the cut's widest clade (its longest leaf-to-leaf path) */
+  widest: number | null;
+  /** every branch has a length: a cut at a width can be asked for */
+  lengths: boolean;
   /** what the last upload matched (shown until another tree or none) */
   attached: PlotTreeInfo | null;
   busy: boolean;
@@ -55,7 +59,11 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
   }, [plotId, ready, fail]);
 
   const model = useMemo(() => (tree ? treeModel(tree) : null), [tree]);
-  const cut = useMemo(() => (model && view.clades > 0 ? cutTree(model.nodes, view.clades) : null), [model, view.clades]);
+  const cut = useMemo(() => {
+    if (!model) return null;
+    if (view.cladeWidth !== null) return cutTreeByWidth(model.nodes, view.cladeWidth);
+    return view.clades > 0 ? cutTree(model.nodes, view.clades) : null;
+  }, [model, view.clades, view.cladeWidth]);
   const collapsed = useMemo(() => new Set(view.collapsed), [view.collapsed]);
   /** the leaves' points in the frame on screen (set as it is drawn), for the clades' counts */
   const [frameLeaves, setFrameLeaves] = useState<Int32Array | null>(null);
@@ -88,8 +96,8 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
   useEffect(() => { if (ready) frameShown(); }, [ready, labelsLoaded, model, cut, collapsed, view.tree, view.colorBy, view.hidden, frameShown]);
   // A column chosen for colour turns the clade colours off.
   useEffect(() => {
-    if (view.colorBy !== null && view.clades > 0) update({ clades: 0, collapsed: [] });
-  }, [view.colorBy, view.clades, update]);
+    if (view.colorBy !== null && cladesShown(view)) update({ clades: 0, cladeWidth: null, collapsed: [] });
+  }, [view.colorBy, view.clades, view.cladeWidth, update]);
 
   const run = useCallback(async (work: () => Promise<void>) => {
     setBusy(true);
@@ -112,7 +120,7 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
     await plots.deleteTree(plotId);
     setTree(null);
     setAttached(null);
-    update({ clades: 0, collapsed: [] });
+    update({ clades: 0, cladeWidth: null, collapsed: [] });
   }), [plotId, update, run]);
 
   const pointsOf = useCallback((clade: number) => {
@@ -122,5 +130,7 @@ export function useTree({ plotId, scene, ready, labelsLoaded, view, update, fail
 
   const outliers = useMemo(() => (cut ? { leaves: cut.outlierLeaves, minSize: cut.minSize } : null), [cut]);
 
-  return { tree, clades, outliers, attached, busy, error, attach, remove, pointsOf, frameShown };
+  const lengths = useMemo(() => (model ? hasBranchLengths(model.nodes) : false), [model]);
+
+  return { tree, clades, outliers, widest: cut?.widest ?? null, lengths, attached, busy, error, attach, remove, pointsOf, frameShown };
 }

@@ -34,6 +34,7 @@ describe('view state in the URL', () => {
     fps: 20,
     tree: false,
     clades: 6,
+    cladeWidth: null,
     collapsed: [1, 4],
   };
   it('round-trips every field through a query string', () => {
@@ -49,6 +50,17 @@ describe('view state in the URL', () => {
     expect(decodeViewState(new URLSearchParams('clades=3&collapse=0,2,7')).state).toMatchObject({ clades: 3, collapsed: [1] });
     const { state, problems } = decodeViewState(new URLSearchParams('clades=x&tree=0'));
     expect([state.clades, state.tree, problems]).toEqual([0, false, ['clades: a number of clades, 0–200']]);
+  });
+
+  it('carries a cut at a width, which replaces a cut into k; its collapsed clades are kept whatever their number', () => {
+    const query = encodeViewState({ ...DEFAULT_VIEW, cladeWidth: 0.035, collapsed: [0, 11] });
+    expect(query.toString()).toBe('cladewidth=0.035&collapse=1%2C12');
+    expect(decodeViewState(query).state).toMatchObject({ clades: 0, cladeWidth: 0.035, collapsed: [0, 11] });
+    expect(decodeViewState(new URLSearchParams('clades=4&cladewidth=2')).state).toMatchObject({ clades: 0, cladeWidth: 2 });
+    for (const bad of ['-1', 'x', '', 'Infinity']) {
+      const { state, problems } = decodeViewState(new URLSearchParams(`cladewidth=${bad}`));
+      expect([state.cladeWidth, problems]).toEqual([null, ['cladewidth: a clade width, a number ≥ 0']]);
+    }
   });
   it('carries the colour-by and label-by columns by name (a shared link or saved view restores them)', () => {
     const query = encodeViewState({ ...DEFAULT_VIEW, colorBy: 'sector & size=big', labelBy: 'symbol' });

@@ -40,8 +40,10 @@ export interface ViewState {
   fps: number;
   /** the plot's tree: its branches drawn */
   tree: boolean;
-  /** points coloured by the tree cut into this many clades (treeModel.ts); 0: not */
+  /** points coloured by the tree cut into this many clades (treeModel.ts); 0: not, or by `cladeWidth` */
   clades: number;
+  /** points coloured by the tree cut so that no clade is wider than this (branch lengths); null: not, or by `clades` */
+  cladeWidth: number | null;
   /** clades of that cut drawn collapsed (their points dimmed, a mark for their branches) */
   collapsed: number[];
 }
@@ -51,8 +53,11 @@ export const SPEEDS = [1, 2, 5, 10, 20, 30];
 
 export const DEFAULT_VIEW: ViewState = {
   camera: null, mode: '3d', hidden: [], overrides: {}, pointSize: 4, glyphSize: 4, glyphs: true, selection: [], frame: 0, edges: true, axes: false,
-  colorBy: null, labelBy: null, trails: [], fps: 5, tree: true, clades: 0, collapsed: [],
+  colorBy: null, labelBy: null, trails: [], fps: 5, tree: true, clades: 0, cladeWidth: null, collapsed: [],
 };
+
+/** Whether the points wear the colours of a cut of the tree, into k clades or at a width. */
+export const cladesShown = (s: Pick<ViewState, 'clades' | 'cladeWidth'>): boolean => s.clades > 0 || s.cladeWidth !== null;
 
 /** The most clades a cut may ask for (a palette colour each). */
 export const MAX_CLADES = 200;
@@ -172,7 +177,8 @@ export function encodeViewState(s: ViewState, defaults: ViewState = DEFAULT_VIEW
   if (s.fps !== defaults.fps) p.set('fps', String(s.fps));
   if (s.tree !== defaults.tree) p.set('tree', s.tree ? '1' : '0');
   if (s.clades) p.set('clades', String(s.clades));
-  if (s.clades && s.collapsed.length) p.set('collapse', encodeRanges(s.collapsed.map((c) => c + 1))); // numbered from 1, as the panel's "clade 1"
+  if (s.cladeWidth !== null) p.set('cladewidth', num(s.cladeWidth));
+  if (cladesShown(s) && s.collapsed.length) p.set('collapse', encodeRanges(s.collapsed.map((c) => c + 1))); // numbered from 1, as the panel's "clade 1"
   return p;
 }
 
@@ -240,6 +246,13 @@ export function decodeViewState(params: URLSearchParams, defaults: ViewState = D
     if (!/^\d+$/.test(v) || Number(v) > MAX_CLADES) throw new Error(`a number of clades, 0–${MAX_CLADES}`);
     s.clades = Number(v);
   });
-  field('collapse', (v) => { s.collapsed = decodeRanges(v).map((c) => c - 1).filter((c) => c >= 0 && c < s.clades); });
+  field('cladewidth', (v) => {
+    const width = Number(v);
+    if (!/^[0-9.e+-]+$/i.test(v) || !Number.isFinite(width) || width < 0) throw new Error('a clade width, a number ≥ 0');
+    s.cladeWidth = width;
+    s.clades = 0; // one cut at a time: the width's
+  });
+  // A cut at a width has as many clades as the tree gives: the viewer ignores collapsed ones past them.
+  field('collapse', (v) => { s.collapsed = decodeRanges(v).map((c) => c - 1).filter((c) => c >= 0 && (s.cladeWidth !== null || c < s.clades)); });
   return { state: s, problems };
 }

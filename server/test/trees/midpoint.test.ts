@@ -2,17 +2,13 @@
 // by scripts/install.sh) builds a tree from a planted alignment, our parser reads its output,
 // and the midpoint-rooted cut at k = 4 gives back the 4 planted groups.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import { cutTree, leavesUnder, type TreeNodes } from '@wpv/schema';
 import { parseNewick } from '../../src/formats/newick.ts';
 import { InputError } from '../../src/formats/types.ts';
 import { midpointRoot } from '../../src/services/midpoint-root.ts';
 import { matchLeaves } from '../../src/services/trees.ts';
-import { random } from './planted.ts';
+import { fastTreeOfPlantedGroups } from './planted.ts';
 
 /** A tree's leaf groups under the clades of a cut at k, as sorted lists of names. */
 function cladeNames(nodes: TreeNodes, k: number): string[][] {
@@ -47,25 +43,8 @@ test('midpoint rooting needs every branch length', () => {
 });
 
 test('peer: FastTree on a planted alignment; midpoint rooted, the cut at 4 gives the planted groups', () => {
-  const rand = random(11);
-  const base = (avoid?: string) => { for (;;) { const b = 'ACGT'[Math.floor(rand() * 4)]!; if (b !== avoid) return b; } };
-  const mutate = (seq: string, rate: number) => [...seq].map((c) => (rand() < rate ? base(c) : c)).join('');
-  const ancestor = Array.from({ length: 600 }, () => base()).join('');
-  const sizes = [8, 12, 6, 10];
-  const groups = sizes.map((size, g) => {
-    const groupAncestor = mutate(ancestor, 0.25);
-    return Array.from({ length: size }, (_, i) => ({ name: `g${g}_s${i}`, seq: mutate(groupAncestor, 0.02) }));
-  });
-  const dir = mkdtempSync(path.join(tmpdir(), 'wpv-fasttree-'));
-  try {
-    const alignment = path.join(dir, 'planted.fa');
-    writeFileSync(alignment, groups.flat().map((r) => `>${r.name}\n${r.seq}\n`).join(''));
-    const newick = execFileSync('FastTree', ['-nt', '-quiet', '-nopr', alignment], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const labels = groups.flat().map((r) => r.name);
-    const nodes = matched(newick, labels);
-    const planted = groups.map((g) => g.map((r) => r.name).sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
-    assert.deepEqual(cladeNames(midpointRoot(nodes), 4), planted);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { groups, newick } = fastTreeOfPlantedGroups([8, 12, 6, 10], 11);
+  const nodes = matched(newick, groups.flat());
+  const planted = groups.map((g) => [...g].sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
+  assert.deepEqual(cladeNames(midpointRoot(nodes), 4), planted);
 });

@@ -1,5 +1,10 @@
 // Planted truth for tree tests: points in well-separated groups and a Newick tree whose clades
-// are exactly those groups, with a random binary topology among and within the groups.
+// are exactly those groups, with a random binary topology among and within the groups; and a
+// peer's tree (Debian's FastTree) of a planted alignment.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 // Branches among the groups are short (0.01) and the branch into each group long (10), longer
 // than a group's leaf-to-leaf paths, so the groups' G − 1 splits are both the tree's root-most
 // and the ones between its widest clades: the cut at k = G must give the groups back.
@@ -47,4 +52,28 @@ export function plantedTree(sizes: number[], seed = 1): Planted {
     for (const name of names) points += `${idx++} ${g * 100 + rand()} ${rand()} ${rand()} 0 ${name}\n`;
   });
   return { groups, newick, points };
+}
+
+/**
+ * FastTree's Newick tree (unrooted) of a planted alignment: 600 nt groups 25 % from a common
+ * ancestor, their reads 2 % from the group's; `groups` holds the reads' names per group.
+ */
+export function fastTreeOfPlantedGroups(sizes: number[], seed: number): { groups: string[][]; newick: string } {
+  const rand = random(seed);
+  const base = (avoid?: string) => { for (;;) { const b = 'ACGT'[Math.floor(rand() * 4)]!; if (b !== avoid) return b; } };
+  const mutate = (seq: string, rate: number) => [...seq].map((c) => (rand() < rate ? base(c) : c)).join('');
+  const ancestor = Array.from({ length: 600 }, () => base()).join('');
+  const groups = sizes.map((size, g) => {
+    const groupAncestor = mutate(ancestor, 0.25);
+    return Array.from({ length: size }, (_, i) => ({ name: `g${g}_s${i}`, seq: mutate(groupAncestor, 0.02) }));
+  });
+  const dir = mkdtempSync(path.join(tmpdir(), 'wpv-fasttree-'));
+  try {
+    const alignment = path.join(dir, 'planted.fa');
+    writeFileSync(alignment, groups.flat().map((r) => `>${r.name}\n${r.seq}\n`).join(''));
+    const newick = execFileSync('FastTree', ['-nt', '-quiet', '-nopr', alignment], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return { groups: groups.map((g) => g.map((r) => r.name)), newick };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
