@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,10 @@ def test_cli_round_trip(url: str, tmp_path: Path) -> None:
 
     listing = run(["ls", "--mine"], env)
     assert listing.returncode == 0 and plot_id in listing.stdout and "cli plot" in listing.stdout
+    assert run(["ls", "--mine", "--sort", "size"], env).stdout.split("\t")[0] == plot_id
+    used, limit = map(int, run(["storage", "--bytes"], env).stdout.split("\t"))
+    assert 0 < used < limit
+    assert re.fullmatch(r"[\d.]+ (bytes|KB|MB) of [\d.]+ [KMGT]?B used \(\d+\.\d %\)\n", run(["storage"], env).stdout)
     out = tmp_path / "out.npy"
     assert run(["get", plot_id, "--positions", str(out)], env).returncode == 0
     np.testing.assert_array_equal(np.load(out), xyz)

@@ -77,8 +77,28 @@ def cmd_upload(args: argparse.Namespace) -> None:
 
 
 def cmd_ls(args: argparse.Namespace) -> None:
-    for plot in _client(args).plots(q=args.q, tag=args.tag, mine=args.mine, limit=args.limit):
+    for plot in _client(args).plots(q=args.q, tag=args.tag, mine=args.mine, sort=args.sort, limit=args.limit):
         print(f"{plot.id}\t{plot.name}\t{plot.frames}×{plot.points}\t{plot.visibility}\t{plot.owner}")
+
+
+def _human_bytes(count: int) -> str:
+    """Powers of 1024, as the library page writes them: "40 bytes", "4.9 KB", "177 MB"."""
+    if count < 1024:
+        return f"{count} bytes"
+    units = ("KB", "MB", "GB", "TB")
+    value, unit = count / 1024, 0
+    while value >= 1024 and unit < len(units) - 1:
+        value, unit = value / 1024, unit + 1
+    return f"{value:.{1 if value < 10 else 0}f} {units[unit]}"
+
+
+def cmd_storage(args: argparse.Namespace) -> None:
+    use = _client(args).storage()
+    if args.bytes:
+        print(f"{use['usedBytes']}\t{use['limitBytes']}")
+    else:
+        share = 100 * use["usedBytes"] / use["limitBytes"] if use["limitBytes"] else 100.0
+        print(f"{_human_bytes(use['usedBytes'])} of {_human_bytes(use['limitBytes'])} used ({share:.1f} %)")
 
 
 def cmd_get(args: argparse.Namespace) -> None:
@@ -152,7 +172,13 @@ def parser() -> argparse.ArgumentParser:
     ls.add_argument("--tag")
     ls.add_argument("--mine", action="store_true")
     ls.add_argument("--limit", type=int)
+    ls.add_argument("--sort", choices=["updated", "created", "name", "points", "size"], default="updated",
+                    help="size: the largest first")
     ls.set_defaults(run=cmd_ls)
+
+    storage = commands.add_parser("storage", help="what your plots take of your storage quota")
+    storage.add_argument("--bytes", action="store_true", help="print used and limit bytes, tab-separated")
+    storage.set_defaults(run=cmd_storage)
 
     get = commands.add_parser("get", help="a plot's metadata (JSON), or its arrays as .npy files")
     get.add_argument("id", help=ID_HELP)
