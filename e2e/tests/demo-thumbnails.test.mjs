@@ -1,11 +1,12 @@
 // The demo plots (scripts/up.sh loads them with server/src/cli/demo.ts) show a thumbnail in the
-// library before anyone has opened them: the loader draws one on the server.
+// library before anyone has opened them: the loader draws one on the server. The tree sample comes
+// with its tree attached (made from the polylines that draw it), so its clades can be coloured.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { ARTIFACTS, BASE_URL, launch, newPage, step } from '../lib/browser.mjs';
+import { ARTIFACTS, BASE_URL, launch, newPage, step, waitFirstFrame } from '../lib/browser.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -41,6 +42,25 @@ describe('demo plots in the library', { skip: !process.env.MONGODB_URI && 'the d
       assert.equal(colours.width, 256);
       assert.ok(colours.colours >= 12, `the thumbnail has ${colours.colours} colours`);
       await card.screenshot({ path: `${ARTIFACTS}/demo-thumbnail.png` });
+      assert.deepEqual(problems, []);
+    });
+  });
+
+  test('the tree sample has its tree: every leaf at a point, its clades coloured', async () => {
+    await step(page, 'demo-tree', async () => {
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await page.goto(`${BASE_URL}/`);
+      await page.fill('[data-testid=library-search]', 'Phylogenetic tree sample');
+      await page.locator('[data-testid=plot-card] a', { hasText: 'Phylogenetic tree sample' }).click();
+      await waitFirstFrame(page);
+      await page.locator('[data-testid=tree-info]').waitFor();
+      assert.equal(await page.innerText('[data-testid=tree-info]'), 'tree_sample.nwk: 1,821 of 1,821 leaves at points');
+      await page.check('[data-testid=tree-color]');
+      await page.fill('[data-testid=tree-clades]', '6');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=clade-row]').length >= 6);
+      const counts = (await page.locator('[data-testid=clade-row] .muted').allInnerTexts()).map((t) => Number(t.replace(/,/g, '')));
+      assert.ok(counts.every((c) => c > 0) && counts.reduce((a, b) => a + b, 0) <= 1821, counts.join(' '));
+      await page.screenshot({ path: `${ARTIFACTS}/demo-tree.png` });
       assert.deepEqual(problems, []);
     });
   });

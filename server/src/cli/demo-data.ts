@@ -63,3 +63,51 @@ export function* stockMarketLines(stocks: number, tradingDays: number, seed = 11
     }
   }
 }
+
+/**
+ * A Newick tree, topology only (no branch lengths), from polylines that draw an unrooted tree over
+ * a plot's points, as SPIDAL's tree sample does: consecutive vertices are joined; points joined to
+ * one other are the leaves, named by their labels; rooted at the first polyline's second vertex.
+ * Throws when the polylines are not one tree or a leaf has no label.
+ */
+export function newickFromPolylines(polylines: readonly { vertices: readonly number[] }[], labels: readonly string[]): string {
+  const joined = new Map<number, Set<number>>();
+  const join = (a: number, b: number) => (joined.get(a) ?? joined.set(a, new Set()).get(a)!).add(b);
+  for (const { vertices } of polylines) {
+    for (let i = 1; i < vertices.length; i++) {
+      if (vertices[i] === vertices[i - 1]) continue;
+      join(vertices[i - 1]!, vertices[i]!);
+      join(vertices[i]!, vertices[i - 1]!);
+    }
+  }
+  const root = polylines[0]?.vertices[1];
+  if (root === undefined) throw new Error('no polyline of two vertices or more');
+  // Post-order without recursion (a tree may be thousands of nodes deep): each node's text once its children have theirs.
+  const text = new Map<number, string>();
+  const stack: [node: number, parent: number][] = [[root, -1]];
+  const seen = new Set<number>([root]);
+  const order: [number, number][] = [];
+  while (stack.length) {
+    const [node, parent] = stack.pop()!;
+    order.push([node, parent]);
+    for (const next of joined.get(node)!) {
+      if (next === parent) continue;
+      if (seen.has(next)) throw new Error(`the polylines have a cycle through point ${next}`);
+      seen.add(next);
+      stack.push([next, node]);
+    }
+  }
+  if (seen.size !== joined.size) throw new Error(`the polylines are ${joined.size - seen.size} points short of one tree`);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const [node, parent] = order[i]!;
+    const children = [...joined.get(node)!].filter((n) => n !== parent);
+    if (children.length === 0) {
+      const label = labels[node];
+      if (!label) throw new Error(`leaf point ${node} has no label`);
+      text.set(node, /^[\w.|-]+$/.test(label) ? label : `'${label.replaceAll("'", "''")}'`);
+    } else {
+      text.set(node, `(${children.map((c) => text.get(c)!).join(',')})`);
+    }
+  }
+  return `${text.get(root)!};`;
+}

@@ -15,10 +15,13 @@ import { loadJobConfig } from '@wpv/jobs/config';
 import { StageTimings } from '@wpv/jobs/timings';
 import { Jobs } from '../services/jobs.ts';
 import { storeDrawnThumbnail } from '../services/thumbnails.ts';
-import { clusteredBlobsText, stockMarketCsv } from './demo-data.ts';
+import { parseFile } from '../formats/index.ts';
+import { Trees } from '../services/trees.ts';
+import { clusteredBlobsText, newickFromPolylines, stockMarketCsv } from './demo-data.ts';
 
 const DEMO_USER = 'demo';
 const STOCK_DEMO = 'Stock market by sector (time series)';
+const TREE_DEMO = 'Phylogenetic tree sample';
 const config = loadConfig();
 const store = await openStore(config.mongodbUri);
 const plots = new Plots(store, config.limits);
@@ -34,8 +37,8 @@ try {
   const treeSample = path.resolve(import.meta.dirname, '../../../../shared/data/tree_sample.pviz');
   const demos: Array<{ name: string; description: string; tags: string[]; file: () => Promise<string> }> = [
     {
-      name: 'Phylogenetic tree sample',
-      description: '3,640 fungal sequences placed in 3D with their phylogenetic tree drawn as polylines (SPIDAL sample).',
+      name: TREE_DEMO,
+      description: '3,640 fungal sequences placed in 3D with their phylogenetic tree drawn as polylines (SPIDAL sample); the tree is attached too, to colour its clades (Tree panel).',
       tags: ['demo', 'biology', 'tree'],
       file: async () => treeSample,
     },
@@ -61,11 +64,23 @@ try {
     });
     console.log(`loaded "${plot.name}": ${plot.points} points × ${plot.frames} frame(s)`);
   }
+  if (existsSync(treeSample)) await attachSampleTree(treeSample);
   if (!process.argv.includes('--without-stocks')) await loadStockDemo();
   for (const name of [...demos.map((d) => d.name), STOCK_DEMO]) await thumbnailIfMissing(name);
 } finally {
   await rm(work, { recursive: true, force: true });
   await store.client.close();
+}
+
+/** The tree sample's tree, from the polylines that draw it, attached so that the viewer colours its clades. */
+async function attachSampleTree(file: string): Promise<void> {
+  const doc = await store.plots.findOne({ owner: DEMO_USER, name: TREE_DEMO, state: 'ready' });
+  const trees = new Trees(plots, store.blobs);
+  if (!doc || (await trees.get(doc))) return;
+  const { frames: [frame] } = await parseFile(file, path.basename(file), plots.parseLimits);
+  const newick = await writeDemo('tree_sample.nwk', newickFromPolylines(frame!.edges, frame!.labels));
+  const { tree } = await trees.put(doc, { path: newick, originalName: 'tree_sample.nwk', bytes: (await stat(newick)).size }, 'file');
+  console.log(`attached the tree of "${TREE_DEMO}": ${tree.matched} of ${tree.leaves} leaves at points`);
 }
 
 /** Nobody opens the demo plots as their owner, whose first view would become the thumbnail: it is drawn here. */

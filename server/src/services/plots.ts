@@ -69,7 +69,8 @@ export class Plots {
   /** Each user's storage quota, which uploads are held to. */
   readonly quota: StorageQuota;
   private readonly links: PlotLinks;
-  private readonly parseLimits: ParseLimits;
+  /** What an upload's parse is held to (MAX_POINTS, MAX_FRAMES, archive sizes). */
+  readonly parseLimits: ParseLimits;
   /** Deleted plots whose data is being removed (see delete). */
   private readonly removals = new Set<Promise<void>>();
   /** The detail edit in progress per plot (see oneEditAtATime). */
