@@ -1,13 +1,13 @@
 // Midpoint rooting: an unrooted tree (FastTree, RAxML and most maximum-likelihood programs write
 // one, rooted at an arbitrary node, often inside a clade) rooted at the middle of its longest
 // leaf-to-leaf path, so that the cut into clades starts from a root that means something.
-import type { TreeNodes } from '@wpv/schema';
+import { hasBranchLengths, type TreeNodes } from '@wpv/schema';
 import { InputError } from '../formats/types.ts';
 
 /** The same tree rooted at its midpoint, nodes in preorder again; a node left with one child is merged into it. */
 export function midpointRoot(nodes: TreeNodes): TreeNodes {
   const n = nodes.parent.length;
-  if (nodes.length.some((l, i) => i > 0 && l === null)) {
+  if (!hasBranchLengths(nodes)) {
     throw new InputError('no_branch_lengths', 'file: rooting at the midpoint needs a length on every branch', { field: 'root', status: 422 });
   }
   if (n < 3) return nodes;
