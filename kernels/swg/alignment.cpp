@@ -37,7 +37,8 @@ DistanceKind parse_distance(const std::string& name) {
   if (name == "spidal") return DistanceKind::spidal;
   if (name == "shorter") return DistanceKind::shorter;
   if (name == "global") return DistanceKind::global;
-  throw spidal::UsageError("--distance: unknown distance '" + name + "' (spidal, shorter or global)");
+  if (name == "score") return DistanceKind::score;
+  throw spidal::UsageError("--distance: unknown distance '" + name + "' (spidal, shorter, global or score)");
 }
 
 AlignmentMode alignment_mode(DistanceKind kind) {
@@ -51,6 +52,13 @@ std::int16_t stored_distance(const AlignmentStats& stats, std::size_t len_a, std
   if (stats.identical == stats.length && stats.length == shorter) return 0;
   const std::int64_t differing = denominator - stats.identical;
   return static_cast<std::int16_t>(std::max<std::int64_t>(1, differing * 32767 / denominator));
+}
+
+std::int16_t stored_score_distance(int score, int self_a, int self_b) {
+  const std::int64_t total = std::int64_t{self_a} + self_b;
+  if (score <= 0 || total <= 0) return 32767;
+  const std::int64_t lost = std::max<std::int64_t>(0, total - 2 * std::int64_t{score});
+  return static_cast<std::int16_t>(std::min<std::int64_t>(32767, lost * 32767 / total));
 }
 
 AlignmentStats align_reference(std::span<const Residue> a, std::span<const Residue> b, const ScoringScheme& scheme,
@@ -92,6 +100,22 @@ AlignmentStats align_reference(std::span<const Residue> a, std::span<const Resid
   }
   const Candidate& result = global ? h[columns] : best;
   return {result.score, result.identical, result.length};
+}
+
+int self_score(std::span<const Residue> a, const ScoringScheme& scheme) {
+  // When each residue of `a` scores positively against itself and at least as high as
+  // against any residue, every alignment of a with itself scores at most the sum of
+  // its rows' self scores, which the whole diagonal reaches. Otherwise (ambiguity
+  // codes with negative self scores) the DP decides.
+  int diagonal = 0;
+  for (const Residue x : a) {
+    const int self = scheme.score(x, x);
+    for (int y = 0; y < scheme.alphabet_size; ++y) {
+      if (self <= 0 || scheme.score(x, static_cast<Residue>(y)) > self) return align_reference(a, a, scheme).score;
+    }
+    diagonal += self;
+  }
+  return diagonal;
 }
 
 }  // namespace swg

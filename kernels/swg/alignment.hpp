@@ -33,8 +33,11 @@ enum class AlignmentMode { local, global };
 // What `swg --distance` stores:
 //   spidal:  1 − identical / length of the optimal local alignment (SPIDAL's);
 //   shorter: 1 − identical / length of the shorter sequence, same local alignment;
-//   global:  1 − identical / columns of the optimal global alignment.
-enum class DistanceKind { spidal, shorter, global };
+//   global:  1 − identical / columns of the optimal global alignment;
+//   score:   1 − S(a, b) / mean(S(a, a), S(b, b)), S the optimal local score
+//            (Scoredist's normalisation). It needs no alignment statistics, so
+//            swg computes it with the score-only kernels (score_kernel.hpp).
+enum class DistanceKind { spidal, shorter, global, score };
 
 DistanceKind parse_distance(const std::string& name);  // UsageError for an unknown name
 AlignmentMode alignment_mode(DistanceKind kind);
@@ -46,9 +49,17 @@ AlignmentMode alignment_mode(DistanceKind kind);
 // An empty alignment (no positive-scoring local alignment) is distance 1 (32767).
 std::int16_t stored_distance(const AlignmentStats& stats, std::size_t len_a, std::size_t len_b, DistanceKind kind);
 
+// The stored score distance trunc(distance · 32767), in integers: 0 when the pair
+// scores as high as the mean of the two self scores, 32767 when nothing aligns (a
+// local score of 0) or the self scores are not positive.
+std::int16_t stored_score_distance(int score, int self_a, int self_b);
+
 // Exact scalar aligner: rolling rows of (score, identical, length) triples. Used by
 // the tests as the reference and by the program for pairs too long for the SIMD kernel.
 AlignmentStats align_reference(std::span<const Residue> a, std::span<const Residue> b, const ScoringScheme& scheme,
                                AlignmentMode mode = AlignmentMode::local);
+
+// S(a, a), the optimal local score of a sequence against itself.
+int self_score(std::span<const Residue> a, const ScoringScheme& scheme);
 
 }  // namespace swg

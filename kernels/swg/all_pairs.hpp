@@ -96,8 +96,8 @@ class TileAligner {
   std::int64_t cells(std::span<const Tile> tiles, const RowWindow& row_sequences) const;
 
  private:
-  // A column block's sequences sorted by length and cut into kernel.lanes-wide
-  // groups, so that lanes of one group need little padding.
+  // A column block's sequences sorted by length and cut into groups as wide as the
+  // distance's kernel has lanes, so that lanes of one group need little padding.
   std::vector<std::vector<std::vector<std::int64_t>>> lane_groups_;
   // Each column's lane group within its block (index into lane_groups_[block]).
   std::vector<std::int32_t> group_of_;
@@ -107,6 +107,7 @@ class TileAligner {
   LaneKernel kernel_;
   const TilePlan& plan_;
   std::vector<Residue> codes_in_use_;
+  std::vector<int> self_scores_;  // --distance score: S(b, b) of each column
 };
 
 // The matrix blocks (tile and transpose) to write for a batch of tiles.

@@ -56,11 +56,16 @@ constexpr spidal::Isa kImplemented[] = {spidal::Isa::avx512, spidal::Isa::avx2, 
 
 LaneKernel kernel_for(spidal::Isa isa) {
   switch (isa) {
-    case spidal::Isa::avx512: return {"avx512", kAvx512Lanes, run_narrow_avx512, run_wide_avx512};
-    case spidal::Isa::avx2: return {"avx2", kAvx2Lanes, run_narrow_avx2, run_wide_avx2};
+    case spidal::Isa::avx512:
+      return {"avx512", kAvx512Lanes, run_narrow_avx512, run_wide_avx512,
+              kAvx512ScoreLanes, run_score_bytes_avx512, run_score_words_avx512};
+    case spidal::Isa::avx2:
+      return {"avx2", kAvx2Lanes, run_narrow_avx2, run_wide_avx2,
+              kAvx2ScoreLanes, run_score_bytes_avx2, run_score_words_avx2};
     case spidal::Isa::generic: break;
   }
-  return {"generic", kGenericLanes, run_narrow_generic, run_wide_generic};
+  return {"generic", kGenericLanes, run_narrow_generic, run_wide_generic,
+          kGenericScoreLanes, run_score_bytes_generic, run_score_words_generic};
 }
 
 }  // namespace

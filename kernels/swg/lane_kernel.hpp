@@ -19,6 +19,7 @@
 
 #include "aligned_buffer.hpp"
 #include "alignment.hpp"
+#include "score_kernel.hpp"
 
 namespace swg {
 
@@ -104,12 +105,16 @@ struct LaneGroupJob {
   Key* workspace = nullptr;      // 2 × columns × lanes keys, vector-aligned
 };
 
-// One instruction set's kernels; both widths use the same number of lanes.
+// One instruction set's kernels: the exact keys in `lanes` lanes at both widths, and
+// the score-only cells (score_kernel.hpp) in `score_lanes` lanes at both widths.
 struct LaneKernel {
   std::string name;  // "avx512", "avx2" or "generic"
   int lanes = 0;
   void (*run_narrow)(const LaneGroupJob<NarrowKeys>& job) = nullptr;
   void (*run_wide)(const LaneGroupJob<WideKeys>& job) = nullptr;
+  int score_lanes = 0;
+  void (*run_score_bytes)(const ScoreGroupJob<ScoreBytes>& job) = nullptr;
+  void (*run_score_words)(const ScoreGroupJob<ScoreWords>& job) = nullptr;
 };
 
 // "auto" picks the widest instruction set this CPU supports; naming one that it

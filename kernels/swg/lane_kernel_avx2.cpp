@@ -2,6 +2,7 @@
 #include <immintrin.h>
 
 #include "lane_kernel_impl.hpp"
+#include "score_kernel_impl.hpp"
 
 namespace swg {
 namespace {
@@ -39,8 +40,35 @@ struct Avx2Wide {  // 8 int64 keys in two registers; AVX2 has no 64-bit max
   static Vector max(Vector a, Vector b) { return {max64(a.low, b.low), max64(a.high, b.high)}; }
 };
 
+struct Avx2Bytes {  // 32 unsigned saturating bytes
+  using Cell = ScoreBytes;
+  static constexpr int lanes = kAvx2ScoreLanes;
+  static constexpr int rows_per_sweep = 4;
+  using Vector = __m256i;
+  static Vector load(const Cell* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+  static void store(Cell* p, Vector v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+  static Vector set1(Cell x) { return _mm256_set1_epi8(static_cast<char>(x)); }
+  static Vector adds(Vector a, Vector b) { return _mm256_adds_epu8(a, b); }
+  static Vector subs(Vector a, Vector b) { return _mm256_subs_epu8(a, b); }
+  static Vector max(Vector a, Vector b) { return _mm256_max_epu8(a, b); }
+};
+
+struct Avx2WordHalf {  // 16 unsigned saturating words
+  using Cell = ScoreWords;
+  static constexpr int lanes = kAvx2ScoreLanes / 2;
+  using Vector = __m256i;
+  static Vector load(const Cell* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+  static void store(Cell* p, Vector v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+  static Vector set1(Cell x) { return _mm256_set1_epi16(static_cast<short>(x)); }
+  static Vector adds(Vector a, Vector b) { return _mm256_adds_epu16(a, b); }
+  static Vector subs(Vector a, Vector b) { return _mm256_subs_epu16(a, b); }
+  static Vector max(Vector a, Vector b) { return _mm256_max_epu16(a, b); }
+};
+
 }  // namespace
 
+void run_score_bytes_avx2(const ScoreGroupJob<ScoreBytes>& job) { run_score_group<Avx2Bytes>(job); }
+void run_score_words_avx2(const ScoreGroupJob<ScoreWords>& job) { run_score_group<Doubled<Avx2WordHalf, 2>>(job); }
 void run_narrow_avx2(const LaneGroupJob<NarrowKeys>& job) { run_lane_group<Avx2Narrow>(job); }
 void run_wide_avx2(const LaneGroupJob<WideKeys>& job) { run_lane_group<Avx2Wide>(job); }
 

@@ -12,6 +12,7 @@
 #endif
 
 #include "lane_kernel_impl.hpp"
+#include "score_kernel_impl.hpp"
 
 namespace swg {
 namespace {
@@ -45,8 +46,39 @@ struct Avx512Wide {  // 16 int64 keys in two registers
   static Vector max(Vector a, Vector b) { return {_mm512_max_epi64(a.low, b.low), _mm512_max_epi64(a.high, b.high)}; }
 };
 
+struct Avx512Bytes {  // 64 unsigned saturating bytes
+  using Cell = ScoreBytes;
+  static constexpr int lanes = kAvx512ScoreLanes;
+  static constexpr int rows_per_sweep = 4;
+  using Vector = __m512i;
+  static Vector load(const Cell* p) { return _mm512_load_si512(p); }
+  static void store(Cell* p, Vector v) { _mm512_store_si512(p, v); }
+  static Vector set1(Cell x) { return _mm512_set1_epi8(static_cast<char>(x)); }
+  static Vector adds(Vector a, Vector b) { return _mm512_adds_epu8(a, b); }
+  static Vector subs(Vector a, Vector b) { return _mm512_subs_epu8(a, b); }
+  static Vector max(Vector a, Vector b) { return _mm512_max_epu8(a, b); }
+};
+
+struct Avx512WordHalf {  // 32 unsigned saturating words
+  using Cell = ScoreWords;
+  static constexpr int lanes = kAvx512ScoreLanes / 2;
+  using Vector = __m512i;
+  static Vector load(const Cell* p) { return _mm512_load_si512(p); }
+  static void store(Cell* p, Vector v) { _mm512_store_si512(p, v); }
+  static Vector set1(Cell x) { return _mm512_set1_epi16(static_cast<short>(x)); }
+  static Vector adds(Vector a, Vector b) { return _mm512_adds_epu16(a, b); }
+  static Vector subs(Vector a, Vector b) { return _mm512_subs_epu16(a, b); }
+  static Vector max(Vector a, Vector b) { return _mm512_max_epu16(a, b); }
+};
+
 }  // namespace
 
+void SWG_AVX512_ENTRY(run_score_bytes_avx512)(const ScoreGroupJob<ScoreBytes>& job) {
+  run_score_group<Avx512Bytes>(job);
+}
+void SWG_AVX512_ENTRY(run_score_words_avx512)(const ScoreGroupJob<ScoreWords>& job) {
+  run_score_group<Doubled<Avx512WordHalf, 2>>(job);
+}
 void SWG_AVX512_ENTRY(run_narrow_avx512)(const LaneGroupJob<NarrowKeys>& job) { run_lane_group<Avx512Narrow>(job); }
 void SWG_AVX512_ENTRY(run_wide_avx512)(const LaneGroupJob<WideKeys>& job) { run_lane_group<Avx512Wide>(job); }
 

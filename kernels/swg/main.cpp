@@ -56,9 +56,10 @@ spidal::Options make_options() {
                      {"GapOpen"}},
           OptionSpec{"gap-extend", "N", "cost of each further gap column (default: 4 dna, 1 protein)", std::nullopt,
                      {"GapExtension"}},
-          OptionSpec{"distance", "spidal|shorter|global",
+          OptionSpec{"distance", "spidal|shorter|global|score",
                      "1 − identical / local alignment length (spidal), / shorter sequence length (shorter), "
-                     "or / global alignment length (global)",
+                     "or / global alignment length (global); or 1 − local score / mean of the two self "
+                     "scores (score: score-only kernels, fastest)",
                      "spidal", {}},
           OptionSpec{"kernel", "auto|avx512|avx2|generic", "SIMD kernel", "auto", {}},
           OptionSpec{"block-size", "N", "sequences per tile side", "256", {}},

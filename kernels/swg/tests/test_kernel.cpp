@@ -12,6 +12,8 @@ namespace swg {
 // lane_kernel_avx512.cpp built on SIMDe's portable AVX-512 (tests/CMakeLists.txt).
 void run_narrow_avx512_simde(const LaneGroupJob<NarrowKeys>& job);
 void run_wide_avx512_simde(const LaneGroupJob<WideKeys>& job);
+void run_score_bytes_avx512_simde(const ScoreGroupJob<ScoreBytes>& job);
+void run_score_words_avx512_simde(const ScoreGroupJob<ScoreWords>& job);
 
 namespace {
 
@@ -119,10 +121,43 @@ TEST(StoredDistance, ZeroOnlyForAnExactAlignmentOfTheWholeShorterSequence) {
   EXPECT_EQ(stored_distance(stats, a.size(), b.size(), DistanceKind::spidal), 1);
 }
 
-TEST(Distance, ParsesTheThreeNames) {
+// 1 − S(a, b) / mean(S(a, a), S(b, b)), truncated; nothing aligned is 1.
+TEST(StoredScoreDistance, TruncatesExactly) {
+  EXPECT_EQ(stored_score_distance(100, 100, 100), 0);
+  EXPECT_EQ(stored_score_distance(90, 100, 120), 40 * 32767 / 220);  // 1 − 180/220
+  EXPECT_EQ(stored_score_distance(1, 100, 100), 198 * 32767 / 200);
+  EXPECT_EQ(stored_score_distance(0, 100, 100), 32767);
+  EXPECT_EQ(stored_score_distance(5, 0, 0), 32767);
+  EXPECT_EQ(stored_score_distance(130, 100, 120), 0);  // above the mean (ambiguity codes): clamped
+  const auto scheme = dna();
+  const auto a = dna_codes("ACGTACGTAA"), b = dna_codes("ACGTACGTAC");  // 9 of 10 match: 45 of 50
+  EXPECT_EQ(stored_score_distance(align_reference(a, b, scheme).score, self_score(a, scheme), self_score(b, scheme)),
+            10 * 32767 / 100);
+}
+
+// The shortcut (the diagonal's sum) equals the DP wherever it is taken, and the DP
+// decides for sequences with ambiguity codes.
+TEST(SelfScore, EqualsTheReference) {
+  for (auto make : {dna, protein}) {
+    const auto scheme = make();
+    SequenceFactory factory(scheme, 99);
+    for (int k = 0; k < 400; ++k) {
+      const auto a = factory.random(factory.uniform(1, 120));
+      ASSERT_EQ(self_score(a, scheme), align_reference(a, a, scheme).score) << scheme.matrix_name << " sequence " << k;
+    }
+  }
+  const auto scheme = dna();
+  EXPECT_EQ(self_score(dna_codes("ACGTACGT"), scheme), 40);
+  // S/S scores −1: the DP, which takes ACGT, then A, C and G, then T over the S.
+  EXPECT_EQ(self_score(dna_codes("ACGTSACGT"), scheme), align_reference(dna_codes("ACGTSACGT"), dna_codes("ACGTSACGT"), scheme).score);
+}
+
+TEST(Distance, ParsesTheFourNames) {
   EXPECT_EQ(parse_distance("spidal"), DistanceKind::spidal);
   EXPECT_EQ(parse_distance("shorter"), DistanceKind::shorter);
   EXPECT_EQ(parse_distance("global"), DistanceKind::global);
+  EXPECT_EQ(parse_distance("score"), DistanceKind::score);
+  EXPECT_EQ(alignment_mode(DistanceKind::score), AlignmentMode::local);
   EXPECT_EQ(alignment_mode(DistanceKind::shorter), AlignmentMode::local);
   EXPECT_EQ(alignment_mode(DistanceKind::global), AlignmentMode::global);
   EXPECT_THROW(parse_distance("local"), spidal::UsageError);
@@ -305,6 +340,103 @@ INSTANTIATE_TEST_SUITE_P(Avx512OnSimde, LaneKernelVersusReference,
                          ::testing::ValuesIn(kernel_cases(
                              {{"avx512", kAvx512Lanes, run_narrow_avx512_simde, run_wide_avx512_simde}})),
                          case_name);
+
+// The score-only kernels: every lane's best equals the reference's local score, or
+// the profile's ceiling where that score reaches it (then all_pairs recomputes it
+// wider). Rows up to 300 residues against DNA groups saturate bytes (5 per match)
+// often and words never; the words are then checked against a run of W's long
+// enough to saturate them (BLOSUM62 W/W = 11: 6,000 · 11 > 65,535 − 4).
+template <class Cell>
+int check_score_groups(void (*run)(const ScoreGroupJob<Cell>&), int lanes, const ScoringScheme& scheme, int longest,
+                       int groups, int* saturated) {
+  SequenceFactory factory(scheme, 4242);
+  std::vector<Residue> all_codes(scheme.alphabet_size);
+  for (int c = 0; c < scheme.alphabet_size; ++c) all_codes[c] = static_cast<Residue>(c);
+  int pairs = 0;
+  for (int group = 0; group < groups; ++group) {
+    const int lanes_used = factory.uniform(1, lanes);
+    std::vector<std::vector<Residue>> columns;
+    for (int lane = 0; lane < lanes_used; ++lane) columns.push_back(factory.random(factory.uniform(1, longest)));
+    std::vector<std::span<const Residue>> column_spans(columns.begin(), columns.end());
+    ScoreProfile<Cell> profile;
+    profile.build(scheme, column_spans, lanes, all_codes);
+    std::vector<std::vector<Residue>> rows;
+    for (int r = 0; r < 7; ++r) {  // every length modulo the rows per sweep
+      rows.push_back(r % 2 ? factory.random(factory.uniform(1, longest))
+                           : factory.mutate(columns[factory.uniform(0, lanes_used - 1)], 0.05, 0.05, longest));
+    }
+    std::vector<std::span<const Residue>> row_spans(rows.begin(), rows.end());
+    std::vector<Cell> best(rows.size() * lanes);
+    AlignedVector<Cell> workspace(2 * static_cast<std::size_t>(profile.columns()) * lanes);
+    run({&profile, row_spans, scheme.gap_open, scheme.gap_extend, best.data(), workspace.data()});
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      for (int lane = 0; lane < lanes_used; ++lane) {
+        const int score = align_reference(rows[r], columns[lane], scheme).score;
+        EXPECT_EQ(best[r * lanes + lane], std::min(score, profile.ceiling()))
+            << "group " << group << " row " << r << " lane " << lane;
+        *saturated += score >= profile.ceiling();
+        ++pairs;
+      }
+    }
+    if (::testing::Test::HasFailure()) break;
+  }
+  return pairs;
+}
+
+void expect_words_saturate(void (*run)(const ScoreGroupJob<ScoreWords>&), int lanes) {
+  const auto scheme = protein();
+  const auto w = encode(std::string(6000, 'W'), Alphabet::protein), short_w = encode("WWWW", Alphabet::protein);
+  const std::vector<std::span<const Residue>> columns{short_w, w};
+  ScoreProfile<ScoreWords> profile;
+  profile.build(scheme, columns, lanes, encode("W", Alphabet::protein));
+  const std::vector<std::span<const Residue>> rows{w};
+  std::vector<ScoreWords> best(lanes);
+  AlignedVector<ScoreWords> workspace(2 * static_cast<std::size_t>(profile.columns()) * lanes);
+  run({&profile, rows, scheme.gap_open, scheme.gap_extend, best.data(), workspace.data()});
+  EXPECT_EQ(best[0], 44);
+  EXPECT_EQ(best[1], profile.ceiling());
+  EXPECT_EQ(profile.ceiling(), 65535 - 4);
+}
+
+struct ScoreKernelCase {
+  LaneKernel kernel;
+  const char* scheme_name;
+  ScoringScheme (*make)();
+};
+
+class ScoreKernelVersusReference : public ::testing::TestWithParam<ScoreKernelCase> {};
+
+TEST_P(ScoreKernelVersusReference, RandomGroups) {
+  const auto scheme = GetParam().make();
+  const LaneKernel& kernel = GetParam().kernel;
+  int saturated_bytes = 0, saturated_words = 0;
+  EXPECT_GT(check_score_groups(kernel.run_score_bytes, kernel.score_lanes, scheme, 300, 12, &saturated_bytes), 300);
+  EXPECT_GT(check_score_groups(kernel.run_score_words, kernel.score_lanes, scheme, 300, 12, &saturated_words), 300);
+  EXPECT_GT(saturated_bytes, 5);  // the ceiling was reached and reported
+  EXPECT_EQ(saturated_words, 0);
+  expect_words_saturate(kernel.run_score_words, kernel.score_lanes);
+}
+
+std::vector<ScoreKernelCase> score_kernel_cases(const std::vector<LaneKernel>& kernels) {
+  std::vector<ScoreKernelCase> cases;
+  for (const auto& kernel : kernels) {
+    cases.push_back({kernel, "dna", dna});
+    cases.push_back({kernel, "protein", protein});
+  }
+  return cases;
+}
+
+std::string score_case_name(const ::testing::TestParamInfo<ScoreKernelCase>& info) {
+  return info.param.kernel.name + "_" + info.param.scheme_name;
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedKernels, ScoreKernelVersusReference,
+                         ::testing::ValuesIn(score_kernel_cases(supported_kernels())), score_case_name);
+INSTANTIATE_TEST_SUITE_P(Avx512OnSimde, ScoreKernelVersusReference,
+                         ::testing::ValuesIn(score_kernel_cases({{"avx512", kAvx512Lanes, nullptr, nullptr,
+                                                                  kAvx512ScoreLanes, run_score_bytes_avx512_simde,
+                                                                  run_score_words_avx512_simde}})),
+                         score_case_name);
 
 // Global alignments with large gap costs reach scores the int32 keys cannot hold:
 // such pairs go to the int64 keys, and both stay exact on the pairs they take.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -86,12 +87,19 @@ void expect_matches_reference(const std::vector<std::int16_t>& m, const std::vec
                               const swg::ScoringScheme& scheme, const std::vector<std::pair<int, int>>& pairs,
                               swg::DistanceKind kind = swg::DistanceKind::spidal) {
   const auto n = static_cast<std::int64_t>(records.size());
+  std::vector<std::optional<int>> self_scores(n);  // score distance: S(a, a) by the reference, once each
+  const auto self_score = [&](int k, const std::vector<swg::Residue>& a) {
+    if (!self_scores[k]) self_scores[k] = swg::align_reference(a, a, scheme).score;
+    return *self_scores[k];
+  };
   for (const auto& [i, j] : pairs) {
     const auto a = swg::encode(records[i].residues, scheme.alphabet);
     const auto b = swg::encode(records[j].residues, scheme.alphabet);
     const auto stats = swg::align_reference(a, b, scheme, swg::alignment_mode(kind));
-    ASSERT_EQ(m[i * n + j], swg::stored_distance(stats, a.size(), b.size(), kind))
-        << records[i].id << " vs " << records[j].id;
+    const std::int16_t expected = kind == swg::DistanceKind::score
+                                      ? swg::stored_score_distance(stats.score, self_score(i, a), self_score(j, b))
+                                      : swg::stored_distance(stats, a.size(), b.size(), kind);
+    ASSERT_EQ(m[i * n + j], expected) << records[i].id << " vs " << records[j].id;
   }
 }
 
@@ -188,15 +196,15 @@ TEST(SwgProgram, DnaMatrixEqualsTheReferenceOnEveryPair) {
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"in.fasta", "out.bin", "out.bin.labels"}));
 }
 
-// --distance shorter and global: every pair as the reference computes it, on the
-// SIMD kernel and the generic one alike (pairs too long for the narrow keys take
-// the wide ones).
+// --distance shorter, global and score: every pair as the reference computes it, on
+// the SIMD kernel and the generic one alike (pairs too long for the narrow keys take
+// the wide ones; for score, related pairs saturate the 8-bit lanes).
 TEST(SwgProgram, EachDistanceEqualsTheReferenceOnEveryPair) {
   TempDir dir;
   const auto scheme = swg::make_scoring(swg::Alphabet::dna, "ednafull", 16, 4);
   const auto fasta = write_random_fasta(dir, scheme, 60, 23);
   const auto records = spidal::read_fasta(fasta, swg::fasta_alphabet(swg::Alphabet::dna));
-  for (const std::string name : {"shorter", "global"}) {
+  for (const std::string name : {"shorter", "global", "score"}) {
     const std::string base = kSwg + " --input " + fasta + " --block-size 16 --distance " + name + " --output ";
     const auto result = run(base + dir.file(name + ".bin"), dir);
     ASSERT_EQ(result.exit_code, 0) << name << ": " << result.err;
@@ -207,6 +215,26 @@ TEST(SwgProgram, EachDistanceEqualsTheReferenceOnEveryPair) {
     ASSERT_EQ(run(base + dir.file("generic.bin") + " --kernel generic", dir).exit_code, 0);
     EXPECT_TRUE(slurp(dir.file(name + ".bin")) == slurp(dir.file("generic.bin"))) << name;
   }
+}
+
+// --distance score beyond the 16-bit lanes: two proteins of 6,000 residues score
+// above 65,531 against each other (W/W = 11), so the scalar reference takes those
+// pairs; short ones in the same lane group stay in the SIMD lanes.
+TEST(SwgProgram, ScoreDistanceBeyondTheWordLanesTakesTheReference) {
+  TempDir dir;
+  const auto scheme = swg::make_scoring(swg::Alphabet::protein, "blosum62", 9, 1);
+  std::string long_a(6000, 'W'), long_b = long_a;
+  long_b[3000] = 'A';
+  const auto fasta = dir.write("long.fasta", ">a\n" + long_a + "\n>b\n" + long_b + "\n>c\nWWWWAWWW\n>d\nMKVLAAGW\n");
+  const auto result = run(kSwg + " --input " + fasta + " --alphabet protein --distance score --output " +
+                              dir.file("long.bin"), dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto records = spidal::read_fasta(fasta, swg::fasta_alphabet(swg::Alphabet::protein));
+  const auto m = read_matrix(dir.file("long.bin"), 4);
+  expect_symmetric_with_zero_diagonal(m, 4);
+  expect_matches_reference(m, records, scheme, all_pairs(4), swg::DistanceKind::score);
+  // S(a, a) = 6,000 · 11, S(b, b) = 5,999 · 11 + 4 (A/A), S(a, b) = 5,999 · 11 − 3 (W/A).
+  EXPECT_EQ(m[1], (66000 + 65993 - 2 * 65986) * 32767 / (66000 + 65993));
 }
 
 // Settings from a SPIDAL-style config file, overridden on the command line.
@@ -254,7 +282,7 @@ TEST(SwgProgram, QueryBlockEqualsTheFullMatrixRowsAndColumns) {
   const auto input = write_records(dir, "sample.fasta", records, in_sample);
   const auto query = write_records(dir, "queries.fasta", records, queries);
   const auto q = static_cast<std::int64_t>(queries.size()), cols = static_cast<std::int64_t>(in_sample.size());
-  for (const std::string distance : {"spidal", "global"}) {
+  for (const std::string distance : {"spidal", "global", "score"}) {
     const std::string common = " --block-size 16 --memory-mb 1 --distance " + distance + " --output ";
     ASSERT_EQ(run(kSwg + " --input " + fasta + common + dir.file("full.bin"), dir).exit_code, 0);
     const auto result = run("OMP_NUM_THREADS=1 " + kMpirun + kSwg + " --input " + input + " --query " + query +

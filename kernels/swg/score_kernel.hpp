@@ -1,0 +1,68 @@
+// Score-only inter-sequence SIMD alignment (SWIPE's): the optimal local score of one
+// row sequence against a group of column sequences, one per lane, in unsigned
+// saturating 8- or 16-bit lanes. It serves `--distance score`, which needs no
+// alignment statistics, so its lanes are 4× (bytes) or 2× (words) as many as the
+// exact (score, length, identical) keys of lane_kernel.hpp get.
+//
+// Each profile entry is score + bias (bias = −the matrix's lowest score), so a
+// saturating add then subtract gives H(diagonal) + score floored at 0, and gap
+// states floor at 0 too; for a local alignment these floors change no H (H ≥ 0).
+// A lane whose best reaches the profile's ceiling (the cell's maximum − bias) may
+// have saturated, and is recomputed wider; every best below it is exact.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+
+#include "aligned_buffer.hpp"
+#include "scoring.hpp"
+
+namespace swg {
+
+// A lane group's profile: score(c, lane's b[j]) + bias at [(c·columns + j)·lanes + lane]
+// for every residue code c in use; 0 (the lowest score) past a lane's sequence,
+// which never raises a best: such a cell is below the H it extends.
+template <class Cell>
+class ScoreProfile {
+ public:
+  void build(const ScoringScheme& scheme, std::span<const std::span<const Residue>> lane_sequences, int lanes,
+             std::span<const Residue> codes_in_use);
+  const Cell* row(int code) const { return entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes_; }
+  int columns() const { return columns_; }
+  Cell bias() const { return bias_; }
+  // Bests below this are exact; at it, the lane may have saturated.
+  int ceiling() const { return std::numeric_limits<Cell>::max() - bias_; }
+
+ private:
+  AlignedVector<Cell> entries_;
+  int columns_ = 0;
+  int lanes_ = 0;
+  Cell bias_ = 0;
+};
+
+template <class Cell>
+struct ScoreGroupJob {
+  const ScoreProfile<Cell>* profile = nullptr;
+  std::span<const std::span<const Residue>> rows;
+  int gap_open = 0, gap_extend = 0;
+  Cell* best_scores = nullptr;  // out: rows.size() × lanes best local scores
+  Cell* workspace = nullptr;    // 2 × columns × lanes cells, vector-aligned
+};
+
+using ScoreBytes = std::uint8_t;
+using ScoreWords = std::uint16_t;
+
+// Per-ISA entry points: bytes and words take the same number of lanes (words use
+// two registers), so one lane group serves both.
+void run_score_bytes_generic(const ScoreGroupJob<ScoreBytes>& job);
+void run_score_words_generic(const ScoreGroupJob<ScoreWords>& job);
+void run_score_bytes_avx2(const ScoreGroupJob<ScoreBytes>& job);
+void run_score_words_avx2(const ScoreGroupJob<ScoreWords>& job);
+void run_score_bytes_avx512(const ScoreGroupJob<ScoreBytes>& job);
+void run_score_words_avx512(const ScoreGroupJob<ScoreWords>& job);
+inline constexpr int kGenericScoreLanes = 32;
+inline constexpr int kAvx2ScoreLanes = 32;
+inline constexpr int kAvx512ScoreLanes = 64;
+
+}  // namespace swg
