@@ -9,15 +9,15 @@ Family sets (kernels/dapwc/tests/families.py): 6 families of 12-60 members grown
 from real reads at least 15 % apart, at 2, 4 and 8 % mutation (substitutions and
 indels), several seeds; and 5 random-ancestor families of 40 (100 nt, 4 %).
 
-    bash bench/clustering/run.sh [--seeds 1,2,3,4,5] [--distances global,shorter,spidal] [--bin DIR]
-                                 [--baseline DIR --baseline-name NAME]
+    bash bench/clustering/run.sh [--seeds 1,2,3,4,5] [--distances global,shorter,spidal,score] [--bin DIR]
+                                 [--baseline DIR --baseline-name NAME] [--results FILE]
 
 --baseline runs another build's swg (its default distance) and dapwc on the same sets
 in the same run (e.g. the commit before the DA-PWC fixes), as the column `before`.
 scikit-learn's digits (Euclidean distances, 10 clusters) are clustered too, by dapwc,
 the baseline's dapwc and average linkage.
 
-Writes bench/results/clustering.md; working files go to bench/out/clustering/.
+Writes bench/results/clustering.md (or --results); working files go to bench/out/clustering/.
 """
 import argparse
 import datetime
@@ -280,7 +280,7 @@ def write_results(rows, digit_row, times, distances, args):
                   "| step | seconds |", "| --- | --- |"]
         lines += [f"| {name} | {seconds:.2f} |" for name, seconds in times.items()]
     lines.append("")
-    with open(RESULTS, "w") as f:
+    with open(args.results, "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))
 
@@ -294,6 +294,7 @@ def main():
     parser.add_argument("--baseline", help="bin directory of another build, run as the column `before`")
     parser.add_argument("--baseline-name", default="the baseline build")
     parser.add_argument("--no-times", action="store_true", help="skip the 4,640-read timings")
+    parser.add_argument("--results", default=RESULTS, help="the Markdown file to write")
     args = parser.parse_args()
     for tool in ("vsearch", "cd-hit-est"):
         if not shutil.which(tool):

@@ -1,7 +1,6 @@
 #include "all_pairs.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <numeric>
 
 namespace swg {
@@ -218,7 +217,7 @@ class ScoreBatch {
       word_rows_.clear();
       for (const auto r : wider) word_rows_.push_back(rows_[r]);
       words_.run(kernel.run_score_words, lanes, scheme, lane_sequences, codes_in_use, word_rows_);
-      const int byte_ceiling = std::numeric_limits<ScoreBytes>::max() - words_.profile.bias();
+      const int byte_ceiling = score_ceiling<ScoreBytes>(scheme);
       for (std::size_t w = 0; w < wider.size(); ++w) {
         store_row(words_, w, wider[w]);
         if (!bytes_first && words_.reaches(w, lanes, used, byte_ceiling)) ++saturated_bytes;

@@ -53,16 +53,16 @@ struct Avx2Bytes {  // 32 unsigned saturating bytes
   static Vector max(Vector a, Vector b) { return _mm256_max_epu8(a, b); }
 };
 
-struct Avx2WordHalf {  // 16 unsigned saturating words
+struct Avx2WordHalf {  // 16 signed saturating words (subtraction: of non-negative ones, floored at 0)
   using Cell = ScoreWords;
   static constexpr int lanes = kAvx2ScoreLanes / 2;
   using Vector = __m256i;
   static Vector load(const Cell* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
   static void store(Cell* p, Vector v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
-  static Vector set1(Cell x) { return _mm256_set1_epi16(static_cast<short>(x)); }
-  static Vector adds(Vector a, Vector b) { return _mm256_adds_epu16(a, b); }
+  static Vector set1(Cell x) { return _mm256_set1_epi16(x); }
+  static Vector adds(Vector a, Vector b) { return _mm256_adds_epi16(a, b); }
   static Vector subs(Vector a, Vector b) { return _mm256_subs_epu16(a, b); }
-  static Vector max(Vector a, Vector b) { return _mm256_max_epu16(a, b); }
+  static Vector max(Vector a, Vector b) { return _mm256_max_epi16(a, b); }
 };
 
 }  // namespace

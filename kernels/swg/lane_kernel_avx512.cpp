@@ -59,16 +59,16 @@ struct Avx512Bytes {  // 64 unsigned saturating bytes
   static Vector max(Vector a, Vector b) { return _mm512_max_epu8(a, b); }
 };
 
-struct Avx512WordHalf {  // 32 unsigned saturating words
+struct Avx512WordHalf {  // 32 signed saturating words (subtraction: of non-negative ones, floored at 0)
   using Cell = ScoreWords;
   static constexpr int lanes = kAvx512ScoreLanes / 2;
   using Vector = __m512i;
   static Vector load(const Cell* p) { return _mm512_load_si512(p); }
   static void store(Cell* p, Vector v) { _mm512_store_si512(p, v); }
-  static Vector set1(Cell x) { return _mm512_set1_epi16(static_cast<short>(x)); }
-  static Vector adds(Vector a, Vector b) { return _mm512_adds_epu16(a, b); }
+  static Vector set1(Cell x) { return _mm512_set1_epi16(x); }
+  static Vector adds(Vector a, Vector b) { return _mm512_adds_epi16(a, b); }
   static Vector subs(Vector a, Vector b) { return _mm512_subs_epu16(a, b); }
-  static Vector max(Vector a, Vector b) { return _mm512_max_epu16(a, b); }
+  static Vector max(Vector a, Vector b) { return _mm512_max_epi16(a, b); }
 };
 
 }  // namespace

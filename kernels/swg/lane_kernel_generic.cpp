@@ -37,9 +37,11 @@ struct Generic {
   static Vector add(const Vector& a, const Vector& b) { return each(a, b, [](Cell x, Cell y) { return x + y; }); }
   static Vector sub(const Vector& a, const Vector& b) { return each(a, b, [](Cell x, Cell y) { return x - y; }); }
   static Vector max(const Vector& a, const Vector& b) { return each(a, b, [](Cell x, Cell y) { return std::max(x, y); }); }
-  // Unsigned saturating score cells (score_kernel_impl.hpp).
+  // Saturating score cells (score_kernel_impl.hpp).
   static Vector adds(const Vector& a, const Vector& b) {
-    return each(a, b, [](Cell x, Cell y) { return static_cast<Cell>(std::min<int>(x + y, std::numeric_limits<Cell>::max())); });
+    return each(a, b, [](Cell x, Cell y) {
+      return static_cast<Cell>(std::clamp<int>(x + y, std::numeric_limits<Cell>::min(), std::numeric_limits<Cell>::max()));
+    });
   }
   static Vector subs(const Vector& a, const Vector& b) {
     return each(a, b, [](Cell x, Cell y) { return static_cast<Cell>(std::max<int>(x - y, 0)); });

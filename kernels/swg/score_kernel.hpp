@@ -4,25 +4,42 @@
 // alignment statistics, so its lanes are 4× (bytes) or 2× (words) as many as the
 // exact (score, length, identical) keys of lane_kernel.hpp get.
 //
-// Each profile entry is score + bias (bias = −the matrix's lowest score), so a
-// saturating add then subtract gives H(diagonal) + score floored at 0, and gap
-// states floor at 0 too; for a local alignment these floors change no H (H ≥ 0).
-// A lane whose best reaches the profile's ceiling (the cell's maximum − bias) may
-// have saturated, and is recomputed wider; every best below it is exact.
+// Bytes are unsigned (scores to 255 − bias): each profile entry is score + bias
+// (bias = −the matrix's lowest score), so a saturating add then subtract gives
+// H(diagonal) + score floored at 0. Words are signed (scores to 32,767) and need no
+// bias: H(diagonal) + score enters a signed max with E and F, which are never
+// negative. Gap states floor at 0 (unsigned saturating subtraction) in both; for a
+// local alignment these floors change no H (H ≥ 0). A lane whose best reaches the
+// ceiling (the cell's maximum − bias) may have saturated, and is recomputed wider;
+// every best below it is exact.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <type_traits>
 
 #include "aligned_buffer.hpp"
 #include "scoring.hpp"
 
 namespace swg {
 
+// The bias of a cell type's profile entries, and the score from which a best may
+// have saturated.
+template <class Cell>
+int score_bias(const ScoringScheme& scheme) {
+  if constexpr (std::is_signed_v<Cell>) return 0;
+  return std::max(0, -*std::min_element(scheme.matrix.begin(), scheme.matrix.end()));
+}
+template <class Cell>
+int score_ceiling(const ScoringScheme& scheme) {
+  return std::numeric_limits<Cell>::max() - score_bias<Cell>(scheme);
+}
+
 // A lane group's profile: score(c, lane's b[j]) + bias at [(c·columns + j)·lanes + lane]
-// for every residue code c in use; 0 (the lowest score) past a lane's sequence,
-// which never raises a best: such a cell is below the H it extends.
+// for every residue code c in use; the lowest score past a lane's sequence, which
+// never raises a best: such a cell is below the H it extends.
 template <class Cell>
 class ScoreProfile {
  public:
@@ -51,7 +68,7 @@ struct ScoreGroupJob {
 };
 
 using ScoreBytes = std::uint8_t;
-using ScoreWords = std::uint16_t;
+using ScoreWords = std::int16_t;
 
 // Per-ISA entry points: bytes and words take the same number of lanes (words use
 // two registers), so one lane group serves both.

@@ -1,11 +1,13 @@
-// The score-only kernel, written once over a vector type V: V::lanes unsigned cells
-// of type V::Cell with load/store/set1 and saturating adds/subs and max, and
-// V::rows_per_sweep. Included only by the per-ISA translation units; everything is
+// The score-only kernel, written once over a vector type V: V::lanes cells of type
+// V::Cell with load/store/set1, saturating adds, subs saturating at 0 and max
+// (signed for signed cells), and V::rows_per_sweep. Unsigned cells carry the
+// profile's bias, which each H subtracts (score_kernel.hpp). Included only by the per-ISA translation units; everything is
 // in an unnamed namespace so each ISA gets its own copy.
 #pragma once
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "score_kernel.hpp"
 
@@ -97,8 +99,9 @@ class ScoreGroupAligner {
       Vector column_best;
 #pragma GCC unroll 8
       for (int k = 0; k < kRows; ++k) {
-        auto h = V::subs(V::adds(diagonal, V::load(profiles[k] + j * lanes)), bias);
-        h = V::max(h, V::max(e[k], f));
+        auto h = V::adds(diagonal, V::load(profiles[k] + j * lanes));
+        if constexpr (std::is_unsigned_v<Cell>) h = V::subs(h, bias);
+        h = V::max(V::max(h, e[k]), f);  // E, F ≥ 0: also the local floor
         column_best = k == 0 ? h : V::max(column_best, h);
         const auto opened = V::subs(h, open);
         e[k] = V::max(V::subs(e[k], extend), opened);  // E(i+k, j+1)

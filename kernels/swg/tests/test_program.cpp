@@ -217,14 +217,14 @@ TEST(SwgProgram, EachDistanceEqualsTheReferenceOnEveryPair) {
   }
 }
 
-// --distance score beyond the 16-bit lanes: two proteins of 6,000 residues score
-// above 65,531 against each other (W/W = 11), so the scalar reference takes those
+// --distance score beyond the 16-bit lanes: two proteins of 3,000 residues score
+// above 32,767 against each other (W/W = 11), so the scalar reference takes those
 // pairs; short ones in the same lane group stay in the SIMD lanes.
 TEST(SwgProgram, ScoreDistanceBeyondTheWordLanesTakesTheReference) {
   TempDir dir;
   const auto scheme = swg::make_scoring(swg::Alphabet::protein, "blosum62", 9, 1);
-  std::string long_a(6000, 'W'), long_b = long_a;
-  long_b[3000] = 'A';
+  std::string long_a(3000, 'W'), long_b = long_a;
+  long_b[1500] = 'A';
   const auto fasta = dir.write("long.fasta", ">a\n" + long_a + "\n>b\n" + long_b + "\n>c\nWWWWAWWW\n>d\nMKVLAAGW\n");
   const auto result = run(kSwg + " --input " + fasta + " --alphabet protein --distance score --output " +
                               dir.file("long.bin"), dir);
@@ -233,8 +233,8 @@ TEST(SwgProgram, ScoreDistanceBeyondTheWordLanesTakesTheReference) {
   const auto m = read_matrix(dir.file("long.bin"), 4);
   expect_symmetric_with_zero_diagonal(m, 4);
   expect_matches_reference(m, records, scheme, all_pairs(4), swg::DistanceKind::score);
-  // S(a, a) = 6,000 · 11, S(b, b) = 5,999 · 11 + 4 (A/A), S(a, b) = 5,999 · 11 − 3 (W/A).
-  EXPECT_EQ(m[1], (66000 + 65993 - 2 * 65986) * 32767 / (66000 + 65993));
+  // S(a, a) = 3,000 · 11, S(b, b) = 2,999 · 11 + 4 (A/A), S(a, b) = 2,999 · 11 − 3 (W/A).
+  EXPECT_EQ(m[1], (33000 + 32993 - 2 * 32986) * 32767 / (33000 + 32993));
 }
 
 // Settings from a SPIDAL-style config file, overridden on the command line.
