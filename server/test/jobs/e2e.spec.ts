@@ -40,6 +40,18 @@ describe('the real kernels end to end (local backend)', () => {
     assert.ok(mds.series.length > 0, 'stress per iteration for the chart');
   });
 
+  test(`the score distance: ${SUBSET} reads through swg's score-only kernels become a plot`, async () => {
+    const client = await signedIn(gw.url);
+    const { text, ids } = await fastaSubset(READS, SUBSET);
+    const res = await submit(client, 'sequence-clustering', '16s-subset.fasta', text, { maxClusters: 4, distance: 'score' });
+    assert.equal(res.status, 202);
+    const job = await waitForJob(client, (await res.json()).id, isTerminal, 240_000);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${JSON.stringify(job.stages, null, 1)}`);
+    const logs = await client.json('GET', `/jobs/${job.id}/logs?stage=swg`);
+    assert.match(logs.stdout, /"phase":"read",.*"distance":"score"/, 'swg ran with --distance score');
+    await checkPlot(client, job, ids);
+  });
+
   test('a distance matrix with a weight matrix: DA-MDS runs weighted, the plot has every point', async () => {
     const { n, matrix } = threeGroups();
     const weights = new Int16Array(n * n);
