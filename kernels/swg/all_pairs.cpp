@@ -1,3 +1,5 @@
+#include <cstdio>
+#include <cstdlib>
 #include "all_pairs.hpp"
 
 #include <algorithm>
@@ -223,6 +225,7 @@ class ScoreBatch {
         if (!bytes_first && words_.reaches(w, lanes, used, byte_ceiling)) ++saturated_bytes;
       }
     }
+    if (getenv("SWG_DEBUG")) fprintf(stderr, "%d %zu %zu %zu\n", bytes_first, rows_.size(), wider.size(), saturated_bytes);
     bytes_saturated_share_ = (bytes_saturated_share_ + static_cast<double>(saturated_bytes) / rows_.size()) / 2;
     rows_.clear();
     row_index_.clear();

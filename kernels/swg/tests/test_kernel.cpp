@@ -253,6 +253,19 @@ void PrintTo(const KernelCase& c, std::ostream* out) {
 
 class LaneKernelVersusReference : public ::testing::TestWithParam<KernelCase> {};
 
+std::vector<Residue> every_code(const ScoringScheme& scheme) {
+  std::vector<Residue> codes(scheme.alphabet_size);
+  for (int c = 0; c < scheme.alphabet_size; ++c) codes[c] = static_cast<Residue>(c);
+  return codes;
+}
+
+// 1 to `lanes` random column sequences of 1 to `longest` residues.
+std::vector<std::vector<Residue>> random_lane_group(SequenceFactory& factory, int lanes, int longest) {
+  std::vector<std::vector<Residue>> columns(factory.uniform(1, lanes));
+  for (auto& column : columns) column = factory.random(factory.uniform(1, longest));
+  return columns;
+}
+
 // Every lane of every row equals the scalar reference, on groups mixing lengths
 // (so lanes are padded) and rows related to one lane's sequence; group 0 holds
 // issue 15's co-optimal example where it fits.
@@ -260,13 +273,11 @@ template <class Keys>
 int check_random_groups(void (*run)(const LaneGroupJob<Keys>&), int lanes, const ScoringScheme& scheme,
                         AlignmentMode mode, int longest, int groups) {
   SequenceFactory factory(scheme, 777);
-  std::vector<Residue> all_codes(scheme.alphabet_size);
-  for (int c = 0; c < scheme.alphabet_size; ++c) all_codes[c] = static_cast<Residue>(c);
+  const auto all_codes = every_code(scheme);
   int pairs = 0;
   for (int group = 0; group < groups; ++group) {
-    const int lanes_used = factory.uniform(1, lanes);
-    std::vector<std::vector<Residue>> columns;
-    for (int lane = 0; lane < lanes_used; ++lane) columns.push_back(factory.random(factory.uniform(1, longest)));
+    auto columns = random_lane_group(factory, lanes, longest);
+    const int lanes_used = static_cast<int>(columns.size());
     const bool example = group == 0 && scheme.alphabet == Alphabet::dna && longest >= 25;
     if (example) columns.back() = dna_codes("AAAAGGGGGTTTTTTTGGGGGAAAA");
     std::vector<std::span<const Residue>> column_spans(columns.begin(), columns.end());
@@ -350,13 +361,11 @@ template <class Cell>
 int check_score_groups(void (*run)(const ScoreGroupJob<Cell>&), int lanes, const ScoringScheme& scheme, int longest,
                        int groups, int* saturated) {
   SequenceFactory factory(scheme, 4242);
-  std::vector<Residue> all_codes(scheme.alphabet_size);
-  for (int c = 0; c < scheme.alphabet_size; ++c) all_codes[c] = static_cast<Residue>(c);
+  const auto all_codes = every_code(scheme);
   int pairs = 0;
   for (int group = 0; group < groups; ++group) {
-    const int lanes_used = factory.uniform(1, lanes);
-    std::vector<std::vector<Residue>> columns;
-    for (int lane = 0; lane < lanes_used; ++lane) columns.push_back(factory.random(factory.uniform(1, longest)));
+    const auto columns = random_lane_group(factory, lanes, longest);
+    const int lanes_used = static_cast<int>(columns.size());
     std::vector<std::span<const Residue>> column_spans(columns.begin(), columns.end());
     ScoreProfile<Cell> profile;
     profile.build(scheme, column_spans, lanes, all_codes);
