@@ -106,6 +106,8 @@ export interface JobInput {
   weights?: { originalName: string; bytes: number; file: string };
   /** Points in the sample when the job interpolates the others (more points than params.sampleSize). */
   sample?: number;
+  /** Bytes of the distance matrix its plot will keep for re-clustering (2·N²), when it keeps one. */
+  keptBytes?: number;
 }
 
 /** The stored part of a job: it never changes after submission. */
@@ -140,6 +142,8 @@ export interface ActiveJob {
   slot?: string;
   /** When an event was last appended (to within TOUCH_EVERY_MS): the sweeper looks for idle jobs by it. */
   touchedAt: Date;
+  /** The job's input.keptBytes: the owner's storage quota holds them for it until it ends. */
+  keptBytes?: number;
 }
 
 /**

@@ -69,6 +69,12 @@ export interface JobCollections {
   jobSlots: Collection<JobSlot>;
 }
 
+/** Bytes of the distance matrices that `owner`'s queued and running jobs will keep with their plots. */
+export async function keptBytesOfActiveJobs(active: Collection<ActiveJob>, owner: string): Promise<number> {
+  const jobs = await active.find({ owner, keptBytes: { $gt: 0 } }, { projection: { keptBytes: 1 } }).toArray();
+  return jobs.reduce((sum, job) => sum + job.keptBytes!, 0);
+}
+
 export class JobRepo {
   readonly jobs: Collection<JobRecord>;
   private readonly events: Collection<JobEvent>;
@@ -99,7 +105,10 @@ export class JobRepo {
     if (!slot) return false;
     await this.jobs.insertOne(record);
     await this.events.insertOne(event(record._id, JOB, 0, '', 'queued', reason, {}));
-    await this.active.insertOne({ _id: record._id, owner: record.owner, slot, touchedAt: record.createdAt });
+    await this.active.insertOne({
+      _id: record._id, owner: record.owner, slot, touchedAt: record.createdAt,
+      ...(record.input.keptBytes && { keptBytes: record.input.keptBytes }),
+    });
     for (let race = 0; race < MAX_RACES; race++) {
       const n = await this.countOwned(record.owner);
       try {

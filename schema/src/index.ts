@@ -33,7 +33,7 @@ export const SessionInfo = z.object({ username: z.string().nullable(), csrfToken
 export type SessionInfo = z.infer<typeof SessionInfo>;
 /** GET /storage: what the caller's plots take of their storage quota. */
 export const StorageUse = z.object({
-  usedBytes: z.number().int().describe('bytes the caller\'s plots take: their blobs, original files and kept distance matrices'),
+  usedBytes: z.number().int().describe('bytes the caller\'s plots take (their blobs, original files and kept distance matrices) and the distance matrices their queued and running jobs will keep'),
   limitBytes: z.number().int().describe('the storage quota (USER_STORAGE_BYTES)'),
 });
 export type StorageUse = z.infer<typeof StorageUse>;
@@ -404,6 +404,7 @@ export const Job = z.object({
     points: z.number().int(),
     weights: z.object({ originalName: z.string(), bytes: z.number().int() }).optional().describe('the DA-MDS weight matrix, if one was sent'),
     sample: z.number().int().optional().describe('points in the sample when the job interpolates the others (more points than params.sampleSize)'),
+    keptBytes: z.number().int().optional().describe('bytes of the distance matrix the plot keeps for re-clustering (2·N²); the storage quota holds them from submission'),
   }),
   stages: z.array(JobStage),
   plotId: z.string().optional(),

@@ -181,15 +181,18 @@ export class Jobs {
 
   /**
    * Refuses a job whose distance matrix, kept with its plot for re-clustering (2·N² bytes; none
-   * when only a sample is aligned all-pairs), is over the room left in the owner's storage quota.
+   * when only a sample is aligned all-pairs), is over the room left in the owner's storage quota;
+   * else records it in the input (input.keptBytes), which the quota holds until the job ends.
    */
   private async checkKeptMatrix(owner: string, type: JobType, input: JobInput, workdir: string): Promise<void> {
     if (!JOB_MODULES[type].matrix || input.sample !== undefined) return;
     const needed = 2 * input.points ** 2;
     const room = await this.quota.room(owner);
-    if (needed <= room) return;
-    await rm(workdir, { recursive: true, force: true });
-    throw this.quota.exceeded(`the ${input.points} × ${input.points} distance matrix this job keeps for re-clustering`, room, needed);
+    if (needed > room) {
+      await rm(workdir, { recursive: true, force: true });
+      throw this.quota.exceeded(keptMatrix(input.points), room, needed);
+    }
+    input.keptBytes = needed;
   }
 
   /** One program's ranks × threads (threads named or not) must fit the backend: more would only oversubscribe it. */
@@ -257,14 +260,22 @@ export class Jobs {
       throw this.tooManyJobs();
     }
     try {
+      // Counted now (its active entry), a kept matrix is checked again: of jobs submitted together
+      // that each fit alone, those over the quota together are refused (as uploads are).
+      if (doc.input.keptBytes) await this.quota.holds(doc.owner, doc.input.keptBytes, keptMatrix(doc.input.points));
       await this.broker.publish('pipeline', { jobId: doc._id });
     } catch (err) {
       await this.repo.remove(doc._id);
       await rm(doc.workdir, { recursive: true, force: true });
+      if (err instanceof ApiError) throw err;
       throw new ApiError(503, 'queue_unavailable', `the job queue is unavailable: ${(err as Error).message}`);
     }
     return { id: doc._id };
   }
+}
+
+function keptMatrix(points: number): string {
+  return `the ${points} × ${points} distance matrix this job keeps for re-clustering`;
 }
 
 function parseParams(type: JobType, raw: string): Record<string, any> {
@@ -372,6 +383,7 @@ export function toJob(doc: ShownJobDoc, expected: Expectations | null): Job {
       points: doc.input.points,
       ...(doc.input.weights && { weights: { originalName: doc.input.weights.originalName, bytes: doc.input.weights.bytes } }),
       ...(doc.input.sample !== undefined && { sample: doc.input.sample }),
+      ...(doc.input.keptBytes !== undefined && { keptBytes: doc.input.keptBytes }),
     },
     stages: doc.stageOrder.map((name) => toStage(doc.stages[name]!, doc.stageOrder.length, doc.workdir, expected && {
       share: expected.weights[name]! / total,

@@ -84,7 +84,7 @@ export class Plots {
   ) {
     this.blobs = store.blobs;
     this.links = new PlotLinks(store.plotLinks);
-    this.quota = new StorageQuota(store.plots, limits.userStorageBytes);
+    this.quota = new StorageQuota(store.plots, limits.userStorageBytes, store.jobActive);
     this.parseLimits = {
       maxPoints: limits.points,
       maxFrames: limits.frames,
