@@ -1,4 +1,6 @@
 // Issue 4's browser test: submit a small FASTA, see the stages progress, open the resulting plot.
+// The form's distance is set to `score` (swg's score-only kernels); screenshots of the form go to
+// JOBS_SHOTS when set.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,6 +11,7 @@ import { BASE_URL, apiAs, launch, newPage, register, step, uniqueName } from '..
 const SEQUENCES = path.resolve(import.meta.dirname, '../../../shared/data/16s-4640.fasta');
 const COUNT = 40;
 const MAX_CLUSTERS = 4;
+const SHOTS = process.env.JOBS_SHOTS; // a folder for screenshots to look at, when set
 
 /** The first `count` records of a FASTA file, and their ids. */
 async function fastaHead(file, count) {
@@ -50,7 +53,13 @@ describe('jobs end to end', () => {
       await page.selectOption('select[name=type]', 'sequence-clustering');
       await page.fill('input[name=name]', 'e2e sequences');
       await page.fill('input[name=maxClusters]', String(MAX_CLUSTERS));
+      // The distances the schema offers, the server's default (global) first.
+      assert.deepEqual(await page.$$eval('select[name=distance] option', (os) => os.map((o) => [o.value, o.textContent])),
+        [['', 'default (global)'], ['spidal', 'spidal'], ['shorter', 'shorter'], ['global', 'global'], ['score', 'score']]);
+      assert.equal(await page.inputValue('select[name=distance]'), '');
+      await page.selectOption('select[name=distance]', 'score');
       await page.setInputFiles('[data-testid=job-file]', input);
+      if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'jobs-form.png'), fullPage: true });
       await page.click('[data-testid=job-submit]');
       await page.waitForURL(/\/jobs\/[^/]+$/);
     });
@@ -85,6 +94,8 @@ describe('jobs end to end', () => {
       assert.ok(await page.isVisible('[data-testid=stage-mds] [data-testid=stress-chart] path'));
       await page.click('[data-testid=stage-mds] .logs summary');
       await page.waitForSelector('[data-testid=logs-mds-stdout]:has-text("stress")');
+      await page.click('[data-testid=stage-swg] .logs summary');
+      await page.waitForSelector('[data-testid=logs-swg-stdout]:has-text(\'"distance":"score"\')');
       // Logs only where a program wrote them: the MPI stages, not the worker's own plot building.
       assert.deepEqual(await page.$$eval('.job-stage:has(details.logs)', (s) => s.map((e) => e.dataset.testid)), ['stage-swg', 'stage-mds', 'stage-pwc']);
     });
