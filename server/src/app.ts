@@ -20,9 +20,6 @@ import { storageRoutes } from './routes/storage.ts';
 import { treeRoutes } from './routes/trees.ts';
 import { Exporter } from './services/export.ts';
 import { Jobs } from './services/jobs.ts';
-import { JobBroker } from '@wpv/jobs/broker';
-import { loadJobConfig } from '@wpv/jobs/config';
-import { StageTimings } from '@wpv/jobs/timings';
 import { Plots } from './services/plots.ts';
 import { Reclusterer } from './services/recluster.ts';
 import { Selections } from './services/selections.ts';
@@ -30,7 +27,6 @@ import { Users } from './services/users.ts';
 import type { AmqpLink } from './storage/amqp.ts';
 import type { Store } from './storage/db.ts';
 import { StoreWatch } from './storage/reachability.ts';
-import { JobReads } from './storage/job-reads.ts';
 
 export interface Services {
   config: Config;
@@ -53,9 +49,7 @@ export function createApp({ config, store, amqp }: Services): { app: Express; pl
   const loginLimits = new LoginLimits(store.db, store.loginFailures, config.loginFailures);
   const blobs = store.blobs;
   const plots = new Plots(store, config.limits);
-  // The job gateway publishes through its own broker link (confirm channel), opened on first use.
-  const jobConfig = loadJobConfig(config.dataDir);
-  const jobs = new Jobs(new JobReads(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings), config.limits.frames, plots.quota);
+  const jobs = Jobs.open(store, config, plots.quota);
 
   const api = express.Router();
   api.use(express.json({ limit: '1mb' }));

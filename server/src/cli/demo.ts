@@ -9,10 +9,6 @@ import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { Plots } from '../services/plots.ts';
 import { openStore } from '../storage/db.ts';
-import { JobReads } from '../storage/job-reads.ts';
-import { JobBroker } from '@wpv/jobs/broker';
-import { loadJobConfig } from '@wpv/jobs/config';
-import { StageTimings } from '@wpv/jobs/timings';
 import { Jobs } from '../services/jobs.ts';
 import { storeDrawnThumbnail } from '../services/thumbnails.ts';
 import { parseFile } from '../formats/index.ts';
@@ -101,8 +97,7 @@ async function writeDemo(name: string, content: string | Buffer): Promise<string
 async function loadStockDemo(): Promise<void> {
   const name = STOCK_DEMO;
   if (await store.plots.countDocuments({ owner: DEMO_USER, name, state: 'ready' }, { limit: 1 })) return;
-  const jobConfig = loadJobConfig(config.dataDir);
-  const jobs = new Jobs(new JobReads(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig, new StageTimings(store.jobTimings), config.limits.frames, plots.quota);
+  const jobs = Jobs.open(store, config, plots.quota);
   try {
     const csv = await writeDemo('market.csv', stockMarketCsv(240, 3 * 252));
     const { id } = await jobs.submit(DEMO_USER, {

@@ -8,13 +8,15 @@ import { ZodError } from 'zod';
 import { ApiError, notFound } from '../http/errors.ts';
 import { newId } from '../storage/ids.ts';
 import type { Upload } from '../http/upload.ts';
+import type { Config } from '../config.ts';
+import type { Store } from '../storage/db.ts';
 import type { StorageQuota } from './storage-quota.ts';
-import type { JobReads, ShownJobDoc } from '../storage/job-reads.ts';
-import { type JobBroker } from '@wpv/jobs/broker';
-import type { JobConfig } from '@wpv/jobs/config';
+import { JobReads, type ShownJobDoc } from '../storage/job-reads.ts';
+import { JobBroker } from '@wpv/jobs/broker';
+import { loadJobConfig, type JobConfig } from '@wpv/jobs/config';
 import { JOB_MODULES } from '../jobtypes/index.ts';
 import { newStages, stageGraph, type JobDoc, type JobState, type JobInput, type JobRecord, type StageDoc, type StageName } from '@wpv/jobs/model';
-import { expectedSeconds, secondsToShow, timingsKey, type StageTimings, type TimingSample } from '@wpv/jobs/timings';
+import { StageTimings, expectedSeconds, secondsToShow, timingsKey, type TimingSample } from '@wpv/jobs/timings';
 import { STAGE_FILES, partName, stageDir, tailOf } from '@wpv/jobs/workdir';
 
 const LOG_TAIL_BYTES = 64 * 1024;
@@ -36,6 +38,13 @@ export class Jobs {
     /** The owners' storage quota, which a job's kept matrix counts against. */
     private readonly quota: StorageQuota,
   ) {}
+
+  /** The gateway of `store`, publishing through its own broker link (opened on first use). */
+  static open(store: Store, config: Config, quota: StorageQuota): Jobs {
+    const jobConfig = loadJobConfig(config.dataDir);
+    return new Jobs(new JobReads(store), new JobBroker(config.amqpUrl, jobConfig.queuePrefix), jobConfig,
+      new StageTimings(store.jobTimings), config.limits.frames, quota);
+  }
 
   /** A job as the API shows it. */
   async present(doc: JobDoc): Promise<Job> {
