@@ -7,11 +7,15 @@
 
 namespace swg {
 
+int padding_score(const ScoringScheme& scheme) {
+  return std::min(-1, *std::min_element(scheme.matrix.begin(), scheme.matrix.end()));
+}
+
 std::int64_t score_bound(const ScoringScheme& scheme, AlignmentMode mode, int pair_length) {
   std::int64_t largest = 0;
   for (const int score : scheme.matrix) largest = std::max<std::int64_t>(largest, std::abs(score));
   const std::int64_t length = pair_length;
-  const std::int64_t padding = -kPaddingScore;
+  const std::int64_t padding = -padding_score(scheme);
   if (mode == AlignmentMode::local) {
     // H ≥ 0; E and F lie at most a gap opening below an H; a match into a padded column adds the padding score.
     return largest * length + scheme.gap_open + padding;
@@ -33,7 +37,7 @@ void LaneProfile<Keys>::build(const ScoringScheme& scheme, std::span<const std::
   }
   entries_.resize(static_cast<std::size_t>(scheme.alphabet_size) * columns_ * lanes);
   const Key open = Keys::gap(scheme.gap_open);
-  const Key padding = Keys::column(kPaddingScore, false) + open;
+  const Key padding = Keys::column(padding_score(scheme), false) + open;
   for (const Residue code : codes_in_use) {
     Key* block = entries_.data() + static_cast<std::size_t>(code) * columns_ * lanes;
     for (int lane = 0; lane < lanes; ++lane) {

@@ -2,16 +2,18 @@
 // sequences, one per vector lane, with the exact statistics of alignment.hpp, in
 // either alignment mode.
 //
-// Each DP state is one integer key = score·2^(2b) + length·2^b + identical, so the
+// Each DP state is one integer key = score·2^(l+i) + length·2^i + identical, so the
 // lexicographic (score, length, identical) optimum is a plain signed maximum and a
-// column adds a constant. The packing is exact while the length fits in b bits,
-// i.e. for pairs with len(a) + len(b) ≤ 2^b − 1, and every score the DP reaches
-// stays within Keys::score_limit (longest_pair() gives the limit):
-//   NarrowKeys: int32, b = 8  — pairs up to 255 residues together (short reads);
-//   WideKeys:   int64, b = 16 — pairs up to 65,535 residues together.
+// column adds a constant. The packing is exact while the length fits in l bits,
+// i.e. for pairs with len(a) + len(b) ≤ 2^l − 1 (identical ≤ the shorter length
+// then fits i = l − 1 bits), and every score the DP reaches stays within
+// Keys::score_limit (longest_pair() gives the limit):
+//   NarrowKeys: int32, l = 9, i = 8  — pairs up to 511 residues together (reads to ~255);
+//   WideKeys:   int64, l = i = 16    — pairs up to 65,535 residues together.
 // Longer pairs go to align_reference.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -27,35 +29,45 @@ namespace swg {
 // the max) reaches for pairs of `pair_length` residues together.
 std::int64_t score_bound(const ScoringScheme& scheme, AlignmentMode mode, int pair_length);
 
-inline constexpr int kPaddingScore = -4096;  // profile entry past a lane's sequence end
+// The profile entry past a lane's sequence end: the matrix's lowest score (at most
+// −1). Cells past a lane's end only follow real ones (to the right), so they never
+// feed a real cell, and each is below a real cell's score (a padded column or a gap
+// into it loses at least 1), so never a local best either.
+int padding_score(const ScoringScheme& scheme);
 
-template <class KeyType, int kCountBits>
+template <class KeyType, int kLengthBits, int kIdenticalBits>
 struct PackedKeys {
+  static_assert(kIdenticalBits >= kLengthBits - 1, "identical ≤ the shorter length must fit");
   using Key = KeyType;
-  static constexpr int max_pair_length = (1 << kCountBits) - 1;
+  static constexpr int count_bits = kLengthBits + kIdenticalBits;
+  static constexpr int max_pair_length = (1 << kLengthBits) - 1;
   static constexpr Key empty = 0;  // score 0, no columns
   // Score of an unreachable state: far below any real one (score_limit), with room
   // to subtract gap costs from it without overflow.
   static constexpr Key impossible = -(Key{1} << (8 * sizeof(Key) - 2));
-  static constexpr std::int64_t score_limit =
-      (std::int64_t{1} << (8 * sizeof(Key) - 2 * kCountBits - 2)) - 4 * kMaxGapCost;
+  // The largest |score| a state may reach: real keys then stay above `impossible` with
+  // room for a few of the scheme's gap costs below them.
+  static std::int64_t score_limit(const ScoringScheme& scheme) {
+    return (std::int64_t{1} << (8 * sizeof(Key) - count_bits - 2)) - 4 * std::max(scheme.gap_open, scheme.gap_extend);
+  }
 
   static constexpr Key column(int score, bool identical) {
-    return (Key{score} << (2 * kCountBits)) + (Key{1} << kCountBits) + (identical ? 1 : 0);
+    return (Key{score} << count_bits) + (Key{1} << kIdenticalBits) + (identical ? 1 : 0);
   }
   // Subtracted for a gap column of the given cost.
-  static constexpr Key gap(int cost) { return (Key{cost} << (2 * kCountBits)) - (Key{1} << kCountBits); }
+  static constexpr Key gap(int cost) { return (Key{cost} << count_bits) - (Key{1} << kIdenticalBits); }
   static AlignmentStats decode(Key key) {
-    const Key packed = key & ((Key{1} << (2 * kCountBits)) - 1);
-    return {static_cast<int>(key >> (2 * kCountBits)), static_cast<int>(packed & max_pair_length),
-            static_cast<int>(packed >> kCountBits)};
+    const Key packed = key & ((Key{1} << count_bits) - 1);
+    return {static_cast<int>(key >> count_bits), static_cast<int>(packed & ((Key{1} << kIdenticalBits) - 1)),
+            static_cast<int>(packed >> kIdenticalBits)};
   }
   // The most residues a pair may have together for these keys to be exact.
   static int longest_pair(const ScoringScheme& scheme, AlignmentMode mode) {
+    const std::int64_t limit = score_limit(scheme);
     int low = 0, high = max_pair_length;  // score_bound grows with the length
     while (low < high) {
       const int middle = (low + high + 1) / 2;
-      if (score_bound(scheme, mode, middle) <= score_limit) {
+      if (score_bound(scheme, mode, middle) <= limit) {
         low = middle;
       } else {
         high = middle - 1;
@@ -65,8 +77,8 @@ struct PackedKeys {
   }
 };
 
-using NarrowKeys = PackedKeys<std::int32_t, 8>;
-using WideKeys = PackedKeys<std::int64_t, 16>;
+using NarrowKeys = PackedKeys<std::int32_t, 9, 8>;
+using WideKeys = PackedKeys<std::int64_t, 16, 16>;
 
 // A lane group's score profile: Keys::column(score(c, lane's b[j]), c == b[j]) +
 // Keys::gap(gap_open) at [(c·columns + j)·lanes + lane] for every residue code c in

@@ -169,9 +169,12 @@ void expect_round_trip() {
   EXPECT_EQ(Keys::decode(value), (AlignmentStats{0, 0, 0}));
   value += Keys::column(5, true) + Keys::column(-4, false) - Keys::gap(16) - Keys::gap(4);
   EXPECT_EQ(Keys::decode(value), (AlignmentStats{5 - 4 - 16 - 4, 1, 4}));
-  for (int k = 0; k < Keys::max_pair_length - 4; ++k) value += Keys::column(3, true);
-  EXPECT_EQ(Keys::decode(value), (AlignmentStats{-19 + 3 * (Keys::max_pair_length - 4), Keys::max_pair_length - 3,
-                                                 Keys::max_pair_length}));
+  // The most a pair of max_pair_length residues can have: half as many identical
+  // columns (each takes a residue of both), the rest gaps.
+  const int identical = Keys::max_pair_length / 2, gaps = Keys::max_pair_length - 3 - identical;
+  for (int k = 1; k < identical; ++k) value += Keys::column(3, true);
+  for (int k = 0; k < gaps; ++k) value -= Keys::gap(4);
+  EXPECT_EQ(Keys::decode(value), (AlignmentStats{-19 + 3 * (identical - 1) - 4 * gaps, identical, Keys::max_pair_length}));
 }
 
 // Negative scores (global alignments) decode too.
@@ -241,7 +244,7 @@ struct KernelCase {
   LaneKernel kernel;
   const char* scheme_name;
   ScoringScheme (*make)();
-  bool wide;  // WideKeys with sequences up to 400 long, else NarrowKeys
+  bool wide;  // WideKeys with sequences up to 400 long, else NarrowKeys up to 255
   AlignmentMode mode;
 };
 
@@ -314,8 +317,8 @@ TEST_P(LaneKernelVersusReference, RandomGroups) {
   const LaneKernel& kernel = GetParam().kernel;
   const auto mode = GetParam().mode;
   const int pairs = GetParam().wide ? check_random_groups(kernel.run_wide, kernel.lanes, scheme, mode, 400, 12)
-                                    : check_random_groups(kernel.run_narrow, kernel.lanes, scheme, mode, 127, 60);
-  EXPECT_GT(pairs, GetParam().wide ? 250 : 1000);
+                                    : check_random_groups(kernel.run_narrow, kernel.lanes, scheme, mode, 255, 24);
+  EXPECT_GT(pairs, GetParam().wide ? 250 : 500);
 }
 
 std::vector<KernelCase> kernel_cases(const std::vector<LaneKernel>& kernels) {
@@ -450,14 +453,21 @@ INSTANTIATE_TEST_SUITE_P(Avx512OnSimde, ScoreKernelVersusReference,
 // Global alignments with large gap costs reach scores the int32 keys cannot hold:
 // such pairs go to the int64 keys, and both stay exact on the pairs they take.
 TEST(LaneKey, LongestExactPairFollowsTheScoreRange) {
-  EXPECT_EQ(NarrowKeys::longest_pair(dna(), AlignmentMode::local), 255);
-  EXPECT_EQ(NarrowKeys::longest_pair(dna(), AlignmentMode::global), 255);
-  EXPECT_EQ(NarrowKeys::longest_pair(protein(), AlignmentMode::global), 255);
+  // Every default scheme: int32 keys up to 511 residues together (e.g. global DNA:
+  // 3·16 + (4 + 5)·511 + 4 = 4,651 ≤ 2^13 − 4·16).
+  EXPECT_EQ(NarrowKeys::longest_pair(dna(), AlignmentMode::local), 511);
+  EXPECT_EQ(NarrowKeys::longest_pair(dna(), AlignmentMode::global), 511);
+  EXPECT_EQ(NarrowKeys::longest_pair(protein(), AlignmentMode::local), 511);
+  EXPECT_EQ(NarrowKeys::longest_pair(protein(), AlignmentMode::global), 511);
+  // Costly gaps: no pair fits the int32 keys at 1000/1000 (3000 + 1005·L + 4 ≤ 8192 − 4000
+  // only for L = 1), pairs up to 33 at 200/200 (600 + 205·L + 4 ≤ 8192 − 800).
   const auto costly = make_scoring(Alphabet::dna, "ednafull", 1000, 1000);
-  EXPECT_EQ(NarrowKeys::longest_pair(costly, AlignmentMode::global), 5);  // 3000 + 1005·L + 4096 ≤ 12384
+  const auto dearer = make_scoring(Alphabet::dna, "ednafull", 200, 200);
+  EXPECT_EQ(NarrowKeys::longest_pair(costly, AlignmentMode::global), 1);
+  EXPECT_EQ(NarrowKeys::longest_pair(dearer, AlignmentMode::global), 33);
   EXPECT_EQ(WideKeys::longest_pair(costly, AlignmentMode::global), 65535);
   for (const auto& kernel : supported_kernels()) {
-    EXPECT_GT(check_random_groups(kernel.run_narrow, kernel.lanes, costly, AlignmentMode::global, 2, 20), 20)
+    EXPECT_GT(check_random_groups(kernel.run_narrow, kernel.lanes, dearer, AlignmentMode::global, 16, 20), 20)
         << kernel.name;
     EXPECT_GT(check_random_groups(kernel.run_wide, kernel.lanes, costly, AlignmentMode::global, 60, 3), 3)
         << kernel.name;

@@ -72,10 +72,10 @@ std::string write_random_fasta(const TempDir& dir, const swg::ScoringScheme& sch
   std::vector<std::vector<swg::Residue>> families;
   std::ostringstream text;
   for (int s = 0; s < count; ++s) {
-    // Families of relatives; a few sequences long enough that their pairs exceed
-    // the SIMD kernel's packed length and take the scalar path.
-    if (s % 10 == 0) families.push_back(factory.random(factory.uniform(20, s % 30 == 0 ? 200 : 110)));
-    const auto sequence = factory.mutate(families.back(), 0.1, 0.06, 220);
+    // Families of relatives; every third family's long enough that their pairs exceed
+    // the int32 keys (511 residues together) and take the int64 ones.
+    if (s % 10 == 0) families.push_back(factory.random(s % 30 == 0 ? factory.uniform(270, 300) : factory.uniform(20, 110)));
+    const auto sequence = factory.mutate(families.back(), 0.1, 0.06, 320);
     text << ">seq" << s << " family " << families.size() << "\n";
     for (std::size_t k = 0; k < sequence.size(); ++k) text << letters[sequence[k]] << (k % 60 == 59 ? "\n" : "");
     text << "\n";
