@@ -17,14 +17,15 @@ jobs_dir="${JOBS_DIR:-$DATA_DIR/jobs}"
 sessions=()
 for pid in $(pgrep -f "hpc-bridge/bin/run-stage.sh $jobs_dir/" || true); do
   [[ "$(ps -o sid= -p "$pid" | tr -d ' ')" == "$pid" ]] || continue
-  tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -q '^WPV_SLOTS=' || continue
+  grep -qz '^WPV_SLOTS=' "/proc/$pid/environ" 2>/dev/null || continue
   kill -KILL "$pid" 2>/dev/null || continue
   pkill -KILL -s "$pid" 2>/dev/null || true
   sessions+=("$pid")
 done
 # A killed process ends only once it is next scheduled, which on a busy machine can be after
 # this script would have returned: wait (10 s at most) until none but zombies is left.
-session_alive() { ps -o stat= -s "$1" 2>/dev/null | grep -qv '^Z'; }
+# (grep reads all of ps's output: with -q it could stop early and pipefail would see ps's SIGPIPE.)
+session_alive() { ps -o stat= -s "$1" 2>/dev/null | grep -v '^Z' >/dev/null; }
 for _ in $(seq 100); do
   left=0
   for sid in "${sessions[@]}"; do

@@ -109,7 +109,7 @@ start_network() {
   }
   for i in $(seq 1 "$nodes"); do
     ns="$(node_netns "$i")"
-    ip netns list | grep -qx "$ns.*" && continue
+    ip netns list | grep -x "$ns.*" >/dev/null && continue  # not -q: see down.sh's session_alive
     ip netns add "$ns"
     ip link add "wpv${tag}h$i" type veth peer name "wpv${tag}n$i"
     ip link set "wpv${tag}h$i" master "$bridge" up
