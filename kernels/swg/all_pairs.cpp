@@ -1,5 +1,3 @@
-#include <cstdio>
-#include <cstdlib>
 #include "all_pairs.hpp"
 
 #include <algorithm>
@@ -172,9 +170,9 @@ struct ScorePass {
 
 // One thread's buffers for the score distance. A row goes through 8-bit lanes
 // first; if one of its lanes saturates, the whole row goes again through 16-bit
-// lanes, and a lane that saturates those through the scalar reference. When most
-// rows saturated the bytes lately (16S reads: 78 % of rows against 16 lanes; a byte
-// row and a word row cost the same time per group), rows go to the words directly.
+// lanes, and a lane that saturates those through the scalar reference. A byte row
+// costs about half a word row, so when most rows saturated the bytes lately (16S
+// reads: 73 % of rows in groups of 32), rows go to the words directly.
 class ScoreBatch {
  public:
   void offer(std::int64_t index, std::span<const Residue> row) {
@@ -225,7 +223,6 @@ class ScoreBatch {
         if (!bytes_first && words_.reaches(w, lanes, used, byte_ceiling)) ++saturated_bytes;
       }
     }
-    if (getenv("SWG_DEBUG")) fprintf(stderr, "%d %zu %zu %zu\n", bytes_first, rows_.size(), wider.size(), saturated_bytes);
     bytes_saturated_share_ = (bytes_saturated_share_ + static_cast<double>(saturated_bytes) / rows_.size()) / 2;
     rows_.clear();
     row_index_.clear();

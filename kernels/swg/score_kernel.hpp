@@ -1,6 +1,6 @@
 // Score-only inter-sequence SIMD alignment (SWIPE's): the optimal local score of one
-// row sequence against a group of column sequences, one per lane, in unsigned
-// saturating 8- or 16-bit lanes. It serves `--distance score`, which needs no
+// row sequence against a group of column sequences, one per lane, in saturating
+// 8-bit (unsigned) or 16-bit (signed) lanes. It serves `--distance score`, which needs no
 // alignment statistics, so its lanes are 4× (bytes) or 2× (words) as many as the
 // exact (score, length, identical) keys of lane_kernel.hpp get.
 //

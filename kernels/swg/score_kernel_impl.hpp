@@ -1,8 +1,9 @@
 // The score-only kernel, written once over a vector type V: V::lanes cells of type
 // V::Cell with load/store/set1, saturating adds, subs saturating at 0 and max
 // (signed for signed cells), and V::rows_per_sweep. Unsigned cells carry the
-// profile's bias, which each H subtracts (score_kernel.hpp). Included only by the per-ISA translation units; everything is
-// in an unnamed namespace so each ISA gets its own copy.
+// profile's bias, which each H subtracts (score_kernel.hpp). Included only by the
+// per-ISA translation units; everything is in an unnamed namespace so each ISA gets
+// its own copy.
 #pragma once
 
 #include <algorithm>
