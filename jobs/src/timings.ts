@@ -161,7 +161,11 @@ export class StageTimings {
       }
     }
     // A hint: a lost update leaves it a little lower (by as many writers as raced), and probes find the rest.
-    await this.docs.replaceOne({ _id: key }, { next: n + 1 }, { upsert: true });
+    // Two first upserts of the hint can race to insert it (E11000): the loser then replaces it.
+    await this.docs.replaceOne({ _id: key }, { next: n + 1 }, { upsert: true }).catch((err) => {
+      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      return this.docs.replaceOne({ _id: key }, { next: n + 1 });
+    });
     if (n >= KEPT) await this.docs.deleteOne({ _id: `${key}/${n - KEPT}` });
   }
 
