@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace swg {
 
@@ -170,11 +171,15 @@ struct ScorePass {
 
 // One thread's buffers for the score distance. A row goes through 8-bit lanes
 // first; if one of its lanes saturates, the whole row goes again through 16-bit
-// lanes, and a lane that saturates those through the scalar reference. A byte row
-// costs about half a word row, so when most rows saturated the bytes lately (16S
-// reads: 73 % of rows in groups of 32), rows go to the words directly.
+// lanes. A lane that saturates those (a score over 32,767: long sequences similar
+// over thousands of residues) takes the exact int64 keys, whose key holds the local
+// score, and pairs too long for those the scalar reference. A byte row costs about
+// half a word row, so when most rows saturated the bytes lately (16S reads: 73 % of
+// rows in groups of 32), rows go to the words directly.
 class ScoreBatch {
  public:
+  explicit ScoreBatch(const ScoringScheme& scheme) : wide_(scheme, AlignmentMode::local) {}
+
   void offer(std::int64_t index, std::span<const Residue> row) {
     rows_.push_back(row);
     row_index_.push_back(index);
@@ -192,9 +197,11 @@ class ScoreBatch {
     const auto store_row = [&](const auto& pass, std::size_t pass_row, std::size_t r) {
       for (std::size_t lane = 0; lane < used; ++lane) {
         const int score = pass.best[pass_row * lanes + lane];
-        store(row_index_[r], lane,
-              score < pass.profile.ceiling() ? score
-                                             : align_reference(rows_[r], lane_sequences[lane], scheme).score);
+        if (score < pass.profile.ceiling()) {
+          store(row_index_[r], lane, score);
+        } else {
+          beyond_words_.push_back({lane, r});  // the words' ceiling: bytes that reach theirs never get here
+        }
       }
     };
     std::vector<std::size_t> wider;  // rows_ for the words
@@ -224,13 +231,52 @@ class ScoreBatch {
       }
     }
     bytes_saturated_share_ = (bytes_saturated_share_ + static_cast<double>(saturated_bytes) / rows_.size()) / 2;
+    if (!beyond_words_.empty()) align_beyond_words(kernel, scheme, lane_sequences, codes_in_use, store);
     rows_.clear();
     row_index_.clear();
   }
 
  private:
+  // The lanes that saturated the words, through the int64-key kernel: the lane group
+  // in slices of that kernel's lanes, each with the rows that saturated in it. Every
+  // lane of a slice is stored again, with the same exact score.
+  template <class Store>
+  void align_beyond_words(const LaneKernel& kernel, const ScoringScheme& scheme,
+                          std::span<const std::span<const Residue>> lane_sequences,
+                          std::span<const Residue> codes_in_use, const Store& store) {
+    const std::size_t slice_lanes = static_cast<std::size_t>(kernel.lanes);
+    const auto slice_of = [&](const LaneOfRow& x) { return x.lane / slice_lanes; };
+    std::sort(beyond_words_.begin(), beyond_words_.end(), [&](const LaneOfRow& x, const LaneOfRow& y) {
+      return std::tuple(slice_of(x), x.row, x.lane) < std::tuple(slice_of(y), y.row, y.lane);
+    });
+    for (auto it = beyond_words_.begin(); it != beyond_words_.end();) {
+      const std::size_t slice = slice_of(*it), first_lane = slice * slice_lanes;
+      const auto lanes = lane_sequences.subspan(first_lane, std::min(slice_lanes, lane_sequences.size() - first_lane));
+      int columns = 0;
+      for (const auto& sequence : lanes) columns = std::max(columns, static_cast<int>(sequence.size()));
+      while (it != beyond_words_.end() && slice_of(*it) == slice) {
+        const std::size_t r = it->row;
+        const bool taken = wide_.offer(row_index_[r], rows_[r], columns);
+        for (; it != beyond_words_.end() && slice_of(*it) == slice && it->row == r; ++it) {
+          if (!taken) store(row_index_[r], it->lane, align_reference(rows_[r], lane_sequences[it->lane], scheme).score);
+        }
+      }
+      wide_.align(kernel.run_wide, kernel.lanes, scheme, AlignmentMode::local, lanes, codes_in_use,
+                  [&](std::int64_t i, std::size_t lane, const AlignmentStats& stats) {
+                    store(i, first_lane + lane, stats.score);
+                  });
+    }
+    beyond_words_.clear();
+  }
+
+  struct LaneOfRow {
+    std::size_t lane, row;  // a lane of the group, and an index into rows_
+  };
+
   ScorePass<ScoreBytes> bytes_;
   ScorePass<ScoreWords> words_;
+  KeyWidthBatch<WideKeys> wide_;
+  std::vector<LaneOfRow> beyond_words_;
   std::vector<std::span<const Residue>> rows_, word_rows_;
   std::vector<std::int64_t> row_index_;
   double bytes_saturated_share_ = 0;  // of the rows, lately (halved with each group)
@@ -266,7 +312,7 @@ void TileAligner::compute(std::span<const Tile> tiles, const RowWindow& row_sequ
   {
     KeyWidthBatch<NarrowKeys> narrow(scheme_, mode);
     KeyWidthBatch<WideKeys> wide(scheme_, mode);
-    ScoreBatch scores;
+    ScoreBatch scores(scheme_);
     std::vector<std::span<const Residue>> lane_sequences;
 
 #pragma omp for schedule(dynamic, 1)

@@ -218,21 +218,26 @@ TEST(SwgProgram, EachDistanceEqualsTheReferenceOnEveryPair) {
 }
 
 // --distance score beyond the 16-bit lanes: two proteins of 3,000 residues score
-// above 32,767 against each other (W/W = 11), so the scalar reference takes those
-// pairs; short ones in the same lane group stay in the SIMD lanes.
-TEST(SwgProgram, ScoreDistanceBeyondTheWordLanesTakesTheReference) {
+// above 32,767 against each other (W/W = 11), so the int64-key kernel takes those
+// pairs; the short ones in the same lane group stay in the 8- and 16-bit lanes. Twelve
+// short ones sort first in the group, so the long ones fall in a later slice of the
+// int64 kernel's lanes (8 with AVX2).
+TEST(SwgProgram, ScoreDistanceBeyondTheWordLanesStaysExact) {
   TempDir dir;
   const auto scheme = swg::make_scoring(swg::Alphabet::protein, "blosum62", 9, 1);
   std::string long_a(3000, 'W'), long_b = long_a;
   long_b[1500] = 'A';
-  const auto fasta = dir.write("long.fasta", ">a\n" + long_a + "\n>b\n" + long_b + "\n>c\nWWWWAWWW\n>d\nMKVLAAGW\n");
+  std::string fasta_text = ">a\n" + long_a + "\n>b\n" + long_b + "\n>c\nWWWWAWWW\n>d\nMKVLAAGW\n";
+  for (int k = 0; k < 10; ++k) fasta_text += ">s" + std::to_string(k) + "\nMKVLWWG" + std::string(k, 'W') + "\n";
+  const int n = 14;
+  const auto fasta = dir.write("long.fasta", fasta_text);
   const auto result = run(kSwg + " --input " + fasta + " --alphabet protein --distance score --output " +
                               dir.file("long.bin"), dir);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto records = spidal::read_fasta(fasta, swg::fasta_alphabet(swg::Alphabet::protein));
-  const auto m = read_matrix(dir.file("long.bin"), 4);
-  expect_symmetric_with_zero_diagonal(m, 4);
-  expect_matches_reference(m, records, scheme, all_pairs(4), swg::DistanceKind::score);
+  const auto m = read_matrix(dir.file("long.bin"), n);
+  expect_symmetric_with_zero_diagonal(m, n);
+  expect_matches_reference(m, records, scheme, all_pairs(n), swg::DistanceKind::score);
   // S(a, a) = 3,000 · 11, S(b, b) = 2,999 · 11 + 4 (A/A), S(a, b) = 2,999 · 11 − 3 (W/A).
   EXPECT_EQ(m[1], (33000 + 32993 - 2 * 32986) * 32767 / (33000 + 32993));
 }
