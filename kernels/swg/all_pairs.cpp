@@ -162,6 +162,10 @@ struct ScorePass {
     best.resize(rows.size() * lanes);
     kernel({&profile, rows, scheme.gap_open, scheme.gap_extend, best.data(), workspace.data()});
   }
+  // Sets row r's best in `lane` to 0 (none for a negative lane).
+  void clear_lane(std::size_t r, int lanes, int lane) {
+    if (lane >= 0) best[r * lanes + lane] = 0;
+  }
   // Whether any of the first `used` lanes of row r reached `ceiling`.
   bool reaches(std::size_t r, int lanes, std::size_t used, int ceiling) const {
     return std::any_of(best.begin() + r * lanes, best.begin() + r * lanes + used,
@@ -180,9 +184,12 @@ class ScoreBatch {
  public:
   explicit ScoreBatch(const ScoringScheme& scheme) : wide_(scheme, AlignmentMode::local) {}
 
-  void offer(std::int64_t index, std::span<const Residue> row) {
+  // `own_lane`: the lane holding the row's own sequence (a diagonal tile's pair (i, i),
+  // stored as 0), whose saturation must not send the row wider; −1 for none.
+  void offer(std::int64_t index, std::span<const Residue> row, int own_lane) {
     rows_.push_back(row);
     row_index_.push_back(index);
+    own_lane_.push_back(own_lane);
   }
 
   // Aligns the rows offered so far against the lane group, calls store(row index,
@@ -209,6 +216,7 @@ class ScoreBatch {
     if (bytes_first) {
       bytes_.run(kernel.run_score_bytes, lanes, scheme, lane_sequences, codes_in_use, rows_);
       for (std::size_t r = 0; r < rows_.size(); ++r) {
+        bytes_.clear_lane(r, lanes, own_lane_[r]);
         if (bytes_.reaches(r, lanes, used, bytes_.profile.ceiling())) {
           wider.push_back(r);
         } else {
@@ -226,6 +234,7 @@ class ScoreBatch {
       words_.run(kernel.run_score_words, lanes, scheme, lane_sequences, codes_in_use, word_rows_);
       const int byte_ceiling = score_ceiling<ScoreBytes>(scheme);
       for (std::size_t w = 0; w < wider.size(); ++w) {
+        words_.clear_lane(w, lanes, own_lane_[wider[w]]);
         store_row(words_, w, wider[w]);
         if (!bytes_first && words_.reaches(w, lanes, used, byte_ceiling)) ++saturated_bytes;
       }
@@ -234,6 +243,7 @@ class ScoreBatch {
     if (!beyond_words_.empty()) align_beyond_words(kernel, scheme, lane_sequences, codes_in_use, store);
     rows_.clear();
     row_index_.clear();
+    own_lane_.clear();
   }
 
  private:
@@ -279,6 +289,7 @@ class ScoreBatch {
   std::vector<LaneOfRow> beyond_words_;
   std::vector<std::span<const Residue>> rows_, word_rows_;
   std::vector<std::int64_t> row_index_;
+  std::vector<int> own_lane_;
   double bytes_saturated_share_ = 0;  // of the rows, lately (halved with each group)
 };
 
@@ -355,7 +366,8 @@ void TileAligner::compute(std::span<const Tile> tiles, const RowWindow& row_sequ
         if (diagonal && group_of_[i] > static_cast<std::int32_t>(items[w].group)) continue;
         const auto& row = row_sequences[i];
         if (by_score) {
-          scores.offer(i, row);
+          const bool own_group = diagonal && group_of_[i] == static_cast<std::int32_t>(items[w].group);
+          scores.offer(i, row, own_group ? static_cast<int>(std::find(group.begin(), group.end(), i) - group.begin()) : -1);
           continue;
         }
         if (narrow.offer(i, row, group_columns) || wide.offer(i, row, group_columns)) continue;
