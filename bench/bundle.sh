@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bundle.sh [DIR]: a self-contained folder (default .devbundle) to run the kernels' native
-# tests and benchmarks on another x86-64 Linux machine that has Python 3.12 and numpy but no
-# Open MPI (the lent machine whose CPU has AVX-512): the built kernel programs and test
-# binaries, the Open MPI 4.1 runtime they link, the shared libraries both need beyond glibc and
-# libstdc++, parasail's wheel for bench/swg/bench_swg.py, and the 16S reads.
+# tests and benchmarks on another x86-64 Linux machine that has Python 3.12 and numpy, with
+# or without an Open MPI of its own (the lent machine whose CPU has AVX-512 has 4.1.6): the
+# built kernel programs and test binaries, the Open MPI 4.1 runtime they link, the shared
+# libraries both need beyond glibc and libstdc++, parasail's wheel for
+# bench/swg/bench_swg.py, and the 16S reads.
 # On that machine, from the repository root: `source DIR/env.sh`, then run the benchmarks.
 # Build first: KERNELS_PROGRAMS="swg;damds" bash kernels/build.sh
 set -euo pipefail
