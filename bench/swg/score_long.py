@@ -6,38 +6,31 @@ stored value against parasail's local scores (`sw_striped_32`, pair and self sco
     .local/venv-swg/bin/python bench/swg/score_long.py --swg kernels/build/bin/swg --baseline OTHER/swg
 """
 import argparse
-import hashlib
-import json
 import os
 import random
-import subprocess
 import tempfile
-import time
 
 import numpy as np
 import parasail
 
-from bench_swg import read_fasta, stored_score_distance
+from bench_swg import file_digest, read_fasta, run_swg, stored_score_distance
 
 
 def write_sequences(path, count=8, length=8000, redrawn=0.03):
+    """Writes the sequences; returns their DP cells over distinct pairs."""
     rng = random.Random(3)
     ancestor = [rng.choice("ACGT") for _ in range(length)]
     with open(path, "w") as handle:
         for k in range(count):
             sequence = "".join(rng.choice("ACGT") if rng.random() < redrawn else c for c in ancestor)
             handle.write(f">g{k}\n{sequence}\n")
+    return count * (count - 1) // 2 * length * length
 
 
 def timed(swg, fasta, output):
-    """(wall seconds, cells, matrix digest) of one run."""
-    start = time.perf_counter()
-    stdout = subprocess.run([swg, "--input", fasta, "--output", output, "--distance", "score"], check=True,
-                            env=dict(os.environ, OMP_NUM_THREADS="2"), stdout=subprocess.PIPE, text=True).stdout
-    wall = time.perf_counter() - start
-    cells = next(json.loads(line)["cells"] for line in stdout.splitlines() if '"phase":"done"' in line)
-    with open(output, "rb") as handle:
-        return wall, cells, hashlib.sha256(handle.read()).hexdigest()
+    """(wall seconds, matrix digest) of one 2-thread run."""
+    wall, _, _ = run_swg(swg, fasta, output, 2, 1, ["--distance", "score"])
+    return wall, file_digest(output)
 
 
 def main():
@@ -48,10 +41,10 @@ def main():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         fasta, output = os.path.join(tmp, "long.fasta"), os.path.join(tmp, "score.bin")
-        write_sequences(fasta)
+        cells = write_sequences(fasta)
         for k in range(args.rounds):
-            base_wall, cells, base_digest = timed(args.baseline, fasta, output)
-            wall, _, digest = timed(args.swg, fasta, output)
+            base_wall, base_digest = timed(args.baseline, fasta, output)
+            wall, digest = timed(args.swg, fasta, output)
             print(f"round {k + 1}: baseline {base_wall:.1f} s ({cells / base_wall / 1e9:.3f} GCUPS), this build "
                   f"{wall:.1f} s ({cells / wall / 1e9:.3f} GCUPS): {base_wall / wall:.1f}x, matrices "
                   f"{'identical' if digest == base_digest else 'DIFFER'}", flush=True)
