@@ -166,87 +166,102 @@ struct ScorePass {
   void clear_lane(std::size_t r, int lanes, int lane) {
     if (lane >= 0) best[r * lanes + lane] = 0;
   }
-  // Whether any of the first `used` lanes of row r reached `ceiling`.
-  bool reaches(std::size_t r, int lanes, std::size_t used, int ceiling) const {
-    return std::any_of(best.begin() + r * lanes, best.begin() + r * lanes + used,
-                       [&](Cell score) { return score >= ceiling; });
-  }
 };
 
-// One thread's buffers for the score distance. A row goes through 8-bit lanes
-// first; if one of its lanes saturates, the whole row goes again through 16-bit
-// lanes. A lane that saturates those (a score over 32,767: long sequences similar
-// over thousands of residues) takes the exact int64 keys, whose key holds the local
-// score, and pairs too long for those the scalar reference. A byte row costs about
-// half a word row, so when most rows saturated the bytes lately (16S reads: 73 % of
-// rows in groups of 32), rows go to the words directly.
+// One thread's buffers for the score distance. Rows go through 8-bit lanes first,
+// and a pair whose byte score saturated is handed back (`defer`) to go again
+// through 16-bit lanes, gathered with more of its row's saturated pairs
+// (SaturatedPairs). Recomputing whole rows instead cost most of the words pass on
+// 16S reads: 12 % of pairs saturate bytes, but 73 % of rows do in groups of 32. While
+// most pairs saturated the bytes lately (long related sequences), whole rows go to
+// the words directly. A lane that saturates the words (a score over 32,767: long
+// sequences similar over thousands of residues) takes the exact int64 keys, whose
+// key holds the local score, and pairs too long for those the scalar reference.
 class ScoreBatch {
  public:
   explicit ScoreBatch(const ScoringScheme& scheme) : wide_(scheme, AlignmentMode::local) {}
 
   // `own_lane`: the lane holding the row's own sequence (a diagonal tile's pair (i, i),
-  // stored as 0), whose saturation must not send the row wider; −1 for none.
+  // stored as 0), whose saturation must not send the pair wider; −1 for none.
   void offer(std::int64_t index, std::span<const Residue> row, int own_lane) {
     rows_.push_back(row);
     row_index_.push_back(index);
     own_lane_.push_back(own_lane);
   }
 
-  // Aligns the rows offered so far against the lane group, calls store(row index,
-  // lane, score) for every real lane, and forgets the rows.
-  template <class Store>
+  // Aligns the rows offered so far against the lane group and forgets them: calls
+  // store(row index, lane, score) for every real lane, or defer(row index, lane)
+  // for the pairs whose bytes saturated.
+  template <class Store, class Defer>
   void align(const LaneKernel& kernel, const ScoringScheme& scheme,
              std::span<const std::span<const Residue>> lane_sequences, std::span<const Residue> codes_in_use,
-             const Store& store) {
+             const Store& store, const Defer& defer) {
     if (rows_.empty()) return;
-    const int lanes = kernel.score_lanes;
-    const std::size_t used = lane_sequences.size();
-    const auto store_row = [&](const auto& pass, std::size_t pass_row, std::size_t r) {
-      for (std::size_t lane = 0; lane < used; ++lane) {
-        const int score = pass.best[pass_row * lanes + lane];
-        if (score < pass.profile.ceiling()) {
-          store(row_index_[r], lane, score);
-        } else {
-          beyond_words_.push_back({lane, r});  // the words' ceiling: bytes that reach theirs never get here
-        }
-      }
-    };
-    std::vector<std::size_t> wider;  // rows_ for the words
-    const bool bytes_first = bytes_saturated_share_ < 0.5;
-    if (bytes_first) {
+    const std::size_t pairs = rows_.size() * lane_sequences.size();
+    std::size_t saturated = 0;  // pairs that reached the bytes' ceiling
+    if (bytes_saturated_share_ < kBytesFirstBelow) {
+      const int lanes = kernel.score_lanes;
       bytes_.run(kernel.run_score_bytes, lanes, scheme, lane_sequences, codes_in_use, rows_);
       for (std::size_t r = 0; r < rows_.size(); ++r) {
         bytes_.clear_lane(r, lanes, own_lane_[r]);
-        if (bytes_.reaches(r, lanes, used, bytes_.profile.ceiling())) {
-          wider.push_back(r);
-        } else {
-          store_row(bytes_, r, r);
+        for (std::size_t lane = 0; lane < lane_sequences.size(); ++lane) {
+          const int score = bytes_.best[r * lanes + lane];
+          if (score < bytes_.profile.ceiling()) {
+            store(row_index_[r], lane, score);
+          } else {
+            defer(row_index_[r], lane);
+            ++saturated;
+          }
         }
       }
+      forget_rows();
     } else {
-      wider.resize(rows_.size());
-      std::iota(wider.begin(), wider.end(), std::size_t{0});
+      saturated = align_words(kernel, scheme, lane_sequences, codes_in_use, store);
     }
-    std::size_t saturated_bytes = bytes_first ? wider.size() : 0;
-    if (!wider.empty()) {
-      word_rows_.clear();
-      for (const auto r : wider) word_rows_.push_back(rows_[r]);
-      words_.run(kernel.run_score_words, lanes, scheme, lane_sequences, codes_in_use, word_rows_);
-      const int byte_ceiling = score_ceiling<ScoreBytes>(scheme);
-      for (std::size_t w = 0; w < wider.size(); ++w) {
-        words_.clear_lane(w, lanes, own_lane_[wider[w]]);
-        store_row(words_, w, wider[w]);
-        if (!bytes_first && words_.reaches(w, lanes, used, byte_ceiling)) ++saturated_bytes;
+    bytes_saturated_share_ = (bytes_saturated_share_ + static_cast<double>(saturated) / pairs) / 2;
+  }
+
+  // Aligns the rows offered so far against the lane group in 16-bit lanes (wider
+  // where those saturate), calls store(row index, lane, score) for every real lane
+  // and forgets the rows. Returns how many pairs would have saturated bytes.
+  template <class Store>
+  std::size_t align_words(const LaneKernel& kernel, const ScoringScheme& scheme,
+                          std::span<const std::span<const Residue>> lane_sequences,
+                          std::span<const Residue> codes_in_use, const Store& store) {
+    if (rows_.empty()) return 0;
+    const int lanes = kernel.score_lanes;
+    const int byte_ceiling = score_ceiling<ScoreBytes>(scheme);
+    std::size_t saturated_bytes = 0;
+    words_.run(kernel.run_score_words, lanes, scheme, lane_sequences, codes_in_use, rows_);
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      words_.clear_lane(r, lanes, own_lane_[r]);
+      for (std::size_t lane = 0; lane < lane_sequences.size(); ++lane) {
+        const int score = words_.best[r * lanes + lane];
+        saturated_bytes += score >= byte_ceiling;
+        if (score < words_.profile.ceiling()) {
+          store(row_index_[r], lane, score);
+        } else {
+          beyond_words_.push_back({lane, r});
+        }
       }
     }
-    bytes_saturated_share_ = (bytes_saturated_share_ + static_cast<double>(saturated_bytes) / rows_.size()) / 2;
     if (!beyond_words_.empty()) align_beyond_words(kernel, scheme, lane_sequences, codes_in_use, store);
+    forget_rows();
+    return saturated_bytes;
+  }
+
+ private:
+  // A byte pass costs about half a words pass, and a deferred pair about 1.3 words
+  // lanes (its gathered profile and padding), so bytes first pay while under about a
+  // third of the pairs saturate them.
+  static constexpr double kBytesFirstBelow = 0.3;
+
+  void forget_rows() {
     rows_.clear();
     row_index_.clear();
     own_lane_.clear();
   }
 
- private:
   // The lanes that saturated the words, through the int64-key kernel: the lane group
   // in slices of that kernel's lanes, each with the rows that saturated in it. Every
   // lane of a slice is stored again, with the same exact score.
@@ -287,11 +302,63 @@ class ScoreBatch {
   ScorePass<ScoreWords> words_;
   KeyWidthBatch<WideKeys> wide_;
   std::vector<LaneOfRow> beyond_words_;
-  std::vector<std::span<const Residue>> rows_, word_rows_;
+  std::vector<std::span<const Residue>> rows_;
   std::vector<std::int64_t> row_index_;
   std::vector<int> own_lane_;
-  double bytes_saturated_share_ = 0;  // of the rows, lately (halved with each group)
+  double bytes_saturated_share_ = 0;  // of the pairs, lately (halved with each group)
 };
+
+// One thread's pairs whose bytes saturated, waiting to be aligned in 16-bit lanes as
+// groups of one row against up to a lane group's width of its saturated columns, so
+// that the words pass fills its lanes. Rows wait for a full group until the pairs
+// waiting pass a bound (memory stays flat however many saturate) or the batch ends.
+class SaturatedPairs {
+ public:
+  struct Pair {
+    std::int64_t row, column;
+    std::uint32_t tile;    // index into the batch's tiles
+    std::int32_t length;   // the column's, to group columns of like length
+  };
+
+  void add(const Pair& pair) { pairs_.push_back(pair); }
+
+  // align_row(pairs of one row) for every full group, and for the rest too when
+  // `all` or when too many are waiting.
+  template <class AlignRow>
+  void flush(std::size_t lanes, bool all, const AlignRow& align_row) {
+    if (!all && pairs_.size() < kWaitingBound) return;
+    std::sort(pairs_.begin(), pairs_.end(),
+              [](const Pair& x, const Pair& y) { return std::tie(x.row, x.length) < std::tie(y.row, y.length); });
+    waiting_.clear();
+    for (auto first = pairs_.begin(); first != pairs_.end();) {
+      const auto last = std::find_if(first, pairs_.end(), [&](const Pair& p) { return p.row != first->row; });
+      for (; static_cast<std::size_t>(last - first) >= lanes || (all && first != last);) {
+        const auto take = std::min<std::size_t>(lanes, last - first);
+        align_row(std::span<const Pair>(&*first, take));
+        first += take;
+      }
+      waiting_.insert(waiting_.end(), first, last);
+      first = last;
+    }
+    pairs_.swap(waiting_);
+    if (!all && pairs_.size() >= kWaitingBound / 2) flush(lanes, true, align_row);
+  }
+
+ private:
+  static constexpr std::size_t kWaitingBound = std::size_t{1} << 16;  // 1.5 MB
+  std::vector<Pair> pairs_, waiting_;
+};
+
+// Stores the distance of pair (i, j) in its tile, and where the symmetric matrix
+// mirrors it: a diagonal tile holds both (i, j) and (j, i), others a transpose.
+void store_distance(TileDistances& out, const TilePlan& plan, std::int64_t i, std::int64_t j, std::int16_t value) {
+  const std::int64_t row0 = plan.rows().begin(out.tile.row_block), rows = plan.rows().end(out.tile.row_block) - row0;
+  const std::int64_t col0 = plan.cols().begin(out.tile.col_block), cols = plan.cols().end(out.tile.col_block) - col0;
+  if (plan.is_symmetric() && i == j) value = 0;
+  out.values[(i - row0) * cols + (j - col0)] = value;
+  if (plan.is_symmetric() && out.tile.row_block == out.tile.col_block) out.values[(j - col0) * cols + (i - row0)] = value;
+  if (!out.transposed.empty()) out.transposed[(j - col0) * rows + (i - row0)] = value;
+}
 
 }  // namespace
 
@@ -324,34 +391,47 @@ void TileAligner::compute(std::span<const Tile> tiles, const RowWindow& row_sequ
     KeyWidthBatch<NarrowKeys> narrow(scheme_, mode);
     KeyWidthBatch<WideKeys> wide(scheme_, mode);
     ScoreBatch scores(scheme_);
+    SaturatedPairs saturated;
     std::vector<std::span<const Residue>> lane_sequences;
+    const auto score_distance = [&](std::int64_t i, std::int64_t j, int score) {
+      return stored_score_distance(score, row_self[i - row_sequences.first], self_scores_[j]);
+    };
+    std::vector<bool> row_marks(scheme_.alphabet_size);
+    const auto align_saturated = [&](std::span<const SaturatedPairs::Pair> pairs) {
+      lane_sequences.clear();
+      for (const auto& pair : pairs) lane_sequences.emplace_back(col_sequences_[pair.column]);
+      const auto& row = row_sequences[pairs[0].row];
+      // The profile serves this row alone: only its codes (4 of the 5 in 16S reads).
+      std::fill(row_marks.begin(), row_marks.end(), false);
+      mark_codes(std::span(&row, 1), row_marks);
+      scores.offer(pairs[0].row, row, -1);
+      scores.align_words(kernel_, scheme_, lane_sequences, marked_codes(row_marks), [&](std::int64_t i, std::size_t lane, int score) {
+        const auto& pair = pairs[lane];
+        store_distance(results[pair.tile], plan_, i, pair.column, score_distance(i, pair.column, score));
+      });
+    };
 
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t w = 0; w < items.size(); ++w) {
-      const Tile& tile = tiles[items[w].tile];
-      TileDistances& out = results[items[w].tile];
+      const std::size_t t = items[w].tile;
+      const Tile& tile = tiles[t];
+      TileDistances& out = results[t];
       const auto& group = lane_groups_[tile.col_block][items[w].group];
       const std::int64_t row0 = plan_.rows().begin(tile.row_block), row_end = plan_.rows().end(tile.row_block);
-      const std::int64_t col0 = plan_.cols().begin(tile.col_block);
-      const std::int64_t rows = row_end - row0, cols = plan_.cols().end(tile.col_block) - col0;
-      const bool symmetric = plan_.is_symmetric();
       // A diagonal tile holds both (i, j) and (j, i): pair them once, from the row
       // whose own lane group comes first (pairs within one group go twice), and store
       // both. The distance is the same either way round (README, tie-break).
-      const bool diagonal = symmetric && tile.row_block == tile.col_block;
-      const auto store_value = [&](std::int64_t i, std::size_t lane, std::int16_t value) {
-        const std::int64_t j = group[lane];
-        if (symmetric && i == j) value = 0;
-        out.values[(i - row0) * cols + (j - col0)] = value;
-        if (diagonal) out.values[(j - col0) * cols + (i - row0)] = value;
-        if (!out.transposed.empty()) out.transposed[(j - col0) * rows + (i - row0)] = value;
-      };
+      const bool diagonal = plan_.is_symmetric() && tile.row_block == tile.col_block;
       const auto store = [&](std::int64_t i, std::size_t lane, const AlignmentStats& stats) {
-        store_value(i, lane,
-                    stored_distance(stats, row_sequences[i].size(), col_sequences_[group[lane]].size(), distance_));
+        store_distance(out, plan_, i, group[lane],
+                       stored_distance(stats, row_sequences[i].size(), col_sequences_[group[lane]].size(), distance_));
       };
       const auto store_score = [&](std::int64_t i, std::size_t lane, int score) {
-        store_value(i, lane, stored_score_distance(score, row_self[i - row_sequences.first], self_scores_[group[lane]]));
+        store_distance(out, plan_, i, group[lane], score_distance(i, group[lane], score));
+      };
+      const auto defer_score = [&](std::int64_t i, std::size_t lane) {
+        const std::int64_t j = group[lane];
+        saturated.add({i, j, static_cast<std::uint32_t>(t), static_cast<std::int32_t>(col_sequences_[j].size())});
       };
 
       lane_sequences.clear();
@@ -375,10 +455,12 @@ void TileAligner::compute(std::span<const Tile> tiles, const RowWindow& row_sequ
           store(i, lane, align_reference(row, col_sequences_[group[lane]], scheme_, mode));
         }
       }
-      scores.align(kernel_, scheme_, lane_sequences, codes_in_use_, store_score);
+      scores.align(kernel_, scheme_, lane_sequences, codes_in_use_, store_score, defer_score);
       narrow.align(kernel_.run_narrow, kernel_.lanes, scheme_, mode, lane_sequences, codes_in_use_, store);
       wide.align(kernel_.run_wide, kernel_.lanes, scheme_, mode, lane_sequences, codes_in_use_, store);
+      saturated.flush(kernel_.score_lanes, false, align_saturated);
     }
+    saturated.flush(kernel_.score_lanes, true, align_saturated);
   }
 }
 

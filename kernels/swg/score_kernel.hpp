@@ -19,6 +19,7 @@
 #include <limits>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 #include "aligned_buffer.hpp"
 #include "scoring.hpp"
@@ -53,6 +54,7 @@ class ScoreProfile {
 
  private:
   AlignedVector<Cell> entries_;
+  std::vector<Residue> lane_residues_;  // columns × lanes, reused by each build
   int columns_ = 0;
   int lanes_ = 0;
   Cell bias_ = 0;

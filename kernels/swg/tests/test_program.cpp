@@ -340,6 +340,39 @@ TEST(SwgProgram, OneAndTwoRanksWriteIdenticalFiles) {
   EXPECT_TRUE(one == slurp(dir.file("generic.bin"))) << "SIMD and generic kernels differ";
 }
 
+// --distance score on related reads, where pairs saturate the 8-bit lanes and go
+// again through 16-bit lanes gathered per row across tiles (small tiles and batches
+// here): every pair equals the reference, and 1 thread, 2 threads, 2 ranks and the
+// generic kernel write the same file.
+TEST(SwgProgram, ScoreDistanceOn16sReadsEqualsTheReferenceOnEveryPair) {
+  ASSERT_TRUE(std::filesystem::exists(k16s)) << "reference data missing: " << k16s
+                                             << " (expected at ../shared/data from the repository root)";
+  TempDir dir;
+  const int n = 300;
+  const auto fasta = first_records_of_16s(dir, n);
+  const std::string options = " --input " + fasta + " --distance score --block-size 32 --memory-mb 1 --output ";
+  ASSERT_EQ(run("OMP_NUM_THREADS=2 " + kSwg + options + dir.file("two.bin"), dir).exit_code, 0);
+  const auto scheme = swg::make_scoring(swg::Alphabet::dna, "ednafull", 16, 4);
+  const auto records = spidal::read_fasta(fasta, swg::fasta_alphabet(swg::Alphabet::dna));
+  const auto m = read_matrix(dir.file("two.bin"), n);
+  expect_symmetric_with_zero_diagonal(m, n);
+  expect_matches_reference(m, records, scheme, all_pairs(n), swg::DistanceKind::score);
+  // The byte lanes did saturate: pairs scoring past their ceiling (EDNAFULL's bias is 4),
+  // each score recovered from its distance and the self scores to within 1.
+  std::vector<int> self(n);
+  for (int k = 0; k < n; ++k) self[k] = swg::self_score(swg::encode(records[k].residues, scheme.alphabet), scheme);
+  int saturating = 0;
+  for (const auto& [i, j] : all_pairs(n)) saturating += (1 - m[i * n + j] / 32767.0) * (self[i] + self[j]) / 2 > 252;
+  EXPECT_GT(saturating, n * (n - 1) / 2 / 20) << "too few pairs saturate the bytes to test their recomputation";
+  const std::string two = slurp(dir.file("two.bin"));
+  ASSERT_EQ(run("OMP_NUM_THREADS=1 " + kSwg + options + dir.file("one.bin"), dir).exit_code, 0);
+  ASSERT_EQ(run("OMP_NUM_THREADS=1 " + kMpirun + kSwg + options + dir.file("ranks.bin"), dir).exit_code, 0);
+  ASSERT_EQ(run(kSwg + options + dir.file("generic.bin") + " --kernel generic", dir).exit_code, 0);
+  EXPECT_TRUE(two == slurp(dir.file("one.bin"))) << "1 and 2 threads differ";
+  EXPECT_TRUE(two == slurp(dir.file("ranks.bin"))) << "1 rank and 2 ranks differ";
+  EXPECT_TRUE(two == slurp(dir.file("generic.bin"))) << "SIMD and generic kernels differ";
+}
+
 // The real 4640 reads, on 2 ranks: symmetric, and a sample of pairs equal to the reference.
 TEST(SwgProgram, All16sReadsOnTwoRanksMatchTheReferenceOnASample) {
   ASSERT_TRUE(std::filesystem::exists(k16s)) << "reference data missing: " << k16s
