@@ -252,9 +252,9 @@ def score_section(one_thread_runs, two_threads, cells, score16_cpu, sat_cpu, agr
     return [
         "## Score distance (`swg --distance score`): score-only kernels",
         "",
-        "The score-only kernels hold scores alone in saturating lanes: unsigned 8-bit, rows that saturate "
-        "again in signed 16-bit (or directly while most rows saturated bytes lately, as on these reads), beyond "
-        "those the scalar reference (`kernels/swg/README.md`).",
+        "The score-only kernels hold scores alone in saturating lanes: unsigned 8-bit; the pairs that saturate "
+        "those again in signed 16-bit, gathered per row (whole rows directly while most pairs saturated bytes "
+        "lately); beyond those the int64 keys (`kernels/swg/README.md`).",
         "",
         "| aligner | GCUPS per core | swg's ratio |",
         "| --- | ---: | ---: |",

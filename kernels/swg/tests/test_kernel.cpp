@@ -1,6 +1,10 @@
 // The aligners: reference vs textbook Gotoh and traceback, SIMD lanes vs reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
+#include "all_pairs.hpp"
 #include "gotoh_traceback.hpp"
 #include "spidal/cpu.hpp"
 #include "spidal/errors.hpp"
@@ -14,6 +18,9 @@ void run_narrow_avx512_simde(const LaneGroupJob<NarrowKeys>& job);
 void run_wide_avx512_simde(const LaneGroupJob<WideKeys>& job);
 void run_score_bytes_avx512_simde(const ScoreGroupJob<ScoreBytes>& job);
 void run_score_words_avx512_simde(const ScoreGroupJob<ScoreWords>& job);
+
+// For failure messages of tests over kernels (gtest looks it up by ADL).
+void PrintTo(const LaneKernel& kernel, std::ostream* out) { *out << kernel.name; }
 
 namespace {
 
@@ -449,6 +456,61 @@ INSTANTIATE_TEST_SUITE_P(Avx512OnSimde, ScoreKernelVersusReference,
                                                                   kAvx512ScoreLanes, run_score_bytes_avx512_simde,
                                                                   run_score_words_avx512_simde}})),
                          score_case_name);
+
+// TileAligner under --distance score: pairs whose bytes saturate go again through
+// words, gathered per row across tiles and lane groups (all_pairs.cpp), with the
+// kernel's own lane count (64 for AVX-512). Families of relatives, shuffled so that
+// every lane group holds some, over several tiles and batches: every stored value
+// equals the reference's.
+class ScoreTilesVersusReference : public ::testing::TestWithParam<LaneKernel> {};
+
+TEST_P(ScoreTilesVersusReference, SaturatedPairsAcrossTilesAndBatches) {
+  const auto scheme = dna();
+  SequenceFactory factory(scheme, 31);
+  std::vector<std::vector<Residue>> sequences;
+  for (int family = 0; family < 6; ++family) {
+    const auto parent = factory.random(factory.uniform(60, 120));
+    for (int k = 0; k < 20; ++k) sequences.push_back(factory.mutate(parent, 0.05, 0.02, 130));
+  }
+  std::shuffle(sequences.begin(), sequences.end(), std::mt19937(7));
+  const auto n = static_cast<std::int64_t>(sequences.size());
+  std::vector<bool> used(scheme.alphabet_size);
+  mark_codes(sequences, used);
+  const int block = 48;
+  const auto plan = TilePlan::symmetric(n, block, 1, 0, 2 * 4 * block * block);  // 2 tiles a batch
+  ASSERT_GT(plan.batches().size(), 2u);
+  const TileAligner aligner(sequences, marked_codes(used), scheme, DistanceKind::score, GetParam(), plan);
+  std::vector<std::int16_t> matrix(n * n, -1);
+  std::vector<TileDistances> tiles;
+  for (const auto& batch : plan.batches()) {
+    aligner.compute(batch, RowWindow{0, sequences}, tiles);
+    for (const auto& b : matrix_blocks(tiles, plan)) {
+      for (std::int64_t r = 0; r < b.rows; ++r) std::copy_n(b.values + r * b.cols, b.cols, &matrix[(b.row + r) * n + b.col]);
+    }
+  }
+  std::vector<int> self(n);
+  for (std::int64_t k = 0; k < n; ++k) self[k] = align_reference(sequences[k], sequences[k], scheme).score;
+  int saturating = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(matrix[i * n + i], 0);
+    for (std::int64_t j = i + 1; j < n; ++j) {
+      const int score = align_reference(sequences[i], sequences[j], scheme).score;
+      saturating += score >= score_ceiling<ScoreBytes>(scheme);
+      const auto expected = stored_score_distance(score, self[i], self[j]);
+      ASSERT_EQ(matrix[i * n + j], expected) << i << "," << j;
+      ASSERT_EQ(matrix[j * n + i], expected) << j << "," << i;
+    }
+  }
+  EXPECT_GT(saturating, 500);  // of 7,140 pairs: the gathered recomputation ran
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedKernels, ScoreTilesVersusReference, ::testing::ValuesIn(supported_kernels()),
+                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Avx512OnSimde, ScoreTilesVersusReference,
+                         ::testing::Values(LaneKernel{"avx512", kAvx512Lanes, run_narrow_avx512_simde,
+                                                      run_wide_avx512_simde, kAvx512ScoreLanes,
+                                                      run_score_bytes_avx512_simde, run_score_words_avx512_simde}),
+                         [](const auto& info) { return info.param.name; });
 
 // Global alignments with large gap costs reach scores the int32 keys cannot hold:
 // such pairs go to the int64 keys, and both stay exact on the pairs they take.
