@@ -108,8 +108,8 @@ def stored_distance(identical, length, len_a, len_b):
 
 
 def vector_alu(tmp, binary=None):
-    """The core's clock and vpaddd, vpmaxsd and their 4:6 mix (the local loop's) throughput per
-    cycle on 256-bit registers, and on 512-bit ones (keys with the suffix _512) where the CPU
+    """The core's clock and vpaddd, vpmaxsd, their 4:6 mix (the local loop's) and vpaddsb (the
+    score kernel's saturating add) throughput per cycle on 256-bit registers, and on 512-bit ones (keys with the suffix _512) where the CPU
     has AVX-512 (bench/swg/vector_alu.cpp), compiled here unless `binary` is one built before."""
     if binary is None:
         binary = os.path.join(tmp, "vector_alu")
@@ -243,7 +243,22 @@ def score_agreement(score_results, self_scores, matrix):
     return same / len(score_results)
 
 
-def score_section(one_thread_runs, two_threads, cells, score16_cpu, sat_cpu, agreement):
+def byte_roofline_sentence(alu, kernel):
+    """The score kernel's byte loop bound on this core: 9 vector operations per vector of
+    4 × LANES[kernel] cells, 4 of them saturating adds or subtractions (`vpaddsb`'s rate)."""
+    suffix = "_512" if kernel == "avx512" else ""
+    if kernel not in LANES or "saturating_per_cycle" + suffix not in alu:
+        return f"(The {kernel} kernel ran here, which has no probe.)"
+    lanes, ghz = 4 * LANES[kernel], alu["ghz" + suffix]
+    saturating, other = alu["saturating_per_cycle" + suffix], alu["max_per_cycle" + suffix]
+    cycles = max(4 / saturating, 9 / other)
+    return (f"The byte loop's roofline: 9 vector operations per {lanes} cells, 4 of them saturating "
+            f"(`vpaddsb` {saturating:.2f} per cycle) and all 9 at most {other:.2f} per cycle (`vpmaxsd`), so "
+            f"{lanes} / max(4 / {saturating:.2f}, 9 / {other:.2f}) × {ghz:.2f} GHz = "
+            f"**{lanes / cycles * ghz:.1f} GCUPS per core** for rows that stay in bytes.")
+
+
+def score_section(one_thread_runs, two_threads, cells, score16_cpu, sat_cpu, agreement, alu):
     """--distance score (the median of `one_thread_runs`, sorted by CPU seconds) against
     parasail's score-only kernels."""
     wall, cpu, kernel = one_thread_runs[len(one_thread_runs) // 2]
@@ -252,7 +267,7 @@ def score_section(one_thread_runs, two_threads, cells, score16_cpu, sat_cpu, agr
     return [
         "## Score distance (`swg --distance score`): score-only kernels",
         "",
-        "The score-only kernels hold scores alone in saturating lanes: unsigned 8-bit; the pairs that saturate "
+        "The score-only kernels hold scores alone in saturating lanes: signed 8-bit (H − 128); the pairs that saturate "
         "those again in signed 16-bit, gathered per row (whole rows directly while most pairs saturated bytes "
         "lately); beyond those the int64 keys (`kernels/swg/README.md`).",
         "",
@@ -269,6 +284,8 @@ def score_section(one_thread_runs, two_threads, cells, score16_cpu, sat_cpu, agr
         f"{kernel} kernel. "
         f"Agreement: on the sampled pairs, parasail's local scores (pair and self scores) give swg's stored value "
         f"for {agreement:.2%} of pairs.",
+        "",
+        byte_roofline_sentence(alu, kernel),
         "",
     ]
 
@@ -395,7 +412,7 @@ def main():
         "",
     ]
     lines += score_section(score_runs, score_two_threads, cells, score16_cpu, sat_cpu,
-                           score_agreement(score_results, self_scores, score_matrix))
+                           score_agreement(score_results, self_scores, score_matrix), alu)
     if paired:
         ratios = sorted(before / after for before, after in paired)
         lines += [

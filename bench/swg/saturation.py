@@ -15,7 +15,7 @@ import tempfile
 import numpy as np
 import parasail
 
-BYTE_CEILING = 251  # 255 less EDNAFULL's bias (score_ceiling<ScoreBytes>)
+BYTE_CEILING = 255  # score_ceiling<ScoreBytes>: bytes hold H − 128 (251, 255 less a bias, before 2026-11-27)
 
 
 def read_fasta(path):

@@ -152,7 +152,7 @@ template <class Cell>
 struct ScorePass {
   ScoreProfile<Cell> profile;
   AlignedVector<Cell> workspace;
-  std::vector<Cell> best;  // rows × lanes
+  std::vector<int> best;  // rows × lanes
 
   void run(void (*kernel)(const ScoreGroupJob<Cell>&), int lanes, const ScoringScheme& scheme,
            std::span<const std::span<const Residue>> lane_sequences, std::span<const Residue> codes_in_use,
@@ -174,12 +174,14 @@ struct ScorePass {
 // (SaturatedPairs). Recomputing whole rows instead cost most of the words pass on
 // 16S reads: 12 % of pairs saturate bytes, but 73 % of rows do in groups of 32. While
 // most pairs saturated the bytes lately (long related sequences), whole rows go to
-// the words directly. A lane that saturates the words (a score over 32,767: long
+// the words directly, as they do for schemes whose scores or gap costs do not fit
+// signed bytes. A lane that saturates the words (a score over 32,767: long
 // sequences similar over thousands of residues) takes the exact int64 keys, whose
 // key holds the local score, and pairs too long for those the scalar reference.
 class ScoreBatch {
  public:
-  explicit ScoreBatch(const ScoringScheme& scheme) : wide_(scheme, AlignmentMode::local) {}
+  explicit ScoreBatch(const ScoringScheme& scheme)
+      : bytes_fit_(scores_fit_bytes(scheme)), wide_(scheme, AlignmentMode::local) {}
 
   // `own_lane`: the lane holding the row's own sequence (a diagonal tile's pair (i, i),
   // stored as 0), whose saturation must not send the pair wider; −1 for none.
@@ -199,7 +201,7 @@ class ScoreBatch {
     if (rows_.empty()) return;
     const std::size_t pairs = rows_.size() * lane_sequences.size();
     std::size_t saturated = 0;  // pairs that reached the bytes' ceiling
-    if (bytes_saturated_share_ < kBytesFirstBelow) {
+    if (bytes_fit_ && bytes_saturated_share_ < kBytesFirstBelow) {
       const int lanes = kernel.score_lanes;
       bytes_.run(kernel.run_score_bytes, lanes, scheme, lane_sequences, codes_in_use, rows_);
       for (std::size_t r = 0; r < rows_.size(); ++r) {
@@ -230,7 +232,7 @@ class ScoreBatch {
                           std::span<const Residue> codes_in_use, const Store& store) {
     if (rows_.empty()) return 0;
     const int lanes = kernel.score_lanes;
-    const int byte_ceiling = score_ceiling<ScoreBytes>(scheme);
+    const int byte_ceiling = score_ceiling<ScoreBytes>();
     std::size_t saturated_bytes = 0;
     words_.run(kernel.run_score_words, lanes, scheme, lane_sequences, codes_in_use, rows_);
     for (std::size_t r = 0; r < rows_.size(); ++r) {
@@ -298,6 +300,7 @@ class ScoreBatch {
     std::size_t lane, row;  // a lane of the group, and an index into rows_
   };
 
+  const bool bytes_fit_;
   ScorePass<ScoreBytes> bytes_;
   ScorePass<ScoreWords> words_;
   KeyWidthBatch<WideKeys> wide_;

@@ -40,7 +40,7 @@ struct Avx2Wide {  // 8 int64 keys in two registers; AVX2 has no 64-bit max
   static Vector max(Vector a, Vector b) { return {max64(a.low, b.low), max64(a.high, b.high)}; }
 };
 
-struct Avx2Bytes {  // 32 unsigned saturating bytes
+struct Avx2Bytes {  // 32 signed saturating bytes (H − 128)
   using Cell = ScoreBytes;
   static constexpr int lanes = kAvx2ScoreLanes;
   static constexpr int rows_per_sweep = 4;
@@ -48,9 +48,9 @@ struct Avx2Bytes {  // 32 unsigned saturating bytes
   static Vector load(const Cell* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
   static void store(Cell* p, Vector v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
   static Vector set1(Cell x) { return _mm256_set1_epi8(static_cast<char>(x)); }
-  static Vector adds(Vector a, Vector b) { return _mm256_adds_epu8(a, b); }
-  static Vector subs(Vector a, Vector b) { return _mm256_subs_epu8(a, b); }
-  static Vector max(Vector a, Vector b) { return _mm256_max_epu8(a, b); }
+  static Vector adds(Vector a, Vector b) { return _mm256_adds_epi8(a, b); }
+  static Vector subs(Vector a, Vector b) { return _mm256_subs_epi8(a, b); }
+  static Vector max(Vector a, Vector b) { return _mm256_max_epi8(a, b); }
 };
 
 struct Avx2WordHalf {  // 16 signed saturating words (subtraction: of non-negative ones, floored at 0)

@@ -46,7 +46,7 @@ struct Avx512Wide {  // 16 int64 keys in two registers
   static Vector max(Vector a, Vector b) { return {_mm512_max_epi64(a.low, b.low), _mm512_max_epi64(a.high, b.high)}; }
 };
 
-struct Avx512Bytes {  // 64 unsigned saturating bytes
+struct Avx512Bytes {  // 64 signed saturating bytes (H − 128)
   using Cell = ScoreBytes;
   static constexpr int lanes = kAvx512ScoreLanes;
   static constexpr int rows_per_sweep = 4;
@@ -54,9 +54,9 @@ struct Avx512Bytes {  // 64 unsigned saturating bytes
   static Vector load(const Cell* p) { return _mm512_load_si512(p); }
   static void store(Cell* p, Vector v) { _mm512_store_si512(p, v); }
   static Vector set1(Cell x) { return _mm512_set1_epi8(static_cast<char>(x)); }
-  static Vector adds(Vector a, Vector b) { return _mm512_adds_epu8(a, b); }
-  static Vector subs(Vector a, Vector b) { return _mm512_subs_epu8(a, b); }
-  static Vector max(Vector a, Vector b) { return _mm512_max_epu8(a, b); }
+  static Vector adds(Vector a, Vector b) { return _mm512_adds_epi8(a, b); }
+  static Vector subs(Vector a, Vector b) { return _mm512_subs_epi8(a, b); }
+  static Vector max(Vector a, Vector b) { return _mm512_max_epi8(a, b); }
 };
 
 struct Avx512WordHalf {  // 32 signed saturating words (subtraction: of non-negative ones, floored at 0)

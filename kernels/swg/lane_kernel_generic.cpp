@@ -44,7 +44,7 @@ struct Generic {
     });
   }
   static Vector subs(const Vector& a, const Vector& b) {
-    return each(a, b, [](Cell x, Cell y) { return static_cast<Cell>(std::max<int>(x - y, 0)); });
+    return each(a, b, [](Cell x, Cell y) { return static_cast<Cell>(std::max<int>(x - y, score_floor<Cell>())); });
   }
 };
 

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 namespace swg {
 
 template <class Cell>
 void ScoreProfile<Cell>::build(const ScoringScheme& scheme, std::span<const std::span<const Residue>> lane_sequences,
                                int lanes, std::span<const Residue> codes_in_use) {
-  bias_ = static_cast<Cell>(score_bias<Cell>(scheme));
   lanes_ = lanes;
   columns_ = 0;
   for (const auto& sequence : lane_sequences) columns_ = std::max(columns_, static_cast<int>(sequence.size()));
@@ -25,12 +25,18 @@ void ScoreProfile<Cell>::build(const ScoringScheme& scheme, std::span<const std:
   }
   entries_.resize(static_cast<std::size_t>(scheme.alphabet_size) * cells);
   std::array<Cell, 256> table;  // by residue code, past_end included
-  table[past_end] = static_cast<Cell>(*std::min_element(scheme.matrix.begin(), scheme.matrix.end()) + bias_);
+  table[past_end] = static_cast<Cell>(*std::min_element(scheme.matrix.begin(), scheme.matrix.end()));
   for (const Residue code : codes_in_use) {
-    for (Residue b = 0; b < past_end; ++b) table[b] = static_cast<Cell>(scheme.score(code, b) + bias_);
+    for (Residue b = 0; b < past_end; ++b) table[b] = static_cast<Cell>(scheme.score(code, b));
     Cell* const block = entries_.data() + code * cells;
     for (std::size_t k = 0; k < cells; ++k) block[k] = table[residues[k]];
   }
+}
+
+bool scores_fit_bytes(const ScoringScheme& scheme) {
+  const auto [lowest, highest] = std::minmax_element(scheme.matrix.begin(), scheme.matrix.end());
+  constexpr int byte_min = std::numeric_limits<ScoreBytes>::min(), byte_max = std::numeric_limits<ScoreBytes>::max();
+  return *lowest >= byte_min && *highest <= byte_max && scheme.gap_open <= byte_max && scheme.gap_extend <= byte_max;
 }
 
 template class ScoreProfile<ScoreBytes>;

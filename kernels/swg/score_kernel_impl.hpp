@@ -1,9 +1,8 @@
 // The score-only kernel, written once over a vector type V: V::lanes cells of type
-// V::Cell with load/store/set1, saturating adds, subs saturating at 0 and max
-// (signed for signed cells), and V::rows_per_sweep. Unsigned cells carry the
-// profile's bias, which each H subtracts (score_kernel.hpp). Included only by the
-// per-ISA translation units; everything is in an unnamed namespace so each ISA gets
-// its own copy.
+// V::Cell with load/store/set1, a signed saturating add, a subtraction floored at the
+// cell's floor (score_kernel.hpp), a signed max, and V::rows_per_sweep. Included only
+// by the per-ISA translation units; everything is in an unnamed namespace so each ISA
+// gets its own copy.
 #pragma once
 
 #include <algorithm>
@@ -47,27 +46,27 @@ class ScoreGroupAligner {
         columns_(job.profile->columns()),
         h_row_(job.workspace),
         f_row_(job.workspace + columns_ * lanes),
-        // A cost beyond the cell's range floors any H to 0 exactly as the true cost does.
+        // Words: a cost beyond their range floors any H to 0 exactly as the true cost
+        // does. Bytes take only schemes whose costs fit (scores_fit_bytes).
         open_(V::set1(saturated(job.gap_open))),
         extend_(V::set1(saturated(job.gap_extend))),
-        bias_(V::set1(job.profile->bias())),
-        zero_(V::set1(0)) {}
+        floor_(V::set1(score_floor<Cell>())) {}
 
   void run() {
     constexpr int rows_per_sweep = V::rows_per_sweep;
     for (std::size_t r = 0; r < job_.rows.size(); ++r) {
       const auto row = job_.rows[r];
       for (int j = 0; j < columns_; ++j) {
-        V::store(h_row_ + j * lanes, zero_);
-        V::store(f_row_ + j * lanes, zero_);
+        V::store(h_row_ + j * lanes, floor_);
+        V::store(f_row_ + j * lanes, floor_);
       }
-      best_ = zero_;
+      best_ = floor_;
       std::size_t i = 0;
       for (; i + rows_per_sweep <= row.size(); i += rows_per_sweep) sweep<rows_per_sweep>(row, i);
       for (; i < row.size(); ++i) sweep<1>(row, i);
-      alignas(kVectorAlignment) Cell best[lanes];  // job.best_scores need not be aligned
+      alignas(kVectorAlignment) Cell best[lanes];
       V::store(best, best_);
-      std::copy(best, best + lanes, job_.best_scores + r * lanes);
+      for (int lane = 0; lane < lanes; ++lane) job_.best_scores[r * lanes + lane] = best[lane] - score_floor<Cell>();
     }
   }
 
@@ -83,13 +82,13 @@ class ScoreGroupAligner {
     Vector left[kRows], e[kRows];  // H(i+k, j−1), E(i+k, j)
     for (int k = 0; k < kRows; ++k) {
       profiles[k] = job_.profile->row(row[i + k]);
-      left[k] = zero_;
-      e[k] = zero_;
+      left[k] = floor_;
+      e[k] = floor_;
     }
-    Vector diagonal = zero_;  // H(i−1, j−1)
+    Vector diagonal = floor_;  // H(i−1, j−1)
     // Locals, not members, in the loop: vector stores may alias *this.
     Vector best = best_;
-    const Vector open = open_, extend = extend_, bias = bias_;
+    const Vector open = open_, extend = extend_;
     Cell* const h_row = h_row_;
     Cell* const f_row = f_row_;
     const int columns = columns_;
@@ -101,8 +100,7 @@ class ScoreGroupAligner {
 #pragma GCC unroll 8
       for (int k = 0; k < kRows; ++k) {
         auto h = V::adds(diagonal, V::load(profiles[k] + j * lanes));
-        if constexpr (std::is_unsigned_v<Cell>) h = V::subs(h, bias);
-        h = V::max(V::max(h, e[k]), f);  // E, F ≥ 0: also the local floor
+        h = V::max(V::max(h, e[k]), f);  // words: E, F ≥ 0 is also the local floor
         column_best = k == 0 ? h : V::max(column_best, h);
         const auto opened = V::subs(h, open);
         e[k] = V::max(V::subs(e[k], extend), opened);  // E(i+k, j+1)
@@ -123,7 +121,7 @@ class ScoreGroupAligner {
   const int columns_;
   Cell* const h_row_;  // H(i−1, j), then H(i, j)
   Cell* const f_row_;  // F(i, j), then F(i+1, j)
-  const Vector open_, extend_, bias_, zero_;
+  const Vector open_, extend_, floor_;
   Vector best_;
 };
 
