@@ -35,8 +35,9 @@ class Annealer {
     result_.state = single_cluster(distances_.n, result_.initial_temperature);
     ClusterState& state = result_.state;
 
-    // Splitting phase: cool, testing for an unstable cluster; it ends at
-    // MaxNcent clusters, at T_min, or when the clusters are frozen and stable.
+    // Splitting phase: cool, testing for an unstable cluster; it ends at T_min, when
+    // the clusters are frozen and stable, or when a cluster is unstable at MaxNcent
+    // (then the cap, not the data, set the count, and the result says so).
     // Coincident copies are merged first, so that MaxNcent counts distinct clusters.
     int steps_since_test = settings_.wait_iterations;
     for (;;) {
@@ -44,8 +45,13 @@ class Annealer {
       if (result_.splits == 0 || steps_since_test >= settings_.wait_iterations) {
         steps_since_test = 0;
         merge_coincident();
-        if (state.clusters >= settings_.max_clusters) break;
-        if (try_split()) continue;  // re-converge at the same temperature
+        const bool at_cap = state.clusters >= settings_.max_clusters;
+        if (try_split(!at_cap)) {
+          if (!at_cap) continue;  // re-converge at the same temperature
+          warn("capped at " + std::to_string(state.clusters) +
+               " clusters: one was still splitting, so the data may hold more");
+          break;
+        }
         if (state.clusters > 1 && all_frozen(state, settings_.freezing_limit)) break;
       }
       if (state.temperature < min_temperature) break;
@@ -85,7 +91,9 @@ class Annealer {
     report(phase);
   }
 
-  bool try_split() {
+  // Tests the clusters' stability and, when `may_split`, splits the least stable unstable
+  // one; returns whether one was unstable.
+  bool try_split(bool may_split) {
     const auto start = Clock::now();
     ClusterState& state = result_.state;
     const StabilityTest test = test_stability(distances_, exchange_, state,
@@ -93,12 +101,13 @@ class Annealer {
                                               settings_.min_eig_test, settings_.eigen);
     result_.eigen_passes += test.passes;
     const int chosen = choose_split(test, settings_.min_eig_test);
-    if (chosen >= 0) {
+    const bool splits = chosen >= 0 && may_split;
+    if (splits) {
       split_cluster(state, test.tested[chosen], test.direction[chosen], settings_.split_amplitude);
       ++result_.splits;
     }
     result_.split_seconds += seconds_since(start);
-    if (chosen >= 0) report("split");
+    if (splits) report("split");
     return chosen >= 0;
   }
 

@@ -63,8 +63,9 @@ struct AnnealingResult {
   int merged_clusters = 0;         // coincident copies merged before split tests
   int removed_clusters = 0;
   bool frozen = false;             // every final cluster below the freezing limit
-  // Why the result has fewer clusters than the schedule reached, e.g.
-  // "3 of 8 clusters dropped: under 5 points"; empty when nothing was lost.
+  // Why the count is not the data's own: fewer clusters than the schedule reached, e.g.
+  // "3 of 8 clusters dropped: under 5 points", or MaxNcent ended the splitting
+  // ("capped at 8 clusters: ..."); empty otherwise.
   std::vector<std::string> warnings;
   double em_seconds = 0.0;
   double split_seconds = 0.0;

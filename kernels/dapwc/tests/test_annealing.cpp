@@ -40,10 +40,13 @@ TEST(Annealing, RecoversSixPlantedBlobsOfUnequalPlacement) {
   EXPECT_GE(testing::adjusted_rand_index(c.data.truth, c.result.labels), 0.95);
 }
 
-TEST(Annealing, StopsAtMaxNcent) {
+// Fewer clusters than the data hold: the cap, not the data, set the count, and the result says so.
+TEST(Annealing, StopsAtMaxNcentAndSaysItCapped) {
   const Clustered c = cluster_blobs(5, 40, 3, 3);
   EXPECT_EQ(c.result.clusters, 3);
   EXPECT_EQ(testing::count_labels(c.result.labels), 3);
+  EXPECT_EQ(c.result.warnings,
+            std::vector<std::string>{"capped at 3 clusters: one was still splitting, so the data may hold more"});
 }
 
 TEST(Annealing, OneClusterWhenMaxNcentIsOne) {
@@ -51,6 +54,8 @@ TEST(Annealing, OneClusterWhenMaxNcentIsOne) {
   EXPECT_EQ(c.result.clusters, 1);
   EXPECT_EQ(c.result.splits, 0);
   for (int label : c.result.labels) EXPECT_EQ(label, 1);
+  ASSERT_EQ(c.result.warnings.size(), 1u);
+  EXPECT_EQ(c.result.warnings.front().rfind("capped at 1 clusters:", 0), 0u) << c.result.warnings.front();
 }
 
 TEST(MinClusterSize, DefaultFollowsN) {
@@ -78,6 +83,7 @@ TEST(MinClusterSize, DroppedClustersAreReported) {
   EXPECT_EQ(c.result.warnings, std::vector<std::string>{"2 of 3 clusters dropped: under 50 points"});
 }
 
+// As many clusters as the cap allows, and no more in the data: no "capped" warning.
 TEST(Annealing, RecoversEightBlobsAtMaxNcent) {
   const Clustered c = cluster_blobs(8, 60, 8, 19);
   EXPECT_EQ(c.result.clusters, 8);
