@@ -327,7 +327,7 @@ export { cutTree, cutTreeByWidth, hasBranchLengths, leavesUnder, PlotTree, PlotT
 // Analytics job gateway (issue 4): job submission parameters and job documents.
 // ---------------------------------------------------------------------------
 
-export { JOB_TYPES, stageTitle, JobFileParts, JobParams, JobType, ReclusterRequest, ReclusterStarted, StageName, SubmittableJobType, type JobTypeContract, type StageSpec, type StageRunner, type StageWork, type FilePart } from './jobTypes.ts';
+export { DEFAULT_MAX_CLUSTERS, JOB_TYPES, stageTitle, JobFileParts, JobParams, JobType, ReclusterRequest, ReclusterStarted, StageName, SubmittableJobType, type JobTypeContract, type StageSpec, type StageRunner, type StageWork, type FilePart } from './jobTypes.ts';
 export const JobState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
 export const StageState = z.enum(['pending', 'queued', 'running', 'succeeded', 'failed', 'cancelled']);
 

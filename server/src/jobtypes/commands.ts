@@ -2,6 +2,7 @@
 // of damds and dapwc). The bridge runs a command as given (under mpirun or sbatch),
 // so it stays program-agnostic.
 import path from 'node:path';
+import { DEFAULT_MAX_CLUSTERS } from '@wpv/schema';
 import type { JobConfig } from '@wpv/jobs/config';
 import type { JobDoc, StageCommand } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
@@ -44,7 +45,7 @@ export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: 
         }
       : {
           output: files.pwcOutput,
-          options: ['--centers', at(files.centers), '--max-clusters', String(p.maxClusters ?? 8), ...optional('--min-cluster-size', p.minClusterSize)],
+          options: ['--centers', at(files.centers), '--max-clusters', String(p.maxClusters ?? DEFAULT_MAX_CLUSTERS), ...optional('--min-cluster-size', p.minClusterSize)],
           outputs: [files.pwcOutput, files.centers],
         };
   return {

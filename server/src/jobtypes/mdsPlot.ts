@@ -72,10 +72,14 @@ async function readCentres(job: JobDoc, n: number): Promise<Map<number, number>>
   return centres;
 }
 
-/** dapwc's done line (the pwc stage's last progress line) says why it ended with fewer clusters than asked. */
+/**
+ * dapwc's done line (the pwc stage's last progress line) says when the count is not the data's own: clusters
+ * dropped or merged, or the cap reached while a cluster was still splitting (then the job says what to do).
+ */
 function clusteringWarnings(job: JobDoc): string[] {
   const done = job.stages.pwc?.progress;
-  return Array.isArray(done?.warnings) ? done.warnings.filter((w): w is string => typeof w === 'string') : [];
+  const warnings = Array.isArray(done?.warnings) ? done.warnings.filter((w): w is string => typeof w === 'string') : [];
+  return warnings.map((w) => (w.startsWith('capped at ') ? `${w}; raise maxClusters, or re-cluster a cluster from the plot` : w));
 }
 
 /**

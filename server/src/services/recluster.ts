@@ -6,7 +6,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { plotJobId, type JobDoc } from '@wpv/jobs/model';
 import { exists } from '@wpv/jobs/workdir';
-import { decodeSelectionMask, NAME_MAX, SelectionMaskError, type ReclusterRequest } from '@wpv/schema';
+import { DEFAULT_MAX_CLUSTERS, decodeSelectionMask, NAME_MAX, SelectionMaskError, type ReclusterRequest } from '@wpv/schema';
 import { ApiError } from '../http/errors.ts';
 import { JOB_MODULES } from '../jobtypes/index.ts';
 import { RECLUSTER_INPUT } from '../jobtypes/recluster.ts';
@@ -46,7 +46,7 @@ export class Reclusterer {
     const p = parent.params as Record<string, unknown>;
     const params = {
       dimension: p.dimension ?? 3,
-      maxClusters: request.maxClusters ?? p.maxClusters ?? 8,
+      maxClusters: request.maxClusters ?? p.maxClusters ?? DEFAULT_MAX_CLUSTERS,
       ...(p.seed !== undefined && { seed: p.seed }),
       ranks: p.ranks ?? 1,
       ...(p.threads !== undefined && { threads: p.threads }),
