@@ -9,6 +9,12 @@ Family sets (kernels/dapwc/tests/families.py): 6 families of 12-60 members grown
 from real reads at least 15 % apart, at 2, 4 and 8 % mutation (substitutions and
 indels), several seeds; and 5 random-ancestor families of 40 (100 nt, 4 %).
 
+Real reads have no planted answer, and their groups nest (species in genera in
+orders), so there the question is whether a cap on the cluster count merges groups
+that a peer separates: dapwc at several caps on the first distance's matrix of the
+4,640 reads (and of its first 800) against VSEARCH at 80 % identity, over the reads
+in VSEARCH clusters of at least 25.
+
     bash bench/clustering/run.sh [--seeds 1,2,3,4,5] [--distances global,shorter,spidal,score] [--bin DIR]
                                  [--baseline DIR --baseline-name NAME] [--results FILE]
 
@@ -43,7 +49,10 @@ RESULTS = os.path.join(ROOT, "bench", "results", "clustering.md")
 REAL_READS = os.path.join(ROOT, "..", "shared", "data", "16s-4640.fasta")
 VSEARCH_IDS = (0.97, 0.94, 0.90, 0.85, 0.80)
 CDHIT_IDS = (0.97, 0.94, 0.90, 0.85, 0.80)
-MAX_CLUSTERS = 8  # the gateway's default maxClusters
+MAX_CLUSTERS = 20  # the gateway's default maxClusters (schema/src/jobTypes.ts)
+CAPS = (8, 20, 30)
+PEER_ID = 0.80
+PEER_MIN_SIZE = 25
 
 
 def family_sets(seeds):
@@ -79,11 +88,11 @@ def swg(binaries, fasta, distance, n, tag=None):
     return matrix, np.fromfile(matrix, dtype="<i2").reshape(n, n).astype(np.float64) / 32767.0, seconds
 
 
-def dapwc(binaries, matrix, n, extra=()):
+def dapwc(binaries, matrix, n, extra=(), max_clusters=MAX_CLUSTERS):
     """(labels, done line, seconds) of a dapwc run with the gateway's defaults."""
-    labels_path = matrix + ".clusters"
+    labels_path = matrix + f".{max_clusters}.clusters"
     result, seconds = timed([os.path.join(binaries, "dapwc"), "--distances", matrix, "--points", str(n),
-                             "--output", labels_path, "--max-clusters", str(MAX_CLUSTERS), *extra])
+                             "--output", labels_path, "--max-clusters", str(max_clusters), *extra])
     done = json.loads(result.stdout.splitlines()[-1])
     labels = np.loadtxt(labels_path, dtype=int)[:, 1]
     return labels, done, seconds
@@ -108,6 +117,7 @@ def uc_labels(uc_path, names):
 
 
 def vsearch(fasta, identity, names):
+    """Labels and CPU seconds of `vsearch --cluster_size` at `identity`."""
     uc = fasta + f".vsearch{identity}.uc"
     _, seconds = timed(["vsearch", "--cluster_size", fasta, "--id", str(identity), "--uc", uc,
                         "--threads", "1", "--quiet"])
@@ -178,7 +188,7 @@ def digits(binaries, baseline):
     row = {"average-k": adjusted_rand_score(y, average_linkage(d, clusters=10))}
     for name, build in (("dapwc", binaries), ("before", baseline)):
         if build:
-            labels, done, _ = dapwc(build, matrix, len(y), ("--max-clusters", "10"))
+            labels, done, _ = dapwc(build, matrix, len(y), max_clusters=10)
             row[name] = adjusted_rand_score(y, labels)
             row[name + " clusters"] = int(done["clusters"])
     return row
@@ -205,7 +215,33 @@ def real_read_times(binaries, distances):
         times[f"vsearch --cluster_size --id {identity} ({len(set(labels))} clusters)"] = seconds
         labels, seconds = cdhit(fasta, identity, names)
         times[f"cd-hit-est -c {identity} ({len(set(labels))} clusters)"] = seconds
-    return times
+    return times, (fasta, names, matrix)
+
+
+def cap_agreement(binaries, fasta, names, matrix, distance):
+    """Rows of dapwc at each cap against VSEARCH at PEER_ID, on all the real reads and
+    on the first 800 (their block of the same matrix)."""
+    rows = []
+    for n in (800, len(names)):
+        if n < len(names):
+            part_fasta = fasta.replace(".fasta", f"-first{n}.fasta")
+            families.write_fasta(part_fasta, [(name, seq, 0) for name, seq in families.read_fasta(fasta)[:n]])
+            part_matrix = matrix.replace(".bin", f"-first{n}.bin")
+            np.fromfile(matrix, dtype="<i2").reshape(len(names), -1)[:n, :n].tofile(part_matrix)
+        else:
+            part_fasta, part_matrix = fasta, matrix
+        peer, _ = vsearch(part_fasta, PEER_ID, names[:n])
+        sizes = {c: int((peer == c).sum()) for c in set(peer)}
+        kept = np.array([sizes[c] >= PEER_MIN_SIZE for c in peer])
+        for cap in CAPS:
+            labels, done, seconds = dapwc(binaries, part_matrix, n, max_clusters=cap)
+            rows.append({"n": n, "cap": cap, "clusters": int(done["clusters"]), "seconds": seconds,
+                         "ari": adjusted_rand_score(peer[kept], labels[kept]), "covered": int(kept.sum()),
+                         "peer clusters": sum(1 for c in sizes.values() if c >= PEER_MIN_SIZE),
+                         "capped": any(w.startswith("capped at") for w in done.get("warnings", [])),
+                         "distance": distance})
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def cpu_model():
@@ -235,7 +271,7 @@ def methods(distances, baseline):
     return names + [f"vsearch {i}" for i in VSEARCH_IDS] + [f"cd-hit {i}" for i in CDHIT_IDS]
 
 
-def write_results(rows, digit_row, times, distances, args):
+def write_results(rows, digit_row, times, caps, distances, args):
     columns = methods(distances, args.baseline)
     lines = [
         "# Clustering accuracy on planted sequence families",
@@ -279,6 +315,14 @@ def write_results(rows, digit_row, times, distances, args):
         lines += ["", "Time on the 4,640 real reads (one thread each, CPU seconds: user + system):", "",
                   "| step | seconds |", "| --- | --- |"]
         lines += [f"| {name} | {seconds:.2f} |" for name, seconds in times.items()]
+    if caps:
+        lines += ["", f"Caps on real reads: dapwc (`--max-clusters` cap, on the `{caps[0]['distance']}` matrix) against "
+                  f"`vsearch --cluster_size --id {PEER_ID}`, ARI over the reads in VSEARCH clusters of at least "
+                  f"{PEER_MIN_SIZE}. `capped`: dapwc's warning that a cluster was still splitting at the cap.", "",
+                  "| reads | cap | dapwc clusters | capped | ARI vs VSEARCH | reads compared | VSEARCH clusters ≥ "
+                  f"{PEER_MIN_SIZE} | dapwc CPU s |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        lines += [f"| {r['n']} | {r['cap']} | {r['clusters']} | {'yes' if r['capped'] else 'no'} | {r['ari']:.3f} | "
+                  f"{r['covered']} | {r['peer clusters']} | {r['seconds']:.2f} |" for r in caps]
     lines.append("")
     with open(args.results, "w") as f:
         f.write("\n".join(lines))
@@ -293,7 +337,7 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, "kernels", "build", "bin"))
     parser.add_argument("--baseline", help="bin directory of another build, run as the column `before`")
     parser.add_argument("--baseline-name", default="the baseline build")
-    parser.add_argument("--no-times", action="store_true", help="skip the 4,640-read timings")
+    parser.add_argument("--no-times", action="store_true", help="skip the 4,640-read timings and caps")
     parser.add_argument("--results", default=RESULTS, help="the Markdown file to write")
     args = parser.parse_args()
     for tool in ("vsearch", "cd-hit-est"):
@@ -307,8 +351,11 @@ def main():
         rows.append(evaluate(args.bin, name, records, distances, args.baseline))
         print(json.dumps(rows[-1]), flush=True)
     digit_row = digits(args.bin, args.baseline)
-    times = {} if args.no_times else real_read_times(args.bin, distances)
-    write_results(rows, digit_row, times, distances, args)
+    times, caps = {}, []
+    if not args.no_times:
+        times, real = real_read_times(args.bin, distances)
+        caps = cap_agreement(args.bin, *real, distances[0])
+    write_results(rows, digit_row, times, caps, distances, args)
 
 
 if __name__ == "__main__":
