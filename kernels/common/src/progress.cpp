@@ -33,12 +33,28 @@ JsonFields& JsonFields::add_raw(const std::string& key, const std::string& json)
   return *this;
 }
 
-JsonFields& JsonFields::add(const std::string& key, double value) {
-  if (!std::isfinite(value)) return add_raw(key, "null");
+namespace {
+
+std::string json_number(double value) {
+  if (!std::isfinite(value)) return "null";
   char text[32];
   std::snprintf(text, sizeof text, "%.10g", value);
-  return add_raw(key, text);
+  return text;
 }
+
+template <class T, class ToJson>
+std::string json_array(const std::vector<T>& items, ToJson to_json) {
+  std::string json = "[";
+  for (const T& item : items) {
+    if (json.size() > 1) json += ',';
+    json += to_json(item);
+  }
+  return json + ']';
+}
+
+}  // namespace
+
+JsonFields& JsonFields::add(const std::string& key, double value) { return add_raw(key, json_number(value)); }
 
 JsonFields& JsonFields::add(const std::string& key, std::int64_t value) { return add_raw(key, std::to_string(value)); }
 
@@ -49,9 +65,11 @@ JsonFields& JsonFields::add(const std::string& key, bool value) { return add_raw
 JsonFields& JsonFields::add(const std::string& key, const JsonFields& object) { return add_raw(key, object.object()); }
 
 JsonFields& JsonFields::add(const std::string& key, const std::vector<std::string>& strings) {
-  std::string json = "[";
-  for (const std::string& s : strings) json += (json.size() > 1 ? "," : "") + json_quote(s);
-  return add_raw(key, json + "]");
+  return add_raw(key, json_array(strings, json_quote));
+}
+
+JsonFields& JsonFields::add(const std::string& key, const std::vector<double>& numbers) {
+  return add_raw(key, json_array(numbers, json_number));
 }
 
 JsonFields& JsonFields::append(const JsonFields& other) {

@@ -82,6 +82,12 @@ TEST(Progress, StringArrays) {
             "{\"w\":[\"a\",\"b \\\"c\\\"\"]}");
 }
 
+TEST(Progress, NumberArrays) {
+  EXPECT_EQ(spidal::JsonFields().add("s", std::vector<double>{}).object(), "{\"s\":[]}");
+  EXPECT_EQ(spidal::JsonFields().add("s", std::vector<double>{0.75, -0.125, 1.0 / 0.0}).object(),
+            "{\"s\":[0.75,-0.125,null]}");
+}
+
 TEST(Progress, NonFiniteNumbersBecomeNullAndDisabledReporterIsSilent) {
   EXPECT_EQ(spidal::JsonFields().add("x", 1.0 / 0.0).object(), "{\"x\":null}");
   spidal::ProgressReporter quiet("damds", false);

@@ -1,5 +1,6 @@
 #include "centers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -22,8 +23,8 @@ std::size_t argmin(const std::vector<double>& values) {
 
 }  // namespace
 
-std::vector<double> mean_distance_to_own_cluster(const DistanceRows& distances, RowExchange& exchange,
-                                                 const std::vector<int>& labels, int clusters) {
+PointDistances distances_to_clusters(const DistanceRows& distances, RowExchange& exchange,
+                                     const std::vector<int>& labels, int clusters) {
   const std::int64_t n = distances.n;
   std::vector<double> indicator(static_cast<std::size_t>(clusters) * n, 0.0);
   std::vector<std::int64_t> count(clusters, 0);
@@ -35,16 +36,22 @@ std::vector<double> mean_distance_to_own_cluster(const DistanceRows& distances, 
   multiply_rows(distances, indicator.data(), clusters, local.data());
   std::vector<double> sums(n * clusters);
   exchange.allgather(local.data(), sums.data(), clusters);
-  std::vector<double> mean(n);
+  PointDistances result{std::vector<double>(n), std::vector<double>(n, 0.0)};
   for (std::int64_t p = 0; p < n; ++p) {
     const int c = labels[p] - 1;
-    mean[p] = count[c] > 1 ? sums[p * clusters + c] / static_cast<double>(count[c] - 1) : 0.0;
+    if (count[c] < 2) continue;
+    const double a = sums[p * clusters + c] / static_cast<double>(count[c] - 1);
+    double b = std::numeric_limits<double>::infinity();
+    for (int other = 0; other < clusters; ++other)
+      if (other != c && count[other] > 0) b = std::min(b, sums[p * clusters + other] / static_cast<double>(count[other]));
+    result.own[p] = a;
+    if (std::isfinite(b) && std::max(a, b) > 0.0) result.silhouette[p] = (b - a) / std::max(a, b);
   }
-  return mean;
+  return result;
 }
 
 std::vector<ClusterCenters> cluster_centers(const std::vector<int>& labels, int clusters,
-                                            const std::vector<double>& mean_distance,
+                                            const PointDistances& distances,
                                             const std::vector<Point3>& points) {
   std::vector<std::vector<std::int64_t>> members(clusters);
   for (std::size_t p = 0; p < labels.size(); ++p) members[labels[p] - 1].push_back(static_cast<std::int64_t>(p));
@@ -58,8 +65,14 @@ std::vector<ClusterCenters> cluster_centers(const std::vector<int>& labels, int 
     if (m.empty()) continue;
 
     std::vector<double> by_matrix(m.size());
-    for (std::size_t i = 0; i < m.size(); ++i) by_matrix[i] = mean_distance[m[i]];
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      by_matrix[i] = distances.own[m[i]];
+      center.within_distance += by_matrix[i];
+      center.silhouette += distances.silhouette[m[i]];
+    }
     center.medoid = m[argmin(by_matrix)];
+    center.within_distance /= static_cast<double>(m.size());
+    center.silhouette /= static_cast<double>(m.size());
     if (points.empty()) continue;
 
     SpatialCenters& spatial = center.spatial.emplace();

@@ -1,4 +1,5 @@
-// Cluster centres, as SPIDAL's separate centre program computed them.
+// Cluster centres, as SPIDAL's separate centre program computed them, and how well each
+// cluster stands apart (silhouettes).
 #pragma once
 
 #include <cstdint>
@@ -23,18 +24,26 @@ struct ClusterCenters {
   int label = 0;                      // 1..K
   std::int64_t count = 0;             // points with this label
   std::int64_t medoid = 0;            // SPIDAL's centre: smallest mean distance (input matrix) to the other members
+  double within_distance = 0.0;       // mean distance between two members (0 alone)
+  double silhouette = 0.0;            // mean of the members' silhouettes
   std::optional<SpatialCenters> spatial;
 };
 
-// Per point: mean distance to the other members of its cluster (0 for a
-// cluster of one). One pass over this rank's rows, then gathered.
-std::vector<double> mean_distance_to_own_cluster(const DistanceRows& distances, RowExchange& exchange,
-                                                 const std::vector<int>& labels, int clusters);
+// Per point, from one pass over this rank's rows (then gathered): the mean distance to
+// the other members of its cluster (0 alone), and its silhouette (Rousseeuw 1987):
+// (b − a) / max(a, b), with a that mean and b the mean distance to the members of the
+// nearest other cluster; 0 in a cluster of one, or when there is one cluster.
+struct PointDistances {
+  std::vector<double> own;
+  std::vector<double> silhouette;
+};
+PointDistances distances_to_clusters(const DistanceRows& distances, RowExchange& exchange,
+                                     const std::vector<int>& labels, int clusters);
 
 // Centres of clusters 1..clusters (the spatial ones only when `points` is not
-// empty); ties go to the lowest point index.
+// empty), with their mean distances and silhouettes; ties go to the lowest point index.
 std::vector<ClusterCenters> cluster_centers(const std::vector<int>& labels, int clusters,
-                                            const std::vector<double>& mean_distance,
+                                            const PointDistances& distances,
                                             const std::vector<Point3>& points);
 
 // One line per cluster: `label count medoid`, followed by

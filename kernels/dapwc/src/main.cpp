@@ -59,12 +59,11 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
   const double anneal_seconds = seconds_since(start);
 
   start = Clock::now();
-  std::vector<dapwc::ClusterCenters> centers;
-  if (config.centers_path) {
-    const std::vector<double> mean_distance =
-        dapwc::mean_distance_to_own_cluster(distances, exchange, result.labels, result.clusters);
-    centers = dapwc::cluster_centers(result.labels, result.clusters, mean_distance, points3d);
-  }
+  // One more pass: the medoids and the silhouettes say how well each cluster stands apart.
+  const dapwc::PointDistances point_distances =
+      dapwc::distances_to_clusters(distances, exchange, result.labels, result.clusters);
+  const std::vector<dapwc::ClusterCenters> centers =
+      dapwc::cluster_centers(result.labels, result.clusters, point_distances, points3d);
   if (mpi.is_root()) {
     spidal::AtomicTextOutput clusters_file(config.output_path);
     for (std::int64_t p = 0; p < config.points; ++p) clusters_file.stream() << p << ' ' << result.labels[p] << '\n';
@@ -78,6 +77,19 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
   const double output_seconds = seconds_since(start);
 
   const double per_iteration = result.em_iterations > 0 ? result.em_seconds / result.em_iterations : 0.0;
+  spidal::JsonFields separation;  // silhouettes are defined from two clusters on
+  if (result.clusters > 1) {
+    std::vector<double> silhouette, within;
+    for (const dapwc::ClusterCenters& c : centers) {
+      silhouette.push_back(c.silhouette);
+      within.push_back(c.within_distance);
+    }
+    double sum = 0.0;
+    for (double s : point_distances.silhouette) sum += s;
+    separation.add("mean_silhouette", sum / static_cast<double>(config.points))
+        .add("silhouette", silhouette)
+        .add("within_distance", within);
+  }
   progress.done(spidal::JsonFields()
                     .add("output", config.output_path)
                     .add("points", config.points)
@@ -92,6 +104,7 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
                     .add("removed", result.removed_clusters)
                     .add("frozen", result.frozen)
                     .add("warnings", result.warnings)
+                    .append(separation)
                     .add("ranks", mpi.size())
                     .add("threads", omp_get_max_threads()),
                 spidal::JsonFields()

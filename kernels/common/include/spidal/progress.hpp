@@ -21,6 +21,7 @@ class JsonFields {
   JsonFields& add(const std::string& key, bool value);
   JsonFields& add(const std::string& key, const JsonFields& object);  // nested object
   JsonFields& add(const std::string& key, const std::vector<std::string>& strings);  // array of strings
+  JsonFields& add(const std::string& key, const std::vector<double>& numbers);  // array of numbers (as add(key, double))
   // Appends all members of `other` after the ones added so far.
   JsonFields& append(const JsonFields& other);
   // "{...}" with the members added so far.
