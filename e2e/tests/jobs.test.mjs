@@ -111,6 +111,14 @@ describe('jobs end to end', () => {
       const { clusters } = (await apiAs(page, 'GET', `/plots/${plotId}`)).body;
       assert.ok(clusters.length >= 1 && clusters.length <= MAX_CLUSTERS, `${clusters.length} clusters`);
       for (const c of clusters) assert.ok(Number.isInteger(c.centre) && c.centre >= 0 && c.centre < ids.length, JSON.stringify(c));
+      // Each cluster's silhouette is in the list (the count's tooltip); the loose ones are marked.
+      for (const c of clusters) assert.ok(c.silhouette >= -1 && c.silhouette <= 1, JSON.stringify(c));
+      const rows = await page.$$eval('[data-testid=cluster-row]', (rs) => rs.map((r) => ({
+        key: Number(r.dataset.key), loose: !!r.querySelector('[data-testid=loose-cluster]'), title: r.querySelector('.count').title,
+      })));
+      assert.deepEqual(rows.map((r) => [r.key, r.loose, r.title]).sort((a, b) => a[0] - b[0]),
+        clusters.map((c) => [c.key, c.silhouette <= 0.25, `points in this frame; mean silhouette ${c.silhouette.toFixed(2)}`]).sort((a, b) => a[0] - b[0]));
+      if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'jobs-plot.png') });
     });
     assert.deepEqual(problems, []);
   });

@@ -73,6 +73,13 @@ export const Rgba = z.object({
 });
 export type Rgba = z.infer<typeof Rgba>;
 
+/**
+ * A cluster whose mean silhouette is at most this has "no substantial structure" (Kaufman & Rousseeuw,
+ * Finding Groups in Data, 1990): its points are about as near other clusters as each other, as when
+ * DA-PWC gathers reads that fit no cluster into one.
+ */
+export const LOOSE_SILHOUETTE = 0.25;
+
 export const Cluster = z.object({
   key: z.number().int().min(0).max(0xffffffff),
   label: z.string(),
@@ -82,6 +89,8 @@ export const Cluster = z.object({
   visible: z.boolean(),
   count: z.number().int().min(0).describe('points of this cluster, over all frames'),
   centre: z.number().int().min(0).optional().describe('index of the cluster\'s centre point (a clustering job\'s medoid), marked in place'),
+  silhouette: z.number().min(-1).max(1).optional()
+    .describe('mean silhouette of its points, from the clustering job (of its sample, when it interpolated); gone once an edit changes its points'),
 });
 export type Cluster = z.infer<typeof Cluster>;
 

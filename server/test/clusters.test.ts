@@ -222,6 +222,23 @@ describe('in a time series', () => {
 describe('deleting a made cluster and undoing cluster edits', () => {
   const edits = (id: string) => alice.json('GET', `/plots/${id}/clusters/edits`);
 
+  test("a clustering job's silhouettes leave the clusters an edit changes and stay on the others", async () => {
+    const { Plots } = await import('../src/services/plots.ts');
+    const plots = new Plots(server.store, server.config.limits);
+    const silhouettes = [0.8, 0.5, 0.1];
+    const parsed = {
+      title: 'job', warnings: [],
+      clusters: [1, 2, 3].map((key) => ({ key, label: `cluster ${key}`, color: null, shape: 0, size: 1, visible: true, silhouette: silhouettes[key - 1] })),
+      frames: [{ title: 'job', positions: new Float32Array(18), clusterKeys: Uint32Array.from([1, 1, 2, 2, 2, 3]), labels: ['a', 'b', 'c', 'd', 'e', 'f'], edges: [] }],
+    };
+    const plot = await plots.ingestParsed('alice', parsed, { description: '', visibility: 'private', tags: [] }, { format: 'text', originalName: 'job' });
+    const silhouetteOf = (p: any) => Object.fromEntries(p.clusters.map((c: any) => [c.label, c.silhouette]));
+    assert.deepEqual(silhouetteOf(await alice.json('GET', `/plots/${plot.id}`)), { 'cluster 1': 0.8, 'cluster 2': 0.5, 'cluster 3': 0.1 });
+    const made = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'picked', points: [0, 2] }, 201);
+    assert.deepEqual(silhouetteOf(made.plot), { 'cluster 1': undefined, 'cluster 2': undefined, 'cluster 3': 0.1, picked: undefined });
+    assert.deepEqual(silhouetteOf(await alice.json('GET', `/plots/${plot.id}`)), silhouetteOf(made.plot));
+  });
+
   test("a deleted cluster's points return to the clusters they had before it; undo brings it back", async () => {
     const plot = await alice.uploaded('six.txt', SIX);
     const a = await alice.json('POST', `/plots/${plot.id}/clusters`, { label: 'A', points: [0, 2, 3] }, 201);

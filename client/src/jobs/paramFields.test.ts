@@ -5,7 +5,7 @@ describe('paramFields', () => {
   test('takes defaults, limits, choices and help from the schema', () => {
     const fields = paramFields('sequence-clustering');
     const maxClusters = fields.find((f) => f.key === 'maxClusters')!;
-    expect(maxClusters).toMatchObject({ kind: 'integer', placeholder: '8', min: 2, max: 100, required: false });
+    expect(maxClusters).toMatchObject({ kind: 'integer', placeholder: '20', min: 2, max: 100, required: false });
     expect(maxClusters.help).toMatch(/clusters/);
     expect(fields.find((f) => f.key === 'alphabet')).toMatchObject({ kind: 'choice', options: ['auto', 'dna', 'protein'], placeholder: 'auto' });
     expect(fields.find((f) => f.key === 'seed')!.placeholder).toBe('');

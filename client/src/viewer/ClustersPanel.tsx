@@ -3,7 +3,7 @@
 // shows, or on the rows picked (click, ctrl/⌘-click, shift-click) when there are some.
 import { useMemo, useState } from 'react';
 import type { ClusterStyle } from './clusterStyles';
-import { rgbaToHex, hexToRgba, schemeColor, type ClusterEdit, type SchemeName } from '@wpv/schema';
+import { LOOSE_SILHOUETTE, rgbaToHex, hexToRgba, schemeColor, type ClusterEdit, type SchemeName } from '@wpv/schema';
 import { clusterMatcher, hiddenAfter } from './clusterPattern';
 import { VirtualList } from './VirtualList';
 import type { ClusterOverride } from './viewState';
@@ -141,7 +141,12 @@ export function ClustersPanel({ styles, actions, coloursNotDrawn }: {
                   onKeyDown={(e) => { if (e.key === 'Enter') e.currentTarget.blur(); if (e.key === 'Escape') setRenaming(null); }} />
               : <span className="label" title={actions.rename ? `${s.label} — click to pick, double-click to rename` : s.label}
                   onDoubleClick={() => actions.rename && setRenaming(s.key)}>{s.label}</span>}
-            <span className="count" title="points in this frame">{s.count.toLocaleString()}</span>
+            <span className="count" title={s.silhouette === undefined ? 'points in this frame' : `points in this frame; mean silhouette ${s.silhouette.toFixed(2)}`}>
+              {s.count.toLocaleString()}
+            </span>
+            {s.silhouette !== undefined && s.silhouette <= LOOSE_SILHOUETTE &&
+              <span className="loose" data-testid="loose-cluster"
+                title={`mean silhouette ${s.silhouette.toFixed(2)} (≤ ${LOOSE_SILHOUETTE}: no substantial structure): its points are about as near other clusters as each other, so read them as points that fit no cluster`}>loose</span>}
             <select value={s.shape} title="glyph" onChange={(e) => actions.override({ [s.key]: { shape: Number(e.target.value) } })}>
               {SHAPE_NAMES.map((n, i) => <option key={n} value={i}>{n}</option>)}
             </select>

@@ -54,6 +54,14 @@ describe('cluster centres', () => {
   });
 });
 
+describe('cluster silhouettes', () => {
+  it("carries a clustering job's silhouette to the cluster list, and none where the plot has none", () => {
+    const s = resolveStyles([{ ...clusters[0]!, silhouette: 0.03 }, clusters[1]!], { hidden: [], overrides: {}, glyphs: true });
+    expect(s[0]!.silhouette).toBe(0.03);
+    expect('silhouette' in s[1]!).toBe(false);
+  });
+});
+
 describe('per-frame counts', () => {
   it('counts the keys of one frame; clusters absent from it count 0', () => {
     const counts = countByCluster(new Uint32Array([3, 3, 1, 3]));

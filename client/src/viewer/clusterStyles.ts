@@ -15,6 +15,8 @@ export interface ClusterStyle {
   plain: boolean;
   /** the cluster's medoid (a clustering job's centre), a point index */
   centre?: number;
+  /** the mean silhouette of its points (a clustering job's), until an edit changes them */
+  silhouette?: number;
 }
 
 /**
@@ -32,6 +34,7 @@ export function resolveStyles(clusters: readonly Cluster[], view: Pick<ViewState
       visible: !hidden.has(c.key),
       plain: !view.glyphs,
       ...(c.centre !== undefined && { centre: c.centre }),
+      ...(c.silhouette !== undefined && { silhouette: c.silhouette }),
     };
   });
 }

@@ -14,6 +14,8 @@ export interface ClusterDef {
   visible: boolean;
   /** Index of the cluster's centre point (a job's DA-PWC medoid), marked in place. */
   centre?: number;
+  /** Mean silhouette of its points (a job's DA-PWC clusters). */
+  silhouette?: number;
 }
 
 export interface ParsedEdge {

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { JobDoc } from '@wpv/jobs/model';
 import { FILES } from '@wpv/jobs/workdir';
-import { categoricalColor } from '@wpv/schema';
+import { categoricalColor, LOOSE_SILHOUETTE } from '@wpv/schema';
 import type { ClusterDef, ParsedPlot } from '../formats/types.ts';
 import { lines as linesOf } from './inputs.ts';
 import { interpolatedColumn } from './interpolation.ts';
@@ -72,14 +72,30 @@ async function readCentres(job: JobDoc, n: number): Promise<Map<number, number>>
   return centres;
 }
 
+/** dapwc's mean silhouette per cluster (its done line, the pwc stage's last progress line), by label 1..K. */
+function silhouettes(job: JobDoc): Map<number, number> {
+  const values = job.stages.pwc?.progress?.silhouette;
+  const byLabel = new Map<number, number>();
+  if (Array.isArray(values)) values.forEach((s, i) => typeof s === 'number' && byLabel.set(i + 1, s));
+  return byLabel;
+}
+
 /**
- * dapwc's done line (the pwc stage's last progress line) says when the count is not the data's own: clusters
- * dropped or merged, or the cap reached while a cluster was still splitting (then the job says what to do).
+ * When the count is not the data's own, from dapwc's done line: clusters dropped or merged, or the cap
+ * reached while a cluster was still splitting (then the job says what to do); and clusters with no
+ * substantial structure, which gather points that fit no cluster.
  */
-function clusteringWarnings(job: JobDoc): string[] {
+function clusteringWarnings(job: JobDoc, silhouette: Map<number, number>, counts: Map<number, number>): string[] {
   const done = job.stages.pwc?.progress;
   const warnings = Array.isArray(done?.warnings) ? done.warnings.filter((w): w is string => typeof w === 'string') : [];
-  return warnings.map((w) => (w.startsWith('capped at ') ? `${w}; raise maxClusters, or re-cluster a cluster from the plot` : w));
+  const said = warnings.map((w) => (w.startsWith('capped at ') ? `${w}; raise maxClusters, or re-cluster a cluster from the plot` : w));
+  const loose = [...silhouette].filter(([, s]) => s <= LOOSE_SILHOUETTE);
+  if (loose.length > 0) {
+    const list = loose.map(([k, s]) => `cluster ${k} (${counts.get(k) ?? 0} points, ${s.toFixed(2)})`).join(', ');
+    said.push(`${loose.length} of ${silhouette.size} clusters are loose, mean silhouette ≤ ${LOOSE_SILHOUETTE}: ${list}; ` +
+      'their points are about as near other clusters as each other, so read them as points that fit no cluster');
+  }
+  return said;
 }
 
 /**
@@ -95,6 +111,7 @@ export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<strin
   const points = await readIndexed(path.join(job.workdir, FILES.points), n, dim, 'DA-MDS points');
   const clusters = Uint32Array.from(await readIndexed(path.join(job.workdir, FILES.clusters), n, 1, 'DA-PWC clusters'));
   const centres = await readCentres(job, n);
+  const silhouette = silhouettes(job);
   const counts = new Map<number, number>();
   // xyz per point; a 2-D map has z = 0.
   const positions = new Float32Array(n * 3);
@@ -111,11 +128,12 @@ export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<strin
     size: 1,
     visible: true,
     ...(centres.has(k) && { centre: centres.get(k)! }),
+    ...(silhouette.has(k) && { silhouette: silhouette.get(k)! }),
   }));
   return {
     title: job.name,
     clusters: defs,
     frames: [{ title: job.name, positions, clusterKeys: clusters, labels, edges: [], ...(columns && { columns }) }],
-    warnings: clusteringWarnings(job),
+    warnings: clusteringWarnings(job, silhouette, counts),
   };
 }

@@ -186,8 +186,15 @@ export class ClusterEditor {
         const next = move.points.map((_, k) => move.keys(k));
         move.points.forEach((i, k) => {
           const from = byKey.get(keys[i]!), to = byKey.get(next[k]!);
-          if (from) from.count--;
-          if (to) to.count++;
+          // Their silhouettes were the job's, for the points they had then.
+          if (from) {
+            from.count--;
+            delete from.silhouette;
+          }
+          if (to) {
+            to.count++;
+            delete to.silhouette;
+          }
           keys[i] = next[k]!;
         });
         const replaced = await this.blobs.replaceBuffer(doc._id, keysBlob(doc, frame), asBytes(keys), BINARY);

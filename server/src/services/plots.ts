@@ -616,6 +616,7 @@ function clusterTable(parsed: ParsedPlot): Cluster[] {
     visible: c.visible,
     count: counts.get(c.key) ?? 0,
     ...(c.centre !== undefined && { centre: c.centre }),
+    ...(c.silhouette !== undefined && { silhouette: c.silhouette }),
   }));
 }
 

@@ -18,6 +18,47 @@ function threeGroups(): { n: number; matrix: Int16Array<ArrayBuffer> } {
 }
 const bytes = (a: Int16Array<ArrayBuffer>) => new Uint8Array(a.buffer); // little-endian on this machine, the default byte order
 
+/**
+ * Three tight groups of 15 points and 15 points far from everything (pairwise 0.7-0.9): DA-PWC gathers
+ * those into a cluster of their own, which has no substantial structure.
+ */
+function groupsAndStrays(): { n: number; matrix: Int16Array<ArrayBuffer> } {
+  const group = (i: number) => Math.floor(i / 15); // 3: the strays
+  const n = 60;
+  let seed = 7;
+  const uniform = (lo: number, hi: number) => lo + (hi - lo) * ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const matrix = new Int16Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const d = group(i) === group(j) && group(i) !== 3 ? uniform(0.02, 0.08) : uniform(0.7, 0.9);
+      matrix[i * n + j] = matrix[j * n + i] = Math.round(d * 32767);
+    }
+  }
+  return { n, matrix };
+}
+
+/** Mean silhouette per cluster key, summed pair by pair from the matrix (Rousseeuw 1987), as the oracle. */
+function silhouettes(n: number, matrix: Int16Array, keys: Uint32Array): Map<number, number> {
+  const members = new Map<number, number[]>();
+  keys.forEach((k, p) => members.set(k, [...(members.get(k) ?? []), p]));
+  const meanTo = (p: number, k: number) => {
+    const others = members.get(k)!.filter((q) => q !== p);
+    return others.reduce((sum, q) => sum + matrix[p * n + q]! / 32767, 0) / others.length;
+  };
+  const result = new Map<number, number>();
+  for (const [k, points] of members) {
+    let sum = 0;
+    for (const p of points) {
+      if (points.length < 2) continue;
+      const a = meanTo(p, k);
+      const b = Math.min(...[...members.keys()].filter((o) => o !== k).map((o) => meanTo(p, o)));
+      sum += (b - a) / Math.max(a, b);
+    }
+    result.set(k, sum / points.length);
+  }
+  return result;
+}
+
 describe('the real kernels end to end (local backend)', () => {
   let gw: Gateway;
   before(async () => {
@@ -71,6 +112,26 @@ describe('the real kernels end to end (local backend)', () => {
     const plot = await client.json('GET', `/plots/${job.plotId}`);
     assert.equal(plot.points, n, 'one point per row');
     assert.equal(plot.clusters.reduce((sum: number, c: any) => sum + c.count, 0), n);
+  });
+
+  test('each cluster carries its silhouette, and a cluster of strays is a job warning and marked loose', async () => {
+    const { n, matrix } = groupsAndStrays();
+    const client = await signedIn(gw.url);
+    const res = await submit(client, 'distance-matrix', 'd.bin', bytes(matrix), { points: n, maxClusters: 4 });
+    assert.equal(res.status, 202, await res.clone().text());
+    const job = await waitForJob(client, (await res.json()).id, isTerminal, 120_000);
+    assert.equal(job.state, 'succeeded', `${job.error}\n${JSON.stringify(job.stages, null, 1)}`);
+    const plot = await client.json('GET', `/plots/${job.plotId}`);
+    const keys = new Uint32Array(await (await client.request('GET', `/plots/${job.plotId}/frames/0/clusters`)).arrayBuffer());
+    const expected = silhouettes(n, matrix, keys);
+    assert.equal(plot.clusters.length, 4);
+    for (const c of plot.clusters) assert.ok(Math.abs(c.silhouette - expected.get(c.key)!) < 1e-6, `cluster ${c.key}: ${c.silhouette} against ${expected.get(c.key)}`);
+    const strays = plot.clusters.find((c: any) => c.key === keys[45]);
+    assert.ok(strays.count === 15 && strays.silhouette <= 0.25, JSON.stringify(strays));
+    assert.ok(plot.clusters.filter((c: any) => c !== strays).every((c: any) => c.silhouette > 0.9), JSON.stringify(plot.clusters));
+    const loose = job.warnings.filter((w: string) => w.includes('loose'));
+    assert.deepEqual(loose, [`1 of 4 clusters are loose, mean silhouette ≤ 0.25: cluster ${strays.key} (15 points, ${strays.silhouette.toFixed(2)}); ` +
+      'their points are about as near other clusters as each other, so read them as points that fit no cluster']);
   });
 
   test('fewer clusters than asked is a job warning: dapwc drops the groups of 10 under minClusterSize 15', async () => {
