@@ -38,7 +38,7 @@ import sys
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
-from sklearn.metrics import adjusted_rand_score
+from sklearn.metrics import adjusted_rand_score, silhouette_samples
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "kernels", "dapwc", "tests"))
@@ -53,6 +53,7 @@ MAX_CLUSTERS = 20  # the gateway's default maxClusters (schema/src/jobTypes.ts)
 CAPS = (8, 20, 30)
 PEER_ID = 0.80
 PEER_MIN_SIZE = 25
+LOOSE_SILHOUETTE = 0.25  # schema/src/index.ts: no substantial structure (Kaufman & Rousseeuw)
 
 
 def family_sets(seeds):
@@ -231,14 +232,21 @@ def cap_agreement(binaries, fasta, names, matrix, distance):
         else:
             part_fasta, part_matrix = fasta, matrix
         peer, _ = vsearch(part_fasta, PEER_ID, names[:n])
+        d = np.fromfile(part_matrix, dtype="<i2").reshape(n, n).astype(np.float64) / 32767.0
         sizes = {c: int((peer == c).sum()) for c in set(peer)}
         kept = np.array([sizes[c] >= PEER_MIN_SIZE for c in peer])
         for cap in CAPS:
             labels, done, seconds = dapwc(binaries, part_matrix, n, max_clusters=cap)
+            # dapwc's silhouettes per cluster against scikit-learn's on the same matrix and labels.
+            samples = silhouette_samples(d, labels, metric="precomputed")
+            theirs = np.array([samples[labels == k].mean() for k in range(1, done["clusters"] + 1)])
             rows.append({"n": n, "cap": cap, "clusters": int(done["clusters"]), "seconds": seconds,
                          "ari": adjusted_rand_score(peer[kept], labels[kept]), "covered": int(kept.sum()),
                          "peer clusters": sum(1 for c in sizes.values() if c >= PEER_MIN_SIZE),
                          "capped": any(w.startswith("capped at") for w in done.get("warnings", [])),
+                         "silhouette": done["mean_silhouette"], "silhouette peer": float(samples.mean()),
+                         "silhouette gap": float(np.abs(np.array(done["silhouette"]) - theirs).max()),
+                         "loose": int((np.array(done["silhouette"]) <= LOOSE_SILHOUETTE).sum()),
                          "distance": distance})
             print(json.dumps(rows[-1]), flush=True)
     return rows
@@ -318,11 +326,16 @@ def write_results(rows, digit_row, times, caps, distances, args):
     if caps:
         lines += ["", f"Caps on real reads: dapwc (`--max-clusters` cap, on the `{caps[0]['distance']}` matrix) against "
                   f"`vsearch --cluster_size --id {PEER_ID}`, ARI over the reads in VSEARCH clusters of at least "
-                  f"{PEER_MIN_SIZE}. `capped`: dapwc's warning that a cluster was still splitting at the cap.", "",
+                  f"{PEER_MIN_SIZE}. `capped`: dapwc's warning that a cluster was still splitting at the cap. `silhouette`: "
+                  "dapwc's mean over all reads (scikit-learn's `silhouette_samples` on the same matrix and labels); "
+                  "`gap`: the largest difference between the two per cluster; `loose`: clusters with a mean silhouette "
+                  f"≤ {LOOSE_SILHOUETTE}.", "",
                   "| reads | cap | dapwc clusters | capped | ARI vs VSEARCH | reads compared | VSEARCH clusters ≥ "
-                  f"{PEER_MIN_SIZE} | dapwc CPU s |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+                  f"{PEER_MIN_SIZE} | silhouette (scikit-learn) | gap | loose | dapwc CPU s |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         lines += [f"| {r['n']} | {r['cap']} | {r['clusters']} | {'yes' if r['capped'] else 'no'} | {r['ari']:.3f} | "
-                  f"{r['covered']} | {r['peer clusters']} | {r['seconds']:.2f} |" for r in caps]
+                  f"{r['covered']} | {r['peer clusters']} | {r['silhouette']:.4f} ({r['silhouette peer']:.4f}) | "
+                  f"{r['silhouette gap']:.1e} | {r['loose']} | {r['seconds']:.2f} |" for r in caps]
     lines.append("")
     with open(args.results, "w") as f:
         f.write("\n".join(lines))
