@@ -14,6 +14,8 @@ export const FILES = {
   clusters: 'clusters.txt',
   /** dapwc --centers: "label count medoid" per cluster (medoid = input row). */
   centers: 'centers.txt',
+  /** dapwc --silhouettes: "index silhouette" per point. */
+  silhouettes: 'silhouettes.txt',
   /** An interpolating job (issue 18): the sample's input rows, its matrix, the out-of-sample × sample block and the sample's own DA-MDS/DA-PWC outputs. */
   sampleRows: 'sample.txt',
   sampleMatrix: 'sample.bin',
@@ -25,6 +27,7 @@ export const FILES = {
   samplePoints: 'sample-points.txt',
   sampleClusters: 'sample-clusters.txt',
   sampleCenters: 'sample-centers.txt',
+  sampleSilhouettes: 'sample-silhouettes.txt',
 } as const;
 
 export const STAGE_FILES = {

@@ -26,6 +26,8 @@ Config parse_config(int argc, const char* const* argv) {
            std::nullopt, {}},
           {"points-3d", "FILE", "`index x y z` coordinates (e.g. from damds): --centers adds 3D centres",
            std::nullopt, {}},
+          {"silhouettes", "FILE", "write `index silhouette` per point here (0 alone in its cluster or with one cluster)",
+           std::nullopt, {}},
           {"memory-limit", "BYTES", spidal::kMemoryLimitHelp, std::nullopt, {"MemoryLimit"}},
           {"min-cluster-size", "P", "clusters with fewer points are dropped at the end (default N/40, 2..25)",
            std::nullopt, {}},
@@ -55,6 +57,7 @@ Config parse_config(int argc, const char* const* argv) {
     throw spidal::UsageError("--points-3d is only read for --centers");
   if (options.has("centers")) config.centers_path = options.get_string("centers");
   if (options.has("points-3d")) config.points3d_path = options.get_string("points-3d");
+  if (options.has("silhouettes")) config.silhouettes_path = options.get_string("silhouettes");
   AnnealingSettings& a = config.annealing;
   a.max_clusters = static_cast<int>(options.get_int("max-clusters", 1, 1000));
   a.min_cluster_points = options.has("min-cluster-size")

@@ -17,6 +17,7 @@ struct Config {
   spidal::ByteOrder byte_order = spidal::ByteOrder::little;
   std::optional<std::string> centers_path;
   std::optional<std::string> points3d_path;  // only with centers_path
+  std::optional<std::string> silhouettes_path;
   // Bytes this rank may use (--memory-limit); 0: the machine's available memory.
   std::int64_t memory_limit = 0;
   AnnealingSettings annealing;

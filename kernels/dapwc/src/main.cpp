@@ -2,6 +2,8 @@
 #include <omp.h>
 
 #include <chrono>
+#include <iomanip>
+#include <limits>
 
 #include "annealing.hpp"
 #include "centers.hpp"
@@ -25,6 +27,7 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
   const dapwc::Config config = dapwc::parse_config(argc, argv);
   spidal::check_output_writable(config.output_path);
   if (config.centers_path) spidal::check_output_writable(*config.centers_path);
+  if (config.silhouettes_path) spidal::check_output_writable(*config.silhouettes_path);
   spidal::ProgressReporter progress("dapwc", mpi.is_root());
 
   auto start = Clock::now();
@@ -71,6 +74,13 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
       spidal::AtomicTextOutput centers_file(*config.centers_path);
       dapwc::write_centers(centers_file.stream(), centers);
       centers_file.commit();
+    }
+    if (config.silhouettes_path) {
+      spidal::AtomicTextOutput silhouettes_file(*config.silhouettes_path);
+      silhouettes_file.stream() << std::setprecision(std::numeric_limits<double>::max_digits10);
+      for (std::int64_t p = 0; p < config.points; ++p)
+        silhouettes_file.stream() << p << ' ' << point_distances.silhouette[p] << '\n';
+      silhouettes_file.commit();
     }
     clusters_file.commit();
   }

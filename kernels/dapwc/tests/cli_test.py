@@ -8,6 +8,7 @@ usage: cli_test.py DAPWC DAPWC_TESTDATA MPIEXEC
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,31 @@ def read(path):
         return f.read()
 
 
+def check_silhouettes(matrix, n, clusters, silhouettes, done):
+    """The --silhouettes file against silhouettes summed pair by pair here, and the done line's
+    per-cluster means against the file."""
+    with open(matrix, "rb") as f:
+        d = struct.unpack(f"<{n * n}h", f.read())
+    labels = [int(line.split()[1]) for line in read(clusters).splitlines()]
+    got = {int(i): float(s) for i, s in (line.split() for line in read(silhouettes).splitlines())}
+    check(sorted(got) == list(range(n)), "one silhouette per point, by index")
+    members = {}
+    for p, label in enumerate(labels):
+        members.setdefault(label, []).append(p)
+    worst, sums = 0.0, {}
+    for p, own in enumerate(labels):
+        mean = {k: sum(d[p * n + q] for q in m if q != p) / 32767 / (len(m) - (k == own)) for k, m in members.items()}
+        a, b = mean[own], min(v for k, v in mean.items() if k != own)
+        expected = (b - a) / max(a, b) if len(members[own]) > 1 else 0.0
+        worst = max(worst, abs(got[p] - expected))
+        sums[own] = sums.get(own, 0.0) + got[p]
+    check(worst < 1e-9, f"silhouettes within 1e-9 of the definition (largest gap {worst:.2e})")
+    per_cluster = [sums[k] / len(members[k]) for k in sorted(members)]
+    check(all(abs(x - y) < 1e-8 for x, y in zip(per_cluster, done["silhouette"])) and len(per_cluster) == len(done["silhouette"]),
+          f"the done line's silhouettes are the file's means: {done['silhouette']} against {per_cluster}")
+    check(min(per_cluster) > 0.5, f"well-separated planted blobs have high silhouettes: {per_cluster}")
+
+
 def test_planted_clusters_one_and_two_ranks(work):
     data = os.path.join(work, "blobs")
     subprocess.run([TESTDATA, "blobs", "5", "60", "7", data], check=True)
@@ -47,8 +73,9 @@ def test_planted_clusters_one_and_two_ranks(work):
     for ranks, threads in ((1, 2), (2, 1)):
         clusters = os.path.join(work, f"clusters{ranks}.txt")
         centers = os.path.join(work, f"centers{ranks}.txt")
+        silhouettes = os.path.join(work, f"silhouettes{ranks}.txt")
         result = run(["--distances", data + ".bin", "--points", "300", "--output", clusters,
-                      "--points-3d", data + ".points", "--centers", centers], ranks, threads)
+                      "--points-3d", data + ".points", "--centers", centers, "--silhouettes", silhouettes], ranks, threads)
         check(result.returncode == 0, f"{ranks} ranks: exit {result.returncode}: {result.stderr}")
         if result.returncode != 0:
             return
@@ -64,9 +91,10 @@ def test_planted_clusters_one_and_two_ranks(work):
         check(lines[-1]["clusters"] == 5 and lines[-1]["ranks"] == ranks, f"done line: {lines[-1]}")
         ari, count = score(data + ".truth", clusters)
         check(ari >= 0.95 and count == 5, f"{ranks} ranks: ARI {ari}, {count} clusters")
-        outputs[ranks] = (read(clusters), read(centers))
+        outputs[ranks] = (read(clusters), read(centers), read(silhouettes))
+        check_silhouettes(data + ".bin", 300, clusters, silhouettes, lines[-1])
 
-    check(outputs[1] == outputs[2], "1 and 2 ranks give the same clusters and centres")
+    check(outputs[1] == outputs[2], "1 and 2 ranks give the same clusters, centres and silhouettes")
     labels = {int(i): int(l) for i, l in (line.split() for line in outputs[1][0].splitlines())}
     truth = {int(i): int(l) for i, l in (line.split() for line in read(data + ".truth").splitlines())}
     center_lines = outputs[1][1].splitlines()

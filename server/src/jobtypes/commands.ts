@@ -45,8 +45,9 @@ export function mdsOrPwc(job: JobDoc, stage: string, config: JobConfig, matrix: 
         }
       : {
           output: files.pwcOutput,
-          options: ['--centers', at(files.centers), '--max-clusters', String(p.maxClusters ?? DEFAULT_MAX_CLUSTERS), ...optional('--min-cluster-size', p.minClusterSize)],
-          outputs: [files.pwcOutput, files.centers],
+          options: ['--centers', at(files.centers), '--silhouettes', at(files.silhouettes),
+            '--max-clusters', String(p.maxClusters ?? DEFAULT_MAX_CLUSTERS), ...optional('--min-cluster-size', p.minClusterSize)],
+          outputs: [files.pwcOutput, files.centers, files.silhouettes],
         };
   return {
     ...layout,

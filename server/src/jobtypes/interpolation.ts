@@ -54,6 +54,7 @@ export function analysisFiles(job: JobDoc) {
     mdsOutput: sampled ? FILES.samplePoints : FILES.points,
     pwcOutput: sampled ? FILES.sampleClusters : FILES.clusters,
     centers: sampled ? FILES.sampleCenters : FILES.centers,
+    silhouettes: sampled ? FILES.sampleSilhouettes : FILES.silhouettes,
     weights: job.input.weights && (sampled ? FILES.sampleWeights : job.input.weights.file),
   };
 }
@@ -140,10 +141,17 @@ export function interpCommand(job: JobDoc, config: JobConfig): StageCommand {
   };
 }
 
+/** An interpolating job's sample: the input row of each sample point, in sample order. */
+export async function sampleRows(job: JobDoc): Promise<number[]> {
+  const rows: number[] = [];
+  for await (const [raw] of lines(path.join(job.workdir, FILES.sampleRows))) if (raw.trim()) rows.push(Number(raw));
+  return rows;
+}
+
 /** The plot's "interpolated" column (yes/no per point in input order), for an interpolating job. */
 export async function interpolatedColumn(job: JobDoc): Promise<Map<string, string[]> | undefined> {
   if (job.input.sample === undefined) return undefined;
   const flags = new Array<string>(job.input.points).fill('yes');
-  for await (const [raw] of lines(path.join(job.workdir, FILES.sampleRows))) if (raw.trim()) flags[Number(raw)] = 'no';
+  for (const row of await sampleRows(job)) flags[row] = 'no';
   return new Map([['interpolated', flags]]);
 }

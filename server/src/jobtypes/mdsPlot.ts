@@ -4,11 +4,11 @@
 // index, so scripts' rows stay one-to-one with the input (nothing is appended).
 import path from 'node:path';
 import type { JobDoc } from '@wpv/jobs/model';
-import { FILES } from '@wpv/jobs/workdir';
+import { exists, FILES } from '@wpv/jobs/workdir';
 import { categoricalColor, LOOSE_SILHOUETTE } from '@wpv/schema';
 import type { ClusterDef, ParsedPlot } from '../formats/types.ts';
 import { lines as linesOf } from './inputs.ts';
-import { interpolatedColumn } from './interpolation.ts';
+import { analysisFiles, interpolatedColumn, sampleRows } from './interpolation.ts';
 
 /** Shape of the viewer's glyph set (formats/README): 3 = sphere. */
 const SPHERE = 3;
@@ -72,6 +72,28 @@ async function readCentres(job: JobDoc, n: number): Promise<Map<number, number>>
   return centres;
 }
 
+/**
+ * The plot's "silhouette" column: each point's, from dapwc --silhouettes, in input order (an
+ * interpolated point has none: ''). Undefined for jobs run before dapwc wrote them.
+ */
+async function silhouetteColumn(job: JobDoc): Promise<[string, string[]] | undefined> {
+  const file = path.join(job.workdir, analysisFiles(job).silhouettes);
+  if (!(await exists(file))) return undefined;
+  const n = job.input.points;
+  const rows = job.input.sample === undefined ? undefined : await sampleRows(job);
+  const values = new Array<string>(n).fill('');
+  for await (const [raw, line] of linesOf(file)) {
+    const [index, value] = raw.trim().split(/\s+/);
+    if (!index) continue;
+    const row = rows ? rows[Number(index)] : Number(index);
+    if (!Number.isInteger(row) || row! < 0 || row! >= n || !Number.isFinite(Number(value))) {
+      throw new Error(`${path.basename(file)} line ${line}: expected "index silhouette" for a point, got "${raw.trim().slice(0, 200)}"`);
+    }
+    values[row!] = value!;
+  }
+  return ['silhouette', values];
+}
+
 /** dapwc's mean silhouette per cluster (its done line, the pwc stage's last progress line), by label 1..K. */
 function silhouettes(job: JobDoc): Map<number, number> {
   const values = job.stages.pwc?.progress?.silhouette;
@@ -105,8 +127,8 @@ function clusteringWarnings(job: JobDoc, silhouette: Map<number, number>, counts
 export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<string, string[]>): Promise<ParsedPlot> {
   const n = job.input.points;
   if (labels.length !== n) throw new Error(`${labels.length} labels for ${n} points`);
-  const interpolated = await interpolatedColumn(job);
-  if (interpolated) columns = new Map([...(columns ?? []), ...interpolated]);
+  const added = [...((await interpolatedColumn(job)) ?? []), ...[await silhouetteColumn(job)].filter((c) => c !== undefined)];
+  if (added.length > 0) columns = new Map([...(columns ?? []), ...added]);
   const dim = Number(job.params.dimension ?? 3);
   const points = await readIndexed(path.join(job.workdir, FILES.points), n, dim, 'DA-MDS points');
   const clusters = Uint32Array.from(await readIndexed(path.join(job.workdir, FILES.clusters), n, 1, 'DA-PWC clusters'));

@@ -37,26 +37,28 @@ function groupsAndStrays(): { n: number; matrix: Int16Array<ArrayBuffer> } {
   return { n, matrix };
 }
 
-/** Mean silhouette per cluster key, summed pair by pair from the matrix (Rousseeuw 1987), as the oracle. */
-function silhouettes(n: number, matrix: Int16Array, keys: Uint32Array): Map<number, number> {
+/** Silhouettes per point and their mean per cluster key, summed pair by pair from the matrix (Rousseeuw 1987), as the oracle. */
+function silhouettes(n: number, matrix: Int16Array, keys: Uint32Array): { perPoint: number[]; perCluster: Map<number, number> } {
   const members = new Map<number, number[]>();
   keys.forEach((k, p) => members.set(k, [...(members.get(k) ?? []), p]));
   const meanTo = (p: number, k: number) => {
     const others = members.get(k)!.filter((q) => q !== p);
     return others.reduce((sum, q) => sum + matrix[p * n + q]! / 32767, 0) / others.length;
   };
-  const result = new Map<number, number>();
+  const perPoint = new Array<number>(n).fill(0);
+  const perCluster = new Map<number, number>();
   for (const [k, points] of members) {
     let sum = 0;
     for (const p of points) {
       if (points.length < 2) continue;
       const a = meanTo(p, k);
       const b = Math.min(...[...members.keys()].filter((o) => o !== k).map((o) => meanTo(p, o)));
-      sum += (b - a) / Math.max(a, b);
+      perPoint[p] = (b - a) / Math.max(a, b);
+      sum += perPoint[p]!;
     }
-    result.set(k, sum / points.length);
+    perCluster.set(k, sum / points.length);
   }
-  return result;
+  return { perPoint, perCluster };
 }
 
 describe('the real kernels end to end (local backend)', () => {
@@ -125,7 +127,14 @@ describe('the real kernels end to end (local backend)', () => {
     const keys = new Uint32Array(await (await client.request('GET', `/plots/${job.plotId}/frames/0/clusters`)).arrayBuffer());
     const expected = silhouettes(n, matrix, keys);
     assert.equal(plot.clusters.length, 4);
-    for (const c of plot.clusters) assert.ok(Math.abs(c.silhouette - expected.get(c.key)!) < 1e-6, `cluster ${c.key}: ${c.silhouette} against ${expected.get(c.key)}`);
+    for (const c of plot.clusters) {
+      assert.ok(Math.abs(c.silhouette - expected.perCluster.get(c.key)!) < 1e-6, `cluster ${c.key}: ${c.silhouette} against ${expected.perCluster.get(c.key)}`);
+    }
+    // Each point's, as a number column (float32) to colour by.
+    const index = plot.columns.findIndex((c: any) => c.name === 'silhouette');
+    assert.equal(plot.columns[index]?.kind, 'number', JSON.stringify(plot.columns));
+    const perPoint = new Float32Array(await (await client.request('GET', `/plots/${job.plotId}/frames/0/columns/${index}`)).arrayBuffer());
+    expected.perPoint.forEach((s, p) => assert.ok(Math.abs(perPoint[p]! - s) < 1e-6, `point ${p}: ${perPoint[p]} against ${s}`));
     const strays = plot.clusters.find((c: any) => c.key === keys[45]);
     assert.ok(strays.count === 15 && strays.silhouette <= 0.25, JSON.stringify(strays));
     assert.ok(plot.clusters.filter((c: any) => c !== strays).every((c: any) => c.silhouette > 0.9), JSON.stringify(plot.clusters));

@@ -78,6 +78,11 @@ describe('interpolation (MI-MDS) through the gateway, real kernels', () => {
     const flags = await interpolatedFlags(client, plot);
     assert.equal(flags.filter((f) => f === 'yes').length, n - sampleSize);
     assert.equal(flags.filter((f) => f === 'no').length, sampleSize);
+    // Silhouettes are the sample's (dapwc ran on it): a value for each sample point, none for the rest.
+    const index = plot.columns.findIndex((c: any) => c.name === 'silhouette');
+    assert.equal(plot.columns[index]?.kind, 'number', JSON.stringify(plot.columns));
+    const silhouette = new Float32Array(await (await client.request('GET', `/plots/${plot.id}/frames/0/columns/${index}`)).arrayBuffer());
+    flags.forEach((f, i) => assert.ok(f === 'yes' ? Number.isNaN(silhouette[i]) : silhouette[i]! > 0.5, `point ${i} (${f}): ${silhouette[i]}`));
 
     // Clusters: each planted group is one cluster, interpolated points included.
     const keys = new Uint32Array(await (await client.request('GET', `/plots/${job.plotId}/frames/0/clusters`)).arrayBuffer());
