@@ -193,6 +193,10 @@ describe('progress figures', () => {
       { label: 'iteration', value: '12' }, { label: 'stress', value: '0.1235' }, { label: 'clusters', value: '4' },
     ]);
     expect(progressFigures(null)).toEqual([]);
+    // DA-PWC's done line: how well its clusters stand apart.
+    expect(progressFigures({ clusters: 12, mean_silhouette: 0.51587 })).toEqual([
+      { label: 'clusters', value: '12' }, { label: 'mean silhouette', value: '0.52' },
+    ]);
   });
 
   test('run figures: a program\'s CPU, memory and layout; a worker stage has only its times', () => {

@@ -130,6 +130,7 @@ export function progressFigures(progress: JobStage['progress']): { label: string
   add('temperature', 'temperature', (n) => n.toPrecision(4));
   add('stress', 'stress', (n) => n.toPrecision(4));
   add('clusters', 'clusters', (n) => String(n));
+  add('mean_silhouette', 'mean silhouette', (n) => n.toFixed(2));
   return figures;
 }
 
