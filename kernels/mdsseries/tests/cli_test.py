@@ -113,26 +113,34 @@ def cancel(args):
         inputs = generate(args, directory, 600, 2000, sectors=10)
         output = f"{directory}/frames.txt"
         for ranks in (1, 2):
+            # Unbuffered bytes: readline then reads no further than the line it returns, so
+            # communicate() below, which reads the pipe's descriptor itself, misses nothing (a
+            # buffered reader would keep what it read ahead, and communicate would start mid-line).
             process = subprocess.Popen(command(args, inputs + ["--output", output, "--weights", "tradedValue"], ranks),
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                                        env=environment(1), start_new_session=True)
             lines = []
-            # readline, not iteration: the iterator reads ahead past the line it returns.
             while line := process.stdout.readline():
                 lines.append(json.loads(line))
                 if lines[-1]["phase"] == "frame":
                     break
             if not lines or lines[-1]["phase"] != "frame":
-                raise Failure(f"no frame line before the end: {process.communicate()[1]}")
+                raise Failure(f"no frame line before the end: {process.communicate()[1].decode()}")
             signalled = time.monotonic()
             # To the program's processes, as Slurm's scancel signals every task. Not to mpirun:
             # it would abort the job (its ranks each run in their own process group) and may
             # drop their last output, the "cancelled" line, while it tears them down.
             for pid in [process.pid] if ranks == 1 else children(process.pid):
                 os.kill(pid, signal.SIGTERM)
-            rest, errors = process.communicate(timeout=30)
+            rest, errors = (out.decode() for out in process.communicate(timeout=30))
             stopped = time.monotonic() - signalled
-            last = [json.loads(line) for line in rest.splitlines() if line.strip()]
+            last = []
+            for line in filter(str.strip, rest.splitlines()):
+                try:
+                    last.append(json.loads(line))
+                except json.JSONDecodeError:
+                    raise Failure(f"{ranks} rank(s): a stdout line after SIGTERM is not JSON: {line[:300]!r}; "
+                                  f"stderr {errors.strip()[:1000]}") from None
             print(f"{ranks} rank(s): stopped {stopped:.2f} s after SIGTERM, exit {process.returncode}")
             check(stopped < 5.0, f"took {stopped:.1f} s to stop")
             check(last and last[-1]["phase"] == "cancelled", f"last line {last[-1:] }, stderr {errors.strip()}")
