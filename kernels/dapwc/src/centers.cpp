@@ -103,4 +103,9 @@ void write_centers(std::ostream& out, const std::vector<ClusterCenters>& centers
   }
 }
 
+void write_silhouettes(std::ostream& out, const PointDistances& distances) {
+  out << std::setprecision(std::numeric_limits<double>::max_digits10);
+  for (std::size_t p = 0; p < distances.silhouette.size(); ++p) out << p << ' ' << distances.silhouette[p] << '\n';
+}
+
 }  // namespace dapwc

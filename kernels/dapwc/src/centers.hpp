@@ -50,4 +50,7 @@ std::vector<ClusterCenters> cluster_centers(const std::vector<int>& labels, int 
 // `euclidean_medoid nearest_to_centroid cx cy cz` when the spatial centres are known.
 void write_centers(std::ostream& out, const std::vector<ClusterCenters>& centers);
 
+// One line per point: `index silhouette`.
+void write_silhouettes(std::ostream& out, const PointDistances& distances);
+
 }  // namespace dapwc

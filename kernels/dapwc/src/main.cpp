@@ -2,8 +2,6 @@
 #include <omp.h>
 
 #include <chrono>
-#include <iomanip>
-#include <limits>
 
 #include "annealing.hpp"
 #include "centers.hpp"
@@ -77,9 +75,7 @@ int run_dapwc(spidal::MpiEnv& mpi, int argc, char** argv) {
     }
     if (config.silhouettes_path) {
       spidal::AtomicTextOutput silhouettes_file(*config.silhouettes_path);
-      silhouettes_file.stream() << std::setprecision(std::numeric_limits<double>::max_digits10);
-      for (std::int64_t p = 0; p < config.points; ++p)
-        silhouettes_file.stream() << p << ' ' << point_distances.silhouette[p] << '\n';
+      dapwc::write_silhouettes(silhouettes_file.stream(), point_distances);
       silhouettes_file.commit();
     }
     clusters_file.commit();

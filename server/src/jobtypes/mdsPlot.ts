@@ -76,22 +76,15 @@ async function readCentres(job: JobDoc, n: number): Promise<Map<number, number>>
  * The plot's "silhouette" column: each point's, from dapwc --silhouettes, in input order (an
  * interpolated point has none: ''). Undefined for jobs run before dapwc wrote them.
  */
-async function silhouetteColumn(job: JobDoc): Promise<[string, string[]] | undefined> {
-  const file = path.join(job.workdir, analysisFiles(job).silhouettes);
+async function silhouetteColumn(job: JobDoc): Promise<Map<string, string[]> | undefined> {
+  const files = analysisFiles(job); // the sample's when the job interpolated
+  const file = path.join(job.workdir, files.silhouettes);
   if (!(await exists(file))) return undefined;
-  const n = job.input.points;
-  const rows = job.input.sample === undefined ? undefined : await sampleRows(job);
-  const values = new Array<string>(n).fill('');
-  for await (const [raw, line] of linesOf(file)) {
-    const [index, value] = raw.trim().split(/\s+/);
-    if (!index) continue;
-    const row = rows ? rows[Number(index)] : Number(index);
-    if (!Number.isInteger(row) || row! < 0 || row! >= n || !Number.isFinite(Number(value))) {
-      throw new Error(`${path.basename(file)} line ${line}: expected "index silhouette" for a point, got "${raw.trim().slice(0, 200)}"`);
-    }
-    values[row!] = value!;
-  }
-  return ['silhouette', values];
+  const values = await readIndexed(file, files.points, 1, 'DA-PWC silhouettes');
+  const rows = job.input.sample === undefined ? null : await sampleRows(job);
+  const column = new Array<string>(job.input.points).fill('');
+  values.forEach((value, i) => (column[rows ? rows[i]! : i] = String(value)));
+  return new Map([['silhouette', column]]);
 }
 
 /** dapwc's mean silhouette per cluster (its done line, the pwc stage's last progress line), by label 1..K. */
@@ -127,8 +120,8 @@ function clusteringWarnings(job: JobDoc, silhouette: Map<number, number>, counts
 export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<string, string[]>): Promise<ParsedPlot> {
   const n = job.input.points;
   if (labels.length !== n) throw new Error(`${labels.length} labels for ${n} points`);
-  const added = [...((await interpolatedColumn(job)) ?? []), ...[await silhouetteColumn(job)].filter((c) => c !== undefined)];
-  if (added.length > 0) columns = new Map([...(columns ?? []), ...added]);
+  const added = new Map([...((await interpolatedColumn(job)) ?? []), ...((await silhouetteColumn(job)) ?? [])]);
+  if (added.size > 0) columns = new Map([...(columns ?? []), ...added]);
   const dim = Number(job.params.dimension ?? 3);
   const points = await readIndexed(path.join(job.workdir, FILES.points), n, dim, 'DA-MDS points');
   const clusters = Uint32Array.from(await readIndexed(path.join(job.workdir, FILES.clusters), n, 1, 'DA-PWC clusters'));
