@@ -92,13 +92,14 @@ async function send(path: string, opts: RequestOptions): Promise<Response> {
     res = await fetch(API_PREFIX + path, { method, headers, body, credentials: 'same-origin', signal: opts.signal });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
-    throw reported(new ApiError(0, 'network', 'The server could not be reached'));
+    throw reportOutage(new ApiError(0, 'network', 'The server could not be reached'));
   }
-  if (!res.ok) throw reported(errorFromBody(res.status, await res.text(), res.headers.get('X-Request-Id')));
+  if (!res.ok) throw reportOutage(errorFromBody(res.status, await res.text(), res.headers.get('X-Request-Id')));
   return res;
 }
 
-function reported(error: ApiError): ApiError {
+/** Tells the outage listeners of `error` when it is an outage (a request's, or one the server sent on a stream); returns it. */
+export function reportOutage(error: ApiError): ApiError {
   if (isOutage(error)) for (const listener of outageListeners) listener(error);
   return error;
 }

@@ -62,7 +62,11 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
 
   useEffect(() => {
     ask(false);
-    return onOutage(() => ask(true));
+    // Said at once (a page waiting on its own request would wait with it), cleared once the session answers.
+    return onOutage((e) => {
+      setOutage(outageText(e));
+      ask(true);
+    });
   }, [ask]);
 
   const login = useCallback(async (c: Credentials) => {

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { Job } from '@wpv/schema';
 import { jobs } from '../api/endpoints';
-import { isOutage } from '../api/http';
+import { ApiError, reportOutage } from '../api/http';
 import { isActiveJob } from './jobProgress';
 
 export interface JobStream {
@@ -39,9 +39,12 @@ export function useJobEvents(id: string): JobStream {
       });
       source.addEventListener('end', () => source?.close());
       // The server cannot read the job (its database is down; said again every few seconds while
-      // it lasts): a plain read meets the same 503, which raises the app's outage banner until the
-      // server answers again; the stream then sends the job again.
-      source.addEventListener('unavailable', () => { jobs.get(id).then(setJob, (e: unknown) => isOutage(e) || setError(e)); });
+      // it lasts): its 503 raises the app's outage banner until the server answers again; the
+      // stream then sends the job again. (A plain read to learn it could wait out the driver.)
+      source.addEventListener('unavailable', (ev) => {
+        const { error } = JSON.parse((ev as MessageEvent<string>).data) as { error: { code: string; message: string } };
+        reportOutage(new ApiError(503, error.code, error.message));
+      });
       // The browser reconnects by itself (with Last-Event-ID) unless the server refused the stream.
       source.onerror = () => {
         if (source?.readyState === EventSource.CONNECTING) setError(new Error('Live updates interrupted; reconnecting…'));

@@ -29,7 +29,9 @@ export interface Store extends JobCollections {
 }
 
 export async function openStore(uri: string): Promise<Store> {
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
+  // A heartbeat every 2 s, not the driver's 10: connections refused do not mark the server down,
+  // only a failed heartbeat does, and until then a request may wait for the next one (StoreWatch).
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, heartbeatFrequencyMS: 2000 });
   await client.connect();
   const db = client.db();
   const store: Store = {
