@@ -83,8 +83,22 @@ async function until(what: string, check: () => Promise<boolean>, ms = 5000): Pr
   }
 }
 
-/** Sends raw bytes and returns what came back by the time the server closed the connection (or `waitMs` passed). */
-function rawExchange(port: number, chunks: (string | Buffer)[], options: { destroyAfterSend?: boolean; waitMs?: number } = {}): Promise<{ response: string; closedByServer: boolean }> {
+/** Whether `response` holds a whole HTTP response with a Content-Length body. */
+function isWholeResponse(response: string): boolean {
+  const headEnd = response.indexOf('\r\n\r\n');
+  const length = /^content-length: *(\d+)/im.exec(response.slice(0, headEnd));
+  return headEnd >= 0 && length !== null && response.length >= headEnd + 4 + Number(length[1]);
+}
+
+/**
+ * Sends raw bytes and returns what came back by the time the server closed the connection (or
+ * `waitMs` passed); with `untilResponse`, as soon as a whole response is in (a kept-alive connection stays open).
+ */
+function rawExchange(
+  port: number,
+  chunks: (string | Buffer)[],
+  options: { destroyAfterSend?: boolean; waitMs?: number; untilResponse?: boolean } = {},
+): Promise<{ response: string; closedByServer: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let response = '';
@@ -97,7 +111,10 @@ function rawExchange(port: number, chunks: (string | Buffer)[], options: { destr
       resolve({ response, closedByServer });
     };
     const timer = setTimeout(() => finish(false), options.waitMs ?? 10_000);
-    socket.on('data', (d) => (response += d.toString('latin1')));
+    socket.on('data', (d) => {
+      response += d.toString('latin1');
+      if (options.untilResponse && isWholeResponse(response)) finish(false);
+    });
     socket.on('close', () => finish(true));
     socket.on('error', (err) => (done ? undefined : reject(err)));
     socket.on('connect', async () => {
@@ -177,7 +194,7 @@ describe('uploads that fail half-way leave no trace and no crash', () => {
 
     test(`POST ${route}: a body without its closing boundary is a 400`, async () => {
       const body = fields + filePartHead() + '0 1 2 3 1\n'.repeat(100);
-      const { response } = await rawExchange(api.port, [multipartHead(api.port, route, token, Buffer.byteLength(body)), body]);
+      const { response } = await rawExchange(api.port, [multipartHead(api.port, route, token, Buffer.byteLength(body)), body], { untilResponse: true });
       assert.equal(statusOf(response), 400, response);
       assert.match(response, /multipart/);
       assert.deepEqual(await uploadFiles(api.tmpDir), []);
@@ -187,7 +204,7 @@ describe('uploads that fail half-way leave no trace and no crash', () => {
     test(`POST ${route}: multipart without a boundary is a 400`, async () => {
       const body = filePartHead() + '0 1 2 3 1\n';
       const head = multipartHead(api.port, route, token, Buffer.byteLength(body), 'multipart/form-data');
-      const { response } = await rawExchange(api.port, [head, body]);
+      const { response } = await rawExchange(api.port, [head, body], { untilResponse: true });
       assert.equal(statusOf(response), 400, response);
       assert.match(response, /boundary/i);
       await healthy();
