@@ -83,7 +83,7 @@ else:  # node --test (tap or spec reporter)
 PY
 }
 
-# The kernels are built first: the AVX-512 kernel on an emulated CPU takes ~19 minutes of one
+# The kernels are built first: the AVX-512 kernel on an emulated CPU takes ~8 minutes of one
 # core, the longest of the suites, and runs beside all the others.
 [[ -f kernels/build.sh ]] && run_suite kernels-build bash kernels/build.sh
 start_background_suite kernels-avx512 ctest --test-dir kernels/build -R swg-avx512-bochs --output-on-failure

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 
 #include "all_pairs.hpp"
@@ -319,13 +320,21 @@ int check_random_groups(void (*run)(const LaneGroupJob<Keys>&), int lanes, const
   return pairs;
 }
 
+// SWG_TEST_GROUPS_PERCENT of the groups (default all): the emulated AVX-512 run
+// (avx512_on_bochs.sh) checks half, as each group takes seconds of emulation there.
+int random_group_count(int groups) {
+  const char* percent = std::getenv("SWG_TEST_GROUPS_PERCENT");
+  return percent ? std::max(1, groups * std::atoi(percent) / 100) : groups;
+}
+
 TEST_P(LaneKernelVersusReference, RandomGroups) {
   const auto scheme = GetParam().make();
   const LaneKernel& kernel = GetParam().kernel;
   const auto mode = GetParam().mode;
-  const int pairs = GetParam().wide ? check_random_groups(kernel.run_wide, kernel.lanes, scheme, mode, 400, 12)
-                                    : check_random_groups(kernel.run_narrow, kernel.lanes, scheme, mode, 255, 24);
-  EXPECT_GT(pairs, GetParam().wide ? 250 : 500);
+  const int groups = random_group_count(GetParam().wide ? 12 : 24);
+  const int pairs = GetParam().wide ? check_random_groups(kernel.run_wide, kernel.lanes, scheme, mode, 400, groups)
+                                    : check_random_groups(kernel.run_narrow, kernel.lanes, scheme, mode, 255, groups);
+  EXPECT_GT(pairs, 20 * groups);  // 7 rows by 1 to `lanes` lanes: about 60 pairs a group
 }
 
 std::vector<KernelCase> kernel_cases(const std::vector<LaneKernel>& kernels) {
