@@ -1,6 +1,8 @@
 #include "files.hpp"
 
 #include <fstream>
+#include <iomanip>
+#include <limits>
 #include <sstream>
 
 #include "spidal/errors.hpp"
@@ -9,7 +11,7 @@
 namespace interp {
 namespace {
 
-// Whitespace-separated integer fields of the non-blank lines, with their line numbers.
+// The lines that are neither blank nor comments, with their line numbers.
 template <typename OnLine>
 void for_each_line(const std::string& path, const char* what, OnLine on_line) {
   std::ifstream file(path);
@@ -27,25 +29,46 @@ spidal::InputError bad_line(const std::string& path, std::int64_t line, const st
   return spidal::InputError(path + ":" + std::to_string(line) + ": expected " + expected);
 }
 
-}  // namespace
-
-std::vector<int> read_labels(const std::string& path, std::int64_t n) {
-  std::vector<int> labels(static_cast<std::size_t>(n), 0);
+// `index value` lines for points 0..n−1 (any order), each index once, every value `valid`.
+template <typename Value, typename Valid>
+std::vector<Value> read_indexed(const std::string& path, std::int64_t n, const char* what, const std::string& expected,
+                                Valid valid) {
+  std::vector<Value> values(static_cast<std::size_t>(n));
   std::vector<bool> seen(static_cast<std::size_t>(n), false);
   std::int64_t count = 0;
-  for_each_line(path, "clusters", [&](const std::string& line, std::int64_t number) {
+  for_each_line(path, what, [&](const std::string& line, std::int64_t number) {
     std::istringstream fields(line);
     std::int64_t index = -1;
-    int label = 0;
-    if (!(fields >> index >> label) || index < 0 || index >= n || seen[index]) {
-      throw bad_line(path, number, "`index label` with a distinct index in 0.." + std::to_string(n - 1));
+    Value value{};
+    if (!(fields >> index >> value) || index < 0 || index >= n || seen[index] || !valid(value)) {
+      throw bad_line(path, number, expected + " with a distinct index in 0.." + std::to_string(n - 1));
     }
     seen[index] = true;
-    labels[index] = label;
+    values[index] = value;
     ++count;
   });
   if (count != n) throw spidal::InputError(path + ": has " + std::to_string(count) + " points, expected " + std::to_string(n));
-  return labels;
+  return values;
+}
+
+// `index value` lines in index order, atomically.
+template <typename Value>
+void write_indexed(const std::string& path, const std::vector<Value>& values) {
+  spidal::AtomicTextOutput output(path);
+  output.stream() << std::setprecision(std::numeric_limits<double>::max_digits10);
+  for (std::size_t i = 0; i < values.size(); ++i) output.stream() << i << ' ' << values[i] << '\n';
+  output.commit();
+}
+
+}  // namespace
+
+std::vector<int> read_labels(const std::string& path, std::int64_t n) {
+  return read_indexed<int>(path, n, "clusters", "`index label` (label ≥ 1)", [](int label) { return label >= 1; });
+}
+
+std::vector<double> read_silhouettes(const std::string& path, std::int64_t n) {
+  return read_indexed<double>(path, n, "silhouettes", "`index silhouette` (in [-1, 1])",
+                              [](double s) { return s >= -1.0 && s <= 1.0; });
 }
 
 std::vector<std::int64_t> input_rows(const std::string& path, std::int64_t n, std::int64_t total) {
@@ -88,10 +111,10 @@ std::vector<Centre> read_centres(const std::string& path, std::int64_t n) {
   return centres;
 }
 
-void write_labels(const std::string& path, const std::vector<int>& labels) {
-  spidal::AtomicTextOutput output(path);
-  for (std::size_t i = 0; i < labels.size(); ++i) output.stream() << i << ' ' << labels[i] << '\n';
-  output.commit();
+void write_labels(const std::string& path, const std::vector<int>& labels) { write_indexed(path, labels); }
+
+void write_silhouettes(const std::string& path, const std::vector<double>& silhouettes) {
+  write_indexed(path, silhouettes);
 }
 
 void write_centres(const std::string& path, const std::vector<Centre>& centres) {

@@ -32,7 +32,7 @@ struct Chunk {
 
 struct Config {
   std::string points_path, clusters_path, distances_path, output_path, clusters_output_path;
-  std::string sample_path, centres_path, centres_output_path;
+  std::string sample_path, centres_path, centres_output_path, silhouettes_path, silhouettes_output_path;
   std::int64_t in_sample = 0, out_of_sample = 0;
   int k = 10;
   interp::PlaceOptions place;
@@ -61,6 +61,11 @@ Config parse_config(int argc, char** argv) {
           {"clusters-output", "FILE", "all n + M clusters, `index label` in input order", std::nullopt, {}},
           {"centers-output", "FILE", "centres with counts over all points and medoids as input rows (needs --centers)",
            std::nullopt, {}},
+          {"silhouettes", "FILE", "in-sample silhouettes, `index silhouette` (dapwc --silhouettes)", std::nullopt, {}},
+          {"silhouettes-output", "FILE",
+           "all n + M silhouettes in input order, an out-of-sample point's against the in-sample clusters (needs "
+           "--silhouettes)",
+           std::nullopt, {}},
           {"k", "K", "nearest in-sample points per out-of-sample point", "10", {}},
           {"dim", "L", "dimension of the points", "3", {}},
           {"max-iterations", "I", "majorization updates per point at most (few: see README)", "20", {}},
@@ -84,6 +89,11 @@ Config parse_config(int argc, char** argv) {
   if (config.centres_path.empty() != config.centres_output_path.empty()) {
     throw spidal::UsageError("--centers and --centers-output go together");
   }
+  if (options.has("silhouettes")) config.silhouettes_path = options.get_string("silhouettes");
+  if (options.has("silhouettes-output")) config.silhouettes_output_path = options.get_string("silhouettes-output");
+  if (config.silhouettes_path.empty() != config.silhouettes_output_path.empty()) {
+    throw spidal::UsageError("--silhouettes and --silhouettes-output go together");
+  }
   config.in_sample = options.get_int("in-sample", 1, 1'000'000'000LL);
   config.out_of_sample = options.get_int("out-of-sample", 1, 1'000'000'000LL);
   config.k = static_cast<int>(options.get_int("k", 1, 10'000));
@@ -99,10 +109,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// A rank's placed rows: coordinates, labels and the stress sums.
+// A rank's placed rows: coordinates, labels, silhouettes (when asked for) and the stress sums.
 struct LocalResult {
   std::vector<double> points;
   std::vector<int> labels;
+  std::vector<double> silhouettes;
   double stress = 0.0, sum_squares = 0.0;
   std::int64_t iterations = 0, max_iterations = 0;
 };
@@ -116,6 +127,9 @@ LocalResult place_rows(const Config& config, const spidal::RowBlock& block, cons
   LocalResult local;
   local.points.resize(static_cast<std::size_t>(block.rows() * dim));
   local.labels.resize(static_cast<std::size_t>(block.rows()));
+  const bool silhouettes = !config.silhouettes_path.empty();
+  const int clusters = *std::max_element(in_labels.begin(), in_labels.end());
+  if (silhouettes) local.silhouettes.resize(static_cast<std::size_t>(block.rows()));
   const std::int64_t row_bytes = n * static_cast<std::int64_t>(sizeof(std::int16_t));
   const std::int64_t chunk_rows = std::min(
       kChunkRows, spidal::stream_block_rows(spidal::memory_budget(config.memory_limit, comm), row_bytes, 1, block.rows()));
@@ -138,6 +152,8 @@ LocalResult place_rows(const Config& config, const spidal::RowBlock& block, cons
     reduction(min : empty_row)
     {
       std::vector<interp::Neighbour> scratch, neighbours;
+      std::vector<double> label_sums;
+      std::vector<std::int64_t> label_counts;
 #pragma omp for schedule(dynamic, 64)
       for (std::int64_t r = 0; r < count; ++r) {
         const std::int64_t j = first - block.begin + r;
@@ -148,6 +164,10 @@ LocalResult place_rows(const Config& config, const spidal::RowBlock& block, cons
         }
         const interp::Placement placed = interp::place(in_points, neighbours, config.place, &local.points[j * dim]);
         local.labels[j] = interp::majority_label(neighbours, in_labels);
+        if (silhouettes) {
+          local.silhouettes[j] =
+              interp::silhouette(&rows[r * n], n, local.labels[j], in_labels, clusters, label_sums, label_counts);
+        }
         stress += placed.stress;
         sum_squares += placed.sum_squares;
         iterations += placed.iterations;
@@ -192,6 +212,7 @@ int run_interp(spidal::MpiEnv& mpi, int argc, char** argv) {
   const Config config = parse_config(argc, argv);
   spidal::check_output_writable(config.output_path);
   spidal::check_output_writable(config.clusters_output_path);
+  if (!config.silhouettes_output_path.empty()) spidal::check_output_writable(config.silhouettes_output_path);
   spidal::ProgressReporter progress("interp", mpi.is_root());
   const std::int64_t n = config.in_sample, total = config.in_sample + config.out_of_sample;
   const int dim = config.place.dim;
@@ -202,6 +223,8 @@ int run_interp(spidal::MpiEnv& mpi, int argc, char** argv) {
   const std::vector<std::int64_t> rows = interp::input_rows(config.sample_path, n, total);
   std::vector<interp::Centre> centres;
   if (!config.centres_path.empty()) centres = interp::read_centres(config.centres_path, n);
+  std::vector<double> in_silhouettes;
+  if (!config.silhouettes_path.empty()) in_silhouettes = interp::read_silhouettes(config.silhouettes_path, n);
   const double load_seconds = seconds_since(start);
   progress.report("loaded", spidal::JsonFields()
                                 .add("in_sample", n)
@@ -218,6 +241,7 @@ int run_interp(spidal::MpiEnv& mpi, int argc, char** argv) {
   start = std::chrono::steady_clock::now();
   const std::vector<double> out_points = gather(local.points, MPI_DOUBLE, mpi);
   const std::vector<int> out_labels = gather(local.labels, MPI_INT, mpi);
+  const std::vector<double> out_silhouettes = gather(local.silhouettes, MPI_DOUBLE, mpi);
   double sums[2] = {local.stress, local.sum_squares};
   std::int64_t counts[2] = {local.iterations, local.max_iterations};
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, mpi.comm());
@@ -233,6 +257,11 @@ int run_interp(spidal::MpiEnv& mpi, int argc, char** argv) {
     }
     damds::write_points(config.output_path, points, total, dim);
     interp::write_labels(config.clusters_output_path, labels);
+    if (!in_silhouettes.empty()) {
+      std::vector<double> silhouettes(static_cast<std::size_t>(total));
+      for (std::int64_t i = 0; i < total; ++i) silhouettes[rows[i]] = i < n ? in_silhouettes[i] : out_silhouettes[i - n];
+      interp::write_silhouettes(config.silhouettes_output_path, silhouettes);
+    }
     if (!centres.empty()) {
       for (interp::Centre& centre : centres) {
         centre.count = std::count(labels.begin(), labels.end(), centre.label);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "spidal/matrix.hpp"
@@ -94,6 +95,23 @@ int majority_label(const std::vector<Neighbour>& neighbours, const std::vector<i
     }
   }
   return best;
+}
+
+double silhouette(const std::int16_t* row, std::int64_t n, int label, const std::vector<int>& labels, int clusters,
+                  std::vector<double>& sums, std::vector<std::int64_t>& counts) {
+  sums.assign(static_cast<std::size_t>(clusters) + 1, 0.0);
+  counts.assign(static_cast<std::size_t>(clusters) + 1, 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (row[i] < 0) continue;
+    sums[labels[i]] += row[i];
+    ++counts[labels[i]];
+  }
+  if (counts[label] == 0) return 0.0;
+  const double a = sums[label] / static_cast<double>(counts[label]);
+  double b = std::numeric_limits<double>::infinity();
+  for (int other = 1; other <= clusters; ++other)
+    if (other != label && counts[other] > 0) b = std::min(b, sums[other] / static_cast<double>(counts[other]));
+  return std::isfinite(b) && std::max(a, b) > 0.0 ? (b - a) / std::max(a, b) : 0.0;
 }
 
 }  // namespace interp

@@ -44,4 +44,12 @@ Placement place(const std::vector<double>& points, const std::vector<Neighbour>&
 // member is nearest (neighbours come nearest first). `labels` by in-sample index.
 int majority_label(const std::vector<Neighbour>& neighbours, const std::vector<int>& labels);
 
+// The silhouette of an out-of-sample point in cluster `label`, against the in-sample clusters
+// (Rousseeuw 1987, as dapwc gives its points'): (b − a) / max(a, b), with a the mean of `row`'s
+// distances to the in-sample members of `label` and b the least such mean over the other
+// clusters; missing distances skipped. 0 when a or b has no distance. `labels` by in-sample
+// index, each in 1..clusters; `sums` and `counts` are scratch.
+double silhouette(const std::int16_t* row, std::int64_t n, int label, const std::vector<int>& labels, int clusters,
+                  std::vector<double>& sums, std::vector<std::int64_t>& counts);
+
 }  // namespace interp

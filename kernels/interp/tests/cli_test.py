@@ -2,7 +2,8 @@
 """End-to-end test of the interp program on planted 3-D points: damds maps an in-sample
 set, interp places the rest from an out-of-sample × in-sample int16 block; the merged map
 must keep the true distances over all pairs, the planted blobs as clusters, the input
-order given by --sample; 1 rank and 2 ranks × 2 threads agree; bad inputs exit 2.
+order given by --sample, and each out-of-sample point's silhouette against the in-sample
+clusters; 1 rank and 2 ranks × 2 threads agree; bad inputs exit 2.
 
 Usage: cli_test.py --interp BIN --damds BIN --mpiexec MPIEXEC
 """
@@ -68,6 +69,16 @@ def read_indexed(path, total, columns):
     return rows
 
 
+def silhouette(distances, label, labels):
+    """Rousseeuw's silhouette of a point with `distances` to points labelled `labels`, in cluster `label`."""
+    means = {}
+    for value in set(labels):
+        members = [d for d, l in zip(distances, labels) if l == value]
+        means[value] = sum(members) / len(members)
+    a, b = means[label], min(m for value, m in means.items() if value != label)
+    return (b - a) / max(a, b)
+
+
 def normalised_stress(truth, mapped):
     num = den = 0.0
     for i in range(len(truth)):
@@ -101,6 +112,12 @@ def main():
         medoids = {label: next(i for i, row in enumerate(sample) if labels[row] == label) for label in (1, 2, 3)}
         with open(at("in-centers.txt"), "w") as file:
             file.writelines(f"{label} 0 {medoids[label]}\n" for label in (1, 2, 3))
+        # In-sample silhouettes are passed through: any values in [-1, 1] will do.
+        in_silhouettes = [rng.uniform(-1, 1) for _ in sample]
+        with open(at("in-silhouettes.txt"), "w") as file:
+            file.writelines(f"{i} {s!r}\n" for i, s in enumerate(in_silhouettes))
+        with open(at("bad-silhouettes.txt"), "w") as file:
+            file.writelines(f"{i} {1.5 if i == 7 else 0.5}\n" for i in range(n))
         result = run([args.damds, "--distances", at("in.bin"), "--points", str(n), "--output", at("in-points.txt"),
                       "--seed", "3"])
         check(result.returncode == 0, f"damds failed: {result.stderr}")
@@ -112,7 +129,9 @@ def main():
                        "--clusters-output", at(f"clusters{suffix}.txt"), *extra]
             return run(command, ranks, threads, args.mpiexec)
 
-        result = interp("", ["--centers", at("in-centers.txt"), "--centers-output", at("centers.txt")])
+        silhouette_options = ["--silhouettes", at("in-silhouettes.txt")]
+        result = interp("", ["--centers", at("in-centers.txt"), "--centers-output", at("centers.txt"),
+                             *silhouette_options, "--silhouettes-output", at("silhouettes.txt")])
         check(result.returncode == 0, f"interp failed: {result.stderr}")
         lines = [json.loads(line) for line in result.stdout.splitlines()]
         check(lines[-1]["phase"] == "done" and lines[-1]["interpolated"] == total - n, f"done line: {lines[-1]}")
@@ -128,14 +147,21 @@ def main():
         check(full < 1e-3, f"the interpolated map does not keep the planted distances: stress {full:.3e}")
         wrong = sum(clusters[row] != labels[row] for row in outside)
         check(wrong == 0, f"{wrong} interpolated points not in their planted blob")
+        silhouettes = [s[0] for s in read_indexed(at("silhouettes.txt"), total, 1)]
+        check(all(silhouettes[row] == in_silhouettes[i] for i, row in enumerate(sample)), "in-sample silhouettes changed")
+        for row in outside:  # against the in-sample clusters, from the block's int16 distances
+            expected = silhouette([round(math.dist(points[row], points[c]) * SCALE) for c in sample], clusters[row],
+                                  [labels[c] for c in sample])
+            check(abs(silhouettes[row] - expected) < 1e-12, f"row {row}: silhouette {silhouettes[row]}, expected {expected}")
+            check(silhouettes[row] > 0.5, f"row {row}: silhouette {silhouettes[row]} in a planted blob")
         centres = [line.split() for line in open(at("centers.txt"))]
         for label, count, medoid in centres:
             check(int(medoid) == sample[medoids[int(label)]], f"centre {label}: medoid {medoid} is not its input row")
             check(int(count) == clusters.count(int(label)), f"centre {label}: count {count}")
 
-        result = interp("-np2", ranks=2, threads=2)
+        result = interp("-np2", [*silhouette_options, "--silhouettes-output", at("silhouettes-np2.txt")], ranks=2, threads=2)
         check(result.returncode == 0, f"interp -np 2 failed: {result.stderr}")
-        for name in ("points", "clusters"):
+        for name in ("points", "clusters", "silhouettes"):
             check(open(at(f"{name}.txt")).read() == open(at(f"{name}-np2.txt")).read(),
                   f"{name}: 2 ranks × 2 threads differ from 1 × 1")
 
@@ -157,6 +183,9 @@ def main():
             (["--distances", at("short.bin")], f"for a {total - n}×{n} int16 block, found 100"),
             (["--sample", at("twice.txt")], "twice.txt:2: expected a distinct input row"),
             (["--centers", at("in-centers.txt")], "--centers and --centers-output go together"),
+            (silhouette_options, "--silhouettes and --silhouettes-output go together"),
+            (["--silhouettes", at("bad-silhouettes.txt"), "--silhouettes-output", at("silhouettes-bad.txt")],
+             "bad-silhouettes.txt:8: expected `index silhouette` (in [-1, 1])"),
             (["--k", "0"], "--k"),
             (["--memory-limit", "12T"], "--memory-limit must be a positive byte count"),
         ]

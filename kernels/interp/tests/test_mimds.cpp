@@ -154,4 +154,19 @@ TEST(MajorityLabel, MostNeighboursWinATieGoesToTheNearerLabel) {
   EXPECT_EQ(interp::majority_label({{1, .1}, {3, .2}, {2, .3}, {4, .4}}, labels), 2);
 }
 
+// Against the definition, by hand: distances 10 and 20 to cluster 1 (a = 15), 40 to cluster
+// 2, 30 and a missing one to cluster 3 (b = 30): (30 − 15) / 30.
+TEST(Silhouette, MeansOverEachClusterMissingDistancesSkipped) {
+  const std::vector<int> labels = {1, 1, 2, 3, 3};
+  const std::vector<std::int16_t> row = {10, 20, 40, 30, -1};
+  std::vector<double> sums;
+  std::vector<std::int64_t> counts;
+  EXPECT_DOUBLE_EQ(interp::silhouette(row.data(), 5, 1, labels, 3, sums, counts), 0.5);
+  EXPECT_DOUBLE_EQ(interp::silhouette(row.data(), 5, 3, labels, 3, sums, counts), (15.0 - 30.0) / 30.0);
+  // No other cluster, or none of its own with a distance: 0.
+  EXPECT_EQ(interp::silhouette(row.data(), 2, 1, labels, 1, sums, counts), 0.0);
+  const std::vector<std::int16_t> unseen = {10, 20, 40, -1, -1};
+  EXPECT_EQ(interp::silhouette(unseen.data(), 5, 3, labels, 3, sums, counts), 0.0);
+}
+
 }  // namespace

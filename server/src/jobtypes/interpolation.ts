@@ -115,7 +115,7 @@ export async function splitFasta(job: JobDoc, signal?: AbortSignal): Promise<Rec
   return { sample: sample.length, interpolated: records - sample.length };
 }
 
-/** The `interp` stage: places the out-of-sample points and writes the job's points, clusters and centres. */
+/** The `interp` stage: places the out-of-sample points and writes the job's points, clusters, centres and silhouettes. */
 export function interpCommand(job: JobDoc, config: JobConfig): StageCommand {
   const { bin, layout, at, memory } = launch(job, config, 'interp');
   const files = analysisFiles(job);
@@ -133,16 +133,18 @@ export function interpCommand(job: JobDoc, config: JobConfig): StageCommand {
       '--output', at(FILES.points),
       '--clusters-output', at(FILES.clusters),
       '--centers-output', at(FILES.centers),
+      '--silhouettes', at(files.silhouettes),
+      '--silhouettes-output', at(FILES.silhouettes),
       '--dim', String(job.params.dimension ?? 3),
       '--k', String(job.params.k ?? 10),
       ...memory,
     ],
-    outputs: [FILES.points, FILES.clusters, FILES.centers],
+    outputs: [FILES.points, FILES.clusters, FILES.centers, FILES.silhouettes],
   };
 }
 
 /** An interpolating job's sample: the input row of each sample point, in sample order. */
-export async function sampleRows(job: JobDoc): Promise<number[]> {
+async function sampleRows(job: JobDoc): Promise<number[]> {
   const rows: number[] = [];
   for await (const [raw] of lines(path.join(job.workdir, FILES.sampleRows))) if (raw.trim()) rows.push(Number(raw));
   return rows;

@@ -8,7 +8,7 @@ import { exists, FILES } from '@wpv/jobs/workdir';
 import { categoricalColor, LOOSE_SILHOUETTE } from '@wpv/schema';
 import type { ClusterDef, ParsedPlot } from '../formats/types.ts';
 import { lines as linesOf } from './inputs.ts';
-import { analysisFiles, interpolatedColumn, sampleRows } from './interpolation.ts';
+import { interpolatedColumn } from './interpolation.ts';
 
 /** Shape of the viewer's glyph set (formats/README): 3 = sphere. */
 const SPHERE = 3;
@@ -73,18 +73,15 @@ async function readCentres(job: JobDoc, n: number): Promise<Map<number, number>>
 }
 
 /**
- * The plot's "silhouette" column: each point's, from dapwc --silhouettes, in input order (an
- * interpolated point has none: ''). Undefined for jobs run before dapwc wrote them.
+ * The plot's "silhouette" column: each point's in input order, from dapwc --silhouettes, or from
+ * interp when the job interpolated (an out-of-sample point's against the sample's clusters).
+ * Undefined for jobs run before the kernels wrote them.
  */
 async function silhouetteColumn(job: JobDoc): Promise<Map<string, string[]> | undefined> {
-  const files = analysisFiles(job); // the sample's when the job interpolated
-  const file = path.join(job.workdir, files.silhouettes);
+  const file = path.join(job.workdir, FILES.silhouettes);
   if (!(await exists(file))) return undefined;
-  const values = await readIndexed(file, files.points, 1, 'DA-PWC silhouettes');
-  const rows = job.input.sample === undefined ? null : await sampleRows(job);
-  const column = new Array<string>(job.input.points).fill('');
-  values.forEach((value, i) => (column[rows ? rows[i]! : i] = String(value)));
-  return new Map([['silhouette', column]]);
+  const values = await readIndexed(file, job.input.points, 1, 'silhouettes');
+  return new Map([['silhouette', Array.from(values, String)]]);
 }
 
 /** dapwc's mean silhouette per cluster (its done line, the pwc stage's last progress line), by label 1..K. */

@@ -1,7 +1,8 @@
 // Interpolation for large inputs (issue 18) end to end with the real programs: a
 // distance-matrix job with more points than its sampleSize cuts a sample, runs damds and
 // dapwc on it and interp for the rest; the plot keeps every point in input order, in its
-// planted group, at its planted distances, and marks the interpolated ones in a column.
+// planted group, at its planted distances, and marks the interpolated ones in a column;
+// every point has its silhouette.
 // A sequence-clustering job aligns its sample all-pairs and the rest against the sample.
 // Under HPC_MEMORY_PER_RANK the three programs stream their matrices from disk.
 import assert from 'node:assert/strict';
@@ -78,11 +79,24 @@ describe('interpolation (MI-MDS) through the gateway, real kernels', () => {
     const flags = await interpolatedFlags(client, plot);
     assert.equal(flags.filter((f) => f === 'yes').length, n - sampleSize);
     assert.equal(flags.filter((f) => f === 'no').length, sampleSize);
-    // Silhouettes are the sample's (dapwc ran on it): a value for each sample point, none for the rest.
+    // Silhouettes: dapwc's for the sample; interp's for the rest, each against the sample's clusters
+    // (here the planted groups), from the matrix row it was placed with.
     const index = plot.columns.findIndex((c: any) => c.name === 'silhouette');
     assert.equal(plot.columns[index]?.kind, 'number', JSON.stringify(plot.columns));
     const silhouette = new Float32Array(await (await client.request('GET', `/plots/${plot.id}/frames/0/columns/${index}`)).arrayBuffer());
-    flags.forEach((f, i) => assert.ok(f === 'yes' ? Number.isNaN(silhouette[i]) : silhouette[i]! > 0.5, `point ${i} (${f}): ${silhouette[i]}`));
+    const matrix = new Int16Array(planted.bytes.buffer);
+    const sample = flags.flatMap((f, i) => (f === 'no' ? [i] : []));
+    flags.forEach((f, i) => {
+      assert.ok(silhouette[i]! > 0.5, `point ${i} (${f}): ${silhouette[i]}`);
+      if (f === 'no') return;
+      const mean = (group: number) => {
+        const members = sample.filter((j) => planted.group(j) === group);
+        return members.reduce((sum, j) => sum + matrix[i * n + j]!, 0) / members.length;
+      };
+      const a = mean(planted.group(i));
+      const b = Math.min(...[0, 1, 2].filter((g) => g !== planted.group(i)).map(mean));
+      assert.ok(Math.abs(silhouette[i]! - (b - a) / Math.max(a, b)) < 1e-6, `point ${i}: ${silhouette[i]} against ${(b - a) / Math.max(a, b)}`);
+    });
 
     // Clusters: each planted group is one cluster, interpolated points included.
     const keys = new Uint32Array(await (await client.request('GET', `/plots/${job.plotId}/frames/0/clusters`)).arrayBuffer());
