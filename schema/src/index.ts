@@ -90,7 +90,7 @@ export const Cluster = z.object({
   count: z.number().int().min(0).describe('points of this cluster, over all frames'),
   centre: z.number().int().min(0).optional().describe('index of the cluster\'s centre point (a clustering job\'s medoid), marked in place'),
   silhouette: z.number().min(-1).max(1).optional()
-    .describe('mean silhouette of its points, from the clustering job (of its sample, when it interpolated); gone once an edit changes its points'),
+    .describe('mean silhouette of its points, from the clustering job (interpolated points against the sample\'s clusters); gone once an edit changes its points'),
 });
 export type Cluster = z.infer<typeof Cluster>;
 

@@ -73,23 +73,24 @@ async function readCentres(job: JobDoc, n: number): Promise<Map<number, number>>
 }
 
 /**
- * The plot's "silhouette" column: each point's in input order, from dapwc --silhouettes, or from
- * interp when the job interpolated (an out-of-sample point's against the sample's clusters).
- * Undefined for jobs run before the kernels wrote them.
+ * Each point's silhouette in input order, from dapwc --silhouettes, or from interp when the job
+ * interpolated (an out-of-sample point's against the sample's clusters); null for jobs run before
+ * the kernels wrote them.
  */
-async function silhouetteColumn(job: JobDoc): Promise<Map<string, string[]> | undefined> {
+async function pointSilhouettes(job: JobDoc): Promise<Float64Array | null> {
   const file = path.join(job.workdir, FILES.silhouettes);
-  if (!(await exists(file))) return undefined;
-  const values = await readIndexed(file, job.input.points, 1, 'silhouettes');
-  return new Map([['silhouette', Array.from(values, String)]]);
+  return (await exists(file)) ? readIndexed(file, job.input.points, 1, 'silhouettes') : null;
 }
 
-/** dapwc's mean silhouette per cluster (its done line, the pwc stage's last progress line), by label 1..K. */
-function silhouettes(job: JobDoc): Map<number, number> {
-  const values = job.stages.pwc?.progress?.silhouette;
-  const byLabel = new Map<number, number>();
-  if (Array.isArray(values)) values.forEach((s, i) => typeof s === 'number' && byLabel.set(i + 1, s));
-  return byLabel;
+/**
+ * Each cluster's mean silhouette over all its points (dapwc's own for a job that did not
+ * interpolate); none with one cluster, where silhouettes are undefined.
+ */
+function clusterSilhouettes(silhouettes: Float64Array, clusters: Uint32Array, counts: Map<number, number>): Map<number, number> {
+  const sums = new Map<number, number>();
+  if (counts.size < 2) return sums;
+  clusters.forEach((k, i) => sums.set(k, (sums.get(k) ?? 0) + silhouettes[i]!));
+  return new Map([...sums].map(([k, sum]) => [k, sum / counts.get(k)!]));
 }
 
 /**
@@ -117,13 +118,14 @@ function clusteringWarnings(job: JobDoc, silhouette: Map<number, number>, counts
 export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<string, string[]>): Promise<ParsedPlot> {
   const n = job.input.points;
   if (labels.length !== n) throw new Error(`${labels.length} labels for ${n} points`);
-  const added = new Map([...((await interpolatedColumn(job)) ?? []), ...((await silhouetteColumn(job)) ?? [])]);
+  const pointSilhouette = await pointSilhouettes(job);
+  const added = new Map([...((await interpolatedColumn(job)) ?? [])]);
+  if (pointSilhouette) added.set('silhouette', Array.from(pointSilhouette, String));
   if (added.size > 0) columns = new Map([...(columns ?? []), ...added]);
   const dim = Number(job.params.dimension ?? 3);
   const points = await readIndexed(path.join(job.workdir, FILES.points), n, dim, 'DA-MDS points');
   const clusters = Uint32Array.from(await readIndexed(path.join(job.workdir, FILES.clusters), n, 1, 'DA-PWC clusters'));
   const centres = await readCentres(job, n);
-  const silhouette = silhouettes(job);
   const counts = new Map<number, number>();
   // xyz per point; a 2-D map has z = 0.
   const positions = new Float32Array(n * 3);
@@ -131,6 +133,7 @@ export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<strin
     for (let k = 0; k < Math.min(dim, 3); k++) positions[i * 3 + k] = points[i * dim + k]!;
     counts.set(clusters[i]!, (counts.get(clusters[i]!) ?? 0) + 1);
   }
+  const silhouette = pointSilhouette ? clusterSilhouettes(pointSilhouette, clusters, counts) : new Map<number, number>();
   const keys = [...counts.keys()].sort((a, b) => a - b);
   const defs: ClusterDef[] = keys.map((k, i) => ({
     key: k,

@@ -107,6 +107,12 @@ describe('interpolation (MI-MDS) through the gateway, real kernels', () => {
       assert.equal(keys[i], clusterOf.get(group), `point ${i} (${flags[i]}) is not in its group's cluster`);
     }
     assert.equal(new Set(clusterOf.values()).size, 3);
+    // A cluster's silhouette is the mean over all its points, the interpolated ones included.
+    for (const cluster of plot.clusters) {
+      const members = [...keys.keys()].filter((i) => keys[i] === cluster.key);
+      const mean = members.reduce((sum, i) => sum + silhouette[i]!, 0) / members.length;
+      assert.ok(Math.abs(cluster.silhouette - mean) < 1e-6, `${cluster.label}: ${cluster.silhouette} against ${mean} over ${members.length} points`);
+    }
     // Positions: the whole map keeps the planted distances (normalised stress over all pairs).
     const xyz = new Float32Array(await (await client.request('GET', `/plots/${job.plotId}/frames/0/positions`)).arrayBuffer());
     let num = 0;
