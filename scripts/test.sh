@@ -83,14 +83,15 @@ else:  # node --test (tap or spec reporter)
 PY
 }
 
-# The kernels are built first: the AVX-512 kernel on an emulated CPU takes ~8 minutes of one
-# core, the longest of the suites, and runs beside all the others.
 [[ -f kernels/build.sh ]] && run_suite kernels-build bash kernels/build.sh
-start_background_suite kernels-avx512 ctest --test-dir kernels/build -R swg-avx512-bochs --output-on-failure
 run_suite typecheck npm run typecheck --silent
 # Node 20's runner does not expand globs: list the files.
 run_suite server node --import tsx --test --test-concurrency=2 $(find server/test -name '*.test.ts' | sort)
 [[ -f kernels/build.sh ]] && run_suite kernels ctest --test-dir kernels/build -E swg-avx512-bochs --output-on-failure
+# The AVX-512 kernel on an emulated CPU takes ~8 minutes of one core. It runs beside the suites
+# from here on, which mostly wait (faults, outages, browsers) and last longer; the ones before
+# keep both cores for their own work.
+start_background_suite kernels-avx512 ctest --test-dir kernels/build -R swg-avx512-bochs --output-on-failure
 # Job gateway: API, faults, real kernels end to end (local and on a Slurm cluster the suite starts).
 run_suite gateway node --import tsx --test --test-concurrency=1 $(find server/test/jobs -name '*.spec.ts' | sort)
 # The Python client (pytest) against its own API server, workers and hpc-bridge on the test stack.
