@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { Job } from '@wpv/schema';
 import { jobs } from '../api/endpoints';
-import { ApiError, reportOutage } from '../api/http';
+import { errorFromBody, reportOutage } from '../api/http';
 import { isActiveJob } from './jobProgress';
 
 export interface JobStream {
@@ -41,10 +41,7 @@ export function useJobEvents(id: string): JobStream {
       // The server cannot read the job (its database is down; said again every few seconds while
       // it lasts): its 503 raises the app's outage banner until the server answers again; the
       // stream then sends the job again. (A plain read to learn it could wait out the driver.)
-      source.addEventListener('unavailable', (ev) => {
-        const { error } = JSON.parse((ev as MessageEvent<string>).data) as { error: { code: string; message: string } };
-        reportOutage(new ApiError(503, error.code, error.message));
-      });
+      source.addEventListener('unavailable', (ev) => { reportOutage(errorFromBody(503, (ev as MessageEvent<string>).data)); });
       // The browser reconnects by itself (with Last-Event-ID) unless the server refused the stream.
       source.onerror = () => {
         if (source?.readyState === EventSource.CONNECTING) setError(new Error('Live updates interrupted; reconnecting…'));

@@ -119,7 +119,7 @@ export async function mdsPlot(job: JobDoc, labels: string[], columns?: Map<strin
   const n = job.input.points;
   if (labels.length !== n) throw new Error(`${labels.length} labels for ${n} points`);
   const pointSilhouette = await pointSilhouettes(job);
-  const added = new Map([...((await interpolatedColumn(job)) ?? [])]);
+  const added = new Map(await interpolatedColumn(job));
   if (pointSilhouette) added.set('silhouette', Array.from(pointSilhouette, String));
   if (added.size > 0) columns = new Map([...(columns ?? []), ...added]);
   const dim = Number(job.params.dimension ?? 3);
